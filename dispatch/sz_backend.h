@@ -56,6 +56,13 @@ typedef struct splitzip_backend {
 /* The scalar reference backend (core/sz_ref.c): always compiled in, always usable. */
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_scalar;
 
+/* Host SIMD backends (backends/cpu_*), present when splitzip_config.h says so. The two AVX-512
+ * backends share the id SPLITZIP_BACKEND_AVX512: selecting by id gets the best one usable. */
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx2;
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx512;
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx512vbmi;
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_neon;
+
 /* Registry (dispatch/sz_registry.c), priority order, best first; scalar is last. */
 SZ_INTERNAL size_t splitzip_registry_count(void);
 SZ_INTERNAL const splitzip_backend *splitzip_registry_get(size_t i);

@@ -6,6 +6,18 @@
 #include "sz_backend.h"
 
 static const splitzip_backend *const registry[] = {
+#if SPLITZIP_HAVE_AVX512VBMI
+	&splitzip_backend_avx512vbmi,
+#endif
+#if SPLITZIP_HAVE_AVX512
+	&splitzip_backend_avx512,
+#endif
+#if SPLITZIP_HAVE_AVX2
+	&splitzip_backend_avx2,
+#endif
+#if SPLITZIP_HAVE_NEON
+	&splitzip_backend_neon,
+#endif
 	&splitzip_backend_scalar,
 };
 

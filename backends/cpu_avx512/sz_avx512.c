@@ -1,0 +1,433 @@
+/*
+ * sz_avx512.c -- AVX-512 kernels. Needs AVX-512 F/BW/DQ/VL + BMI2 (Skylake-SP, Zen 4); built a
+ * second time with SZ_AVX512_VBMI=1 and -mavx512vbmi -mavx512vbmi2 (Ice Lake, Zen 4).
+ * Must match splitzip_ref_encode_chunk/decode_chunk/histogram (core/sz_ref.c) and
+ * splitzip_hash_bytes (core/sz_checksum.c) bit for bit.
+ *
+ * The two builds are two backends, "avx512vbmi" and "avx512", so that both paths are tested on
+ * any VBMI machine. The VBMI build uses vpermt2b for the byte deinterleave, the 256-entry
+ * exponent -> code table and the decode interleave, and vpcompressw/vpcompressb (VBMI2) to
+ * compact escapes; the plain build uses vpmovwb, a vpshufb binary search and a bit loop.
+ */
+#include <immintrin.h>
+
+#include "../sz_simd_common.h"
+#include "../../dispatch/sz_cpu_features.h"
+
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) ||              \
+	!defined(__AVX512VL__) || !defined(__BMI2__)
+#error "sz_avx512.c must be compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mbmi2"
+#endif
+
+#if SZ_AVX512_VBMI
+#if !defined(__AVX512VBMI__) || !defined(__AVX512VBMI2__)
+#error "the VBMI build of sz_avx512.c needs -mavx512vbmi -mavx512vbmi2"
+#endif
+#define SZ_BACKEND_SYMBOL splitzip_backend_avx512vbmi
+#define SZ_BACKEND_NAME "avx512vbmi"
+#define SZ_BACKEND_PROBE splitzip_probe_avx512vbmi
+#else
+#define SZ_BACKEND_SYMBOL splitzip_backend_avx512
+#define SZ_BACKEND_NAME "avx512"
+#define SZ_BACKEND_PROBE splitzip_probe_avx512
+#endif
+
+/* Masks of the first n lanes (n <= 32 or 64); bzhi is defined for n = 32/64, a shift is not. */
+static SZ_ALWAYS_INLINE __mmask32 first32(size_t n)
+{
+	return (__mmask32)_bzhi_u32(~0u, (unsigned)n);
+}
+
+static SZ_ALWAYS_INLINE __mmask64 first64(size_t n)
+{
+	return (__mmask64)_bzhi_u64(~0ull, (unsigned)n);
+}
+
+/* Sum of the eight u64 lanes, wrapping. (GCC's _mm512_reduce_add_epi64 ends in a signed
+ * scalar addition, which UBSan rightly flags when it overflows.) */
+static SZ_ALWAYS_INLINE uint64_t sum_u64x8(__m512i v)
+{
+	__m256i h = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+	__m128i q = _mm_add_epi64(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+	return (uint64_t)_mm_cvtsi128_si64(q) + (uint64_t)_mm_extract_epi64(q, 1);
+}
+
+/* ---- Encode -------------------------------------------------------------------------------- */
+
+typedef struct enc_consts {
+	__m512i basev; /* contiguous codebook: base */
+#if SZ_AVX512_VBMI
+	__m512i even, odd;	/* byte indices 0,2,..,126 and 1,3,..,127 */
+	__m512i t0, t1, t2, t3; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
+	__m512i iota;		/* 0..31 as u16 */
+#else
+	__m512i cbv, cb8; /* codebook in every 128-bit lane; codebook[8] everywhere */
+#endif
+} enc_consts;
+
+/* 64 BF16 values (v0: elements 0..31, v1: 32..63) -> exponent and sign/mantissa bytes. */
+static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1, __m512i *e,
+				     __m512i *sm)
+{
+#if SZ_AVX512_VBMI
+	__m512i lo = _mm512_permutex2var_epi8(v0, k->even, v1);
+	__m512i hi = _mm512_permutex2var_epi8(v0, k->odd, v1);
+	/* sm = bit 7 from the high byte, bits 0..6 from the low byte (0xCA: A ? B : C). */
+	*sm = _mm512_ternarylogic_epi32(_mm512_set1_epi8((char)0x80), hi, lo, 0xCA);
+	*e = _mm512_permutex2var_epi8(_mm512_srli_epi16(v0, 7), k->even, _mm512_srli_epi16(v1, 7));
+#else
+	(void)k;
+	const __m512i m80 = _mm512_set1_epi16(0x0080);
+	/* vpmovwb truncates, so the bits above the low byte need no masking. */
+	__m256i e0 = _mm512_cvtepi16_epi8(_mm512_srli_epi16(v0, 7));
+	__m256i e1 = _mm512_cvtepi16_epi8(_mm512_srli_epi16(v1, 7));
+	__m256i s0 = _mm512_cvtepi16_epi8(
+		_mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v0, 8), v0, 0xCA));
+	__m256i s1 = _mm512_cvtepi16_epi8(
+		_mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v1, 8), v1, 0xCA));
+	*e = _mm512_inserti64x4(_mm512_castsi256_si512(e0), e1, 1);
+	*sm = _mm512_inserti64x4(_mm512_castsi256_si512(s0), s1, 1);
+#endif
+}
+
+/* Codes of 64 exponents; '*esc' gets the escape mask. */
+static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask64 *esc,
+					const int contiguous)
+{
+	if (contiguous) {
+		__m512i d = _mm512_sub_epi8(e, k->basev);
+		*esc = _mm512_cmpgt_epu8_mask(d, _mm512_set1_epi8(15));
+		return _mm512_maskz_mov_epi8(~*esc, d);
+	}
+#if SZ_AVX512_VBMI
+	/* 256-entry lookup: two 128-entry vpermt2b (index bits 0..6) and bit 7 picks one. */
+	__m512i lo = _mm512_permutex2var_epi8(k->t0, e, k->t1);
+	__m512i hi = _mm512_permutex2var_epi8(k->t2, e, k->t3);
+	__m512i v = _mm512_mask_blend_epi8(_mm512_movepi8_mask(e), lo, hi);
+	*esc = _mm512_movepi8_mask(v);
+	return _mm512_and_si512(v, _mm512_set1_epi8(0x0F));
+#else
+	/* Binary search for the largest c with codebook[c] <= e (the codebook is ascending);
+	 * e is a member iff codebook[c] == e. */
+	__m512i c = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(e, k->cb8), _mm512_set1_epi8(8));
+	for (int s = 4; s >= 1; s >>= 1) {
+		__m512i step = _mm512_set1_epi8((char)s);
+		__m512i t = _mm512_shuffle_epi8(k->cbv, _mm512_or_si512(c, step));
+		c = _mm512_mask_add_epi8(c, _mm512_cmpge_epu8_mask(e, t), c, step);
+	}
+	__mmask64 hit = _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(k->cbv, c), e);
+	*esc = ~hit;
+	return _mm512_maskz_mov_epi8(hit, c);
+#endif
+}
+
+/*
+ * Encode 64 elements (the first 'valid' of them; the rest of the block is zero padding that is
+ * neither stored nor counted). Appends the escapes and returns the new escape count.
+ */
+static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, size_t i0,
+				     uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+				     uint8_t *esc_exp, size_t n_esc, const int contiguous,
+				     const int partial, size_t valid)
+{
+	__m512i v0, v1, e, smv;
+	if (partial) {
+		v0 = _mm512_maskz_loadu_epi16(first32(valid), s);
+		v1 = _mm512_maskz_loadu_epi16(first32(valid > 32 ? valid - 32 : 0), s + 32);
+	} else {
+		v0 = _mm512_loadu_si512((const void *)s);
+		v1 = _mm512_loadu_si512((const void *)(s + 32));
+	}
+	split64(k, v0, v1, &e, &smv);
+	__mmask64 esc;
+	__m512i c = codes64(k, e, &esc, contiguous);
+	if (partial) {
+		esc &= first64(valid);
+		c = _mm512_maskz_mov_epi8(first64(valid), c); /* zero nibble after an odd end */
+	}
+	/* Pairs of codes -> one byte each: even element * 1 + odd element * 16 (<= 255). */
+	__m256i packed = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001)));
+	if (partial) {
+		_mm256_mask_storeu_epi8(codes, first32((valid + 1) / 2), packed);
+		_mm512_mask_storeu_epi8(sm, first64(valid), smv);
+	} else {
+		_mm256_storeu_si256((__m256i *)codes, packed);
+		_mm512_storeu_si512((void *)sm, smv);
+	}
+	if (SZ_LIKELY(!esc))
+		return n_esc;
+#if SZ_AVX512_VBMI
+	/* Compress positions and exponents in registers and store them with masked stores
+	 * (vpcompress with a memory destination is microcoded and slow on Zen 4). */
+	const uint32_t m0 = (uint32_t)esc, m1 = (uint32_t)(esc >> 32);
+	const unsigned c0 = (unsigned)__builtin_popcount(m0), c1 = (unsigned)__builtin_popcount(m1);
+	__m512i p = _mm512_add_epi16(k->iota, _mm512_set1_epi16((short)i0));
+	__m512i p0 = _mm512_maskz_compress_epi16(m0, p);
+	__m512i p1 = _mm512_maskz_compress_epi16(m1, _mm512_add_epi16(p, _mm512_set1_epi16(32)));
+	_mm512_mask_storeu_epi16(esc_pos + n_esc, first32(c0), p0);
+	_mm512_mask_storeu_epi16(esc_pos + n_esc + c0, first32(c1), p1);
+	_mm512_mask_storeu_epi8(esc_exp + n_esc, first64(c0 + c1), _mm512_maskz_compress_epi8(esc, e));
+	return n_esc + c0 + c1;
+#else
+	uint64_t m = esc;
+	do {
+		unsigned j = (unsigned)__builtin_ctzll(m);
+		esc_pos[n_esc] = (uint16_t)(i0 + j);
+		esc_exp[n_esc] = splitzip_bf16_exponent(s[j]);
+		n_esc++;
+		m &= m - 1;
+	} while (m);
+	return n_esc;
+#endif
+}
+
+static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
+					   size_t n, uint8_t *codes, uint8_t *sm,
+					   uint16_t *esc_pos, uint8_t *esc_exp,
+					   const int contiguous)
+{
+	enc_consts k;
+	k.basev = _mm512_set1_epi8((char)t->base);
+#if SZ_AVX512_VBMI
+	uint8_t idx[128], tab[256];
+	uint16_t iota[32];
+	for (unsigned j = 0; j < 128; j++)
+		idx[j] = (uint8_t)(j < 64 ? 2 * j : 2 * (j - 64) + 1);
+	for (unsigned j = 0; j < 256; j++)
+		tab[j] = (uint8_t)(t->code_of[j] | (t->is_escape[j] << 7));
+	for (unsigned j = 0; j < 32; j++)
+		iota[j] = (uint16_t)j;
+	k.even = _mm512_loadu_si512((const void *)idx);
+	k.odd = _mm512_loadu_si512((const void *)(idx + 64));
+	k.t0 = _mm512_loadu_si512((const void *)tab);
+	k.t1 = _mm512_loadu_si512((const void *)(tab + 64));
+	k.t2 = _mm512_loadu_si512((const void *)(tab + 128));
+	k.t3 = _mm512_loadu_si512((const void *)(tab + 192));
+	k.iota = _mm512_loadu_si512((const void *)iota);
+#else
+	k.cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
+	k.cb8 = _mm512_set1_epi8((char)t->codebook[8]);
+#endif
+	size_t n_esc = 0, i = 0;
+	for (; i + 64 <= n; i += 64)
+		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
+			      contiguous, 0, 64);
+	if (i < n)
+		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
+			      contiguous, 1, n - i);
+	return n_esc;
+}
+
+static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+				  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+{
+	if (t->contiguous)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 1);
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+}
+
+/* ---- Decode -------------------------------------------------------------------------------- */
+
+typedef struct dec_consts {
+	__m512i thi, tlo; /* code -> exponent >> 1, code -> (exponent & 1) << 7, every lane */
+#if SZ_AVX512_VBMI
+	__m512i ilo, ihi; /* byte interleave of (lo, hi) for elements 0..31 and 32..63 */
+#endif
+} dec_consts;
+
+/* Decode 64 elements (the first 'valid' of them when 'partial'). */
+static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
+				   uint16_t *dst, const int partial, size_t valid)
+{
+	__m256i c;
+	__m512i s;
+	if (partial) {
+		c = _mm256_maskz_loadu_epi8(first32((valid + 1) / 2), codes);
+		s = _mm512_maskz_loadu_epi8(first64(valid), sm);
+	} else {
+		c = _mm256_loadu_si256((const __m256i *)codes);
+		s = _mm512_loadu_si512((const void *)sm);
+	}
+	/* Nibbles in element order: u16 lane j = byte j, then (w | w << 4) & 0x0F0F puts the
+	 * low nibble in the low byte and the high nibble in the high byte (0xA8: (A|B)&C). */
+	__m512i w = _mm512_cvtepu8_epi16(c);
+	__m512i nib = _mm512_ternarylogic_epi32(w, _mm512_slli_epi16(w, 4),
+						_mm512_set1_epi16(0x0F0F), 0xA8);
+	/* high byte = (sm & 0x80) | e >> 1, low byte = (sm & 0x7F) | (e & 1) << 7
+	 * (0xEC: (A & C) | B). */
+	__m512i hi = _mm512_ternarylogic_epi32(s, _mm512_shuffle_epi8(k->thi, nib),
+					       _mm512_set1_epi8((char)0x80), 0xEC);
+	__m512i lo = _mm512_ternarylogic_epi32(s, _mm512_shuffle_epi8(k->tlo, nib),
+					       _mm512_set1_epi8(0x7F), 0xEC);
+	__m512i o0, o1;
+#if SZ_AVX512_VBMI
+	o0 = _mm512_permutex2var_epi8(lo, k->ilo, hi);
+	o1 = _mm512_permutex2var_epi8(lo, k->ihi, hi);
+#else
+	/* unpack works per 128-bit lane: u0 = elements [0-7, 16-23, 32-39, 48-55], u1 = the
+	 * other eight of each lane; quadword permutes restore element order. */
+	__m512i u0 = _mm512_unpacklo_epi8(lo, hi), u1 = _mm512_unpackhi_epi8(lo, hi);
+	o0 = _mm512_permutex2var_epi64(u0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), u1);
+	o1 = _mm512_permutex2var_epi64(u0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), u1);
+#endif
+	if (partial) {
+		_mm512_mask_storeu_epi16(dst, first32(valid), o0);
+		_mm512_mask_storeu_epi16(dst + 32, first32(valid > 32 ? valid - 32 : 0), o1);
+	} else {
+		_mm512_storeu_si512((void *)dst, o0);
+		_mm512_storeu_si512((void *)(dst + 32), o1);
+	}
+}
+
+static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
+				const uint8_t *sm, size_t n, uint16_t *dst)
+{
+	uint8_t thi[16], tlo[16];
+	for (unsigned c = 0; c < 16; c++) {
+		thi[c] = (uint8_t)(codebook[c] >> 1);
+		tlo[c] = (uint8_t)((codebook[c] & 1) << 7);
+	}
+	dec_consts k;
+	k.thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
+	k.tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
+#if SZ_AVX512_VBMI
+	uint8_t idx[128];
+	for (unsigned j = 0; j < 128; j++) /* output byte j of element (j / 2) of each half */
+		idx[j] = (uint8_t)((j % 64) / 2 + 32 * (j / 64) + 64 * (j % 2));
+	k.ilo = _mm512_loadu_si512((const void *)idx);
+	k.ihi = _mm512_loadu_si512((const void *)(idx + 64));
+#endif
+	size_t i = 0;
+	for (; i + 64 <= n; i += 64)
+		dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64);
+	if (i < n)
+		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i);
+}
+
+/* ---- Histogram ----------------------------------------------------------------------------- */
+
+/* 64 exponent bytes in some fixed order (a histogram does not care which). */
+static SZ_ALWAYS_INLINE __m512i exps64(const uint16_t *s)
+{
+	const __m512i lo8 = _mm512_set1_epi16(0x00FF);
+	__m512i a = _mm512_and_si512(_mm512_srli_epi16(_mm512_loadu_si512((const void *)s), 7), lo8);
+	__m512i b = _mm512_and_si512(
+		_mm512_srli_epi16(_mm512_loadu_si512((const void *)(s + 32)), 7), lo8);
+	return _mm512_packus_epi16(a, b);
+}
+
+static SZ_ALWAYS_INLINE void flush_counts(__m512i acc[16], uint64_t hist[256], unsigned w)
+{
+	for (unsigned k = 0; k < 16; k++) {
+		__m512i s = _mm512_sad_epu8(acc[k], _mm512_setzero_si512());
+		hist[w + k] += sum_u64x8(s);
+		acc[k] = _mm512_setzero_si512();
+	}
+}
+
+static void avx512_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
+{
+	if (n < 2 * SZ_HIST_SAMPLE) {
+		sz_hist_scalar(src, n, hist);
+		return;
+	}
+	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
+	const __m512i wv = _mm512_set1_epi8((char)w), one = _mm512_set1_epi8(1);
+	__m512i acc[16];
+	for (unsigned k = 0; k < 16; k++)
+		acc[k] = _mm512_setzero_si512();
+	size_t i = 0, outside = 0;
+	unsigned since_flush = 0;
+	uint8_t ebuf[64];
+	while (i + 64 <= n) {
+		__m512i e = exps64(src + i);
+		__m512i d = _mm512_sub_epi8(e, wv);
+		for (unsigned k = 0; k < 16; k++)
+			acc[k] = _mm512_mask_add_epi8(
+				acc[k], _mm512_cmpeq_epi8_mask(d, _mm512_set1_epi8((char)k)), acc[k],
+				one);
+		uint64_t m = _mm512_cmpgt_epu8_mask(d, _mm512_set1_epi8(15));
+		if (m) {
+			_mm512_storeu_si512((void *)ebuf, e);
+			outside += (size_t)__builtin_popcountll(m);
+			do {
+				hist[ebuf[__builtin_ctzll(m)]]++;
+				m &= m - 1;
+			} while (m);
+		}
+		i += 64;
+		if (++since_flush == 255) {
+			flush_counts(acc, hist, w);
+			since_flush = 0;
+		}
+		if (i % SZ_HIST_BLOCK == 0) {
+			if (outside > SZ_HIST_BLOCK / 8)
+				break; /* no dominant window: the scalar tables are faster */
+			outside = 0;
+		}
+	}
+	flush_counts(acc, hist, w);
+	sz_hist_scalar(src + i, n - i, hist);
+}
+
+/* ---- Chunk hash ------------------------------------------------------------------------------ */
+
+/* splitzip_hash_round() on eight lanes. */
+static SZ_ALWAYS_INLINE __m512i round8(__m512i acc, __m512i w)
+{
+	__m512i x = _mm512_add_epi64(acc, _mm512_mullo_epi64(w, _mm512_set1_epi64((long long)SPLITZIP_P2)));
+	return _mm512_mullo_epi64(_mm512_rol_epi64(x, 31), _mm512_set1_epi64((long long)SPLITZIP_P1));
+}
+
+/* splitzip_fmix64() on eight lanes. */
+static SZ_ALWAYS_INLINE __m512i fmix8(__m512i x)
+{
+	x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+	x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)0xFF51AFD7ED558CCDull));
+	x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+	x = _mm512_mullo_epi64(x, _mm512_set1_epi64((long long)0xC4CEB9FE1A85EC53ull));
+	return _mm512_xor_si512(x, _mm512_srli_epi64(x, 33));
+}
+
+/* The 32 lanes of splitzip_hash_bytes() as 4 vectors of 8: vector r holds lanes 8r..8r+7,
+ * which are exactly the words 8r..8r+7 of each 256-byte stripe. */
+static uint64_t avx512_hash_chunk(const void *p, size_t n_bytes)
+{
+	const uint8_t *b = (const uint8_t *)p;
+	const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+	__m512i acc[4];
+	for (unsigned r = 0; r < 4; r++) {
+		__m512i l = _mm512_add_epi64(lane, _mm512_set1_epi64(8 * r + 1));
+		acc[r] = _mm512_mullo_epi64(l, _mm512_set1_epi64((long long)SPLITZIP_P5));
+	}
+	size_t n_full = n_bytes / 256;
+	for (size_t s = 0; s < n_full; s++, b += 256)
+		for (unsigned r = 0; r < 4; r++)
+			acc[r] = round8(acc[r], _mm512_loadu_si512((const void *)(b + 64 * r)));
+	size_t rest = n_bytes - n_full * 256;
+	/* The last stripe: zero-filled masked loads; only lanes of words that exist advance. */
+	for (unsigned r = 0; rest > 64 * r; r++) {
+		size_t take = rest - 64 * r < 64 ? rest - 64 * r : 64;
+		__m512i w = _mm512_maskz_loadu_epi8(first64(take), b + 64 * r);
+		__mmask8 live = (__mmask8)_bzhi_u32(0xFF, (unsigned)((take + 7) / 8));
+		acc[r] = _mm512_mask_mov_epi64(acc[r], live, round8(acc[r], w));
+	}
+	__m512i sum = _mm512_setzero_si512();
+	for (unsigned r = 0; r < 4; r++) {
+		__m512i l = _mm512_mullo_epi64(_mm512_add_epi64(lane, _mm512_set1_epi64(8 * r)),
+					       _mm512_set1_epi64((long long)SPLITZIP_P4));
+		sum = _mm512_add_epi64(sum, fmix8(_mm512_xor_si512(acc[r], l)));
+	}
+	return splitzip_hash_chunk_final(n_bytes, sum_u64x8(sum));
+}
+
+const splitzip_backend SZ_BACKEND_SYMBOL = {
+	.name = SZ_BACKEND_NAME,
+	.id = SPLITZIP_BACKEND_AVX512,
+	.mem_space = SPLITZIP_MEM_HOST,
+	.probe = SZ_BACKEND_PROBE,
+	.histogram = avx512_histogram,
+	.encode_chunk = avx512_encode_chunk,
+	.decode_chunk = avx512_decode_chunk,
+	.hash_chunk = avx512_hash_chunk,
+};

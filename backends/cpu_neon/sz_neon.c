@@ -1,0 +1,236 @@
+/*
+ * sz_neon.c -- NEON kernels for aarch64 (Advanced SIMD is baseline: any ARMv8-A core). Also
+ * built on x86 over SIMDe for tests (SPLITZIP_NEON_SIMDE). Must match
+ * splitzip_ref_encode_chunk/decode_chunk/histogram (core/sz_ref.c) bit for bit.
+ *
+ * hash_chunk is splitzip_hash_bytes() itself: NEON has no 64 x 64-bit multiply, and the 32
+ * independent lanes of the scalar version already keep the core's multiplier busy.
+ */
+#include "splitzip_config.h"
+
+#if SPLITZIP_NEON_SIMDE
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/arm/neon.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#else
+#error "sz_neon.c needs aarch64, or SIMDe (SPLITZIP_NEON_SIMDE) for tests"
+#endif
+
+#include "../sz_simd_common.h"
+#include "../../dispatch/sz_cpu_features.h"
+
+/* ---- Encode -------------------------------------------------------------------------------- */
+
+/* 16 BF16 values -> exponent and sign/mantissa bytes (vld2 splits low and high bytes). */
+static SZ_ALWAYS_INLINE void split16(const uint16_t *s, uint8x16_t *e, uint8x16_t *sm)
+{
+	uint8x16x2_t b = vld2q_u8((const uint8_t *)s); /* val[0] low bytes, val[1] high bytes */
+	/* e = (hi << 1) | (lo >> 7): shift right and insert keeps the top 7 bits of hi << 1. */
+	*e = vsriq_n_u8(vshlq_n_u8(b.val[1], 1), b.val[0], 7);
+	*sm = vbslq_u8(vdupq_n_u8(0x80), b.val[1], b.val[0]);
+}
+
+typedef struct enc_consts {
+	uint8x16_t basev;
+	uint8x16x4_t t[4]; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
+} enc_consts;
+
+/* Codes of 16 exponents; '*ok' gets 0xFF for codebook members. */
+static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, uint8x16_t *ok,
+					   const int contiguous)
+{
+	if (contiguous) {
+		uint8x16_t d = vsubq_u8(e, k->basev);
+		*ok = vcleq_u8(d, vdupq_n_u8(15));
+		return vandq_u8(d, *ok);
+	}
+	/* 256-entry lookup: tbl over the first 64 entries, then tbx (out-of-range indices keep
+	 * the previous result) over the next three 64-entry quarters. */
+	uint8x16_t v = vqtbl4q_u8(k->t[0], e);
+	v = vqtbx4q_u8(v, k->t[1], vsubq_u8(e, vdupq_n_u8(64)));
+	v = vqtbx4q_u8(v, k->t[2], vsubq_u8(e, vdupq_n_u8(128)));
+	v = vqtbx4q_u8(v, k->t[3], vsubq_u8(e, vdupq_n_u8(192)));
+	*ok = vcltq_u8(v, vdupq_n_u8(0x80));
+	return vandq_u8(v, vdupq_n_u8(0x0F));
+}
+
+/* Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes. Returns 1 if any is an escape. */
+static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_t *codes,
+				  uint8_t *sm, const int contiguous)
+{
+	uint8x16_t e0, e1, s0, s1, ok0, ok1;
+	split16(s, &e0, &s0);
+	split16(s + 16, &e1, &s1);
+	uint8x16_t c0 = codes16(k, e0, &ok0, contiguous), c1 = codes16(k, e1, &ok1, contiguous);
+	/* Even codes in the low nibble, odd codes shifted above them (codes are < 16). */
+	uint8x16x2_t u = vuzpq_u8(c0, c1);
+	vst1q_u8(codes, vorrq_u8(u.val[0], vshlq_n_u8(u.val[1], 4)));
+	vst1q_u8(sm, s0);
+	vst1q_u8(sm + 16, s1);
+	return vminvq_u8(vandq_u8(ok0, ok1)) == 0;
+}
+
+/* Append the escapes among the first 'm' elements of a block at chunk position i0. */
+static size_t emit_escapes(const splitzip_enc_tables *t, const uint16_t *s, size_t m, size_t i0,
+			   uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
+{
+	for (size_t j = 0; j < m; j++) {
+		uint8_t e = splitzip_bf16_exponent(s[j]);
+		if (t->is_escape[e]) {
+			esc_pos[k] = (uint16_t)(i0 + j);
+			esc_exp[k] = e;
+			k++;
+		}
+	}
+	return k;
+}
+
+static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
+					   size_t n, uint8_t *codes, uint8_t *sm,
+					   uint16_t *esc_pos, uint8_t *esc_exp,
+					   const int contiguous)
+{
+	enc_consts k;
+	k.basev = vdupq_n_u8(t->base);
+	if (!contiguous) {
+		uint8_t tab[256];
+		for (unsigned j = 0; j < 256; j++)
+			tab[j] = (uint8_t)(t->code_of[j] | (t->is_escape[j] << 7));
+		for (unsigned q = 0; q < 4; q++)
+			k.t[q] = vld1q_u8_x4(tab + 64 * q);
+	}
+	size_t n_esc = 0, i = 0;
+	for (; i + 32 <= n; i += 32)
+		if (SZ_UNLIKELY(enc32(&k, src + i, codes + i / 2, sm + i, contiguous)))
+			n_esc = emit_escapes(t, src + i, 32, i, esc_pos, esc_exp, n_esc);
+	if (i < n) {
+		/* The last partial block through the same kernel on a zero-padded copy. */
+		size_t rem = n - i;
+		uint16_t buf[32] = {0};
+		uint8_t cbuf[16], sbuf[32];
+		memcpy(buf, src + i, rem * 2);
+		enc32(&k, buf, cbuf, sbuf, contiguous);
+		if (rem % 2)
+			cbuf[rem / 2] &= 0x0F; /* FORMAT.md §4.2: zero nibble after an odd end */
+		memcpy(codes + i / 2, cbuf, (rem + 1) / 2);
+		memcpy(sm + i, sbuf, rem);
+		n_esc = emit_escapes(t, buf, rem, i, esc_pos, esc_exp, n_esc);
+	}
+	return n_esc;
+}
+
+static size_t neon_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+{
+	if (t->contiguous)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 1);
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+}
+
+/* ---- Decode -------------------------------------------------------------------------------- */
+
+/* Decode 32 elements: the 16-entry tables give e >> 1 for the high byte and (e & 1) << 7 for
+ * the low byte; vst2 interleaves the byte planes into little-endian u16. */
+static SZ_ALWAYS_INLINE void dec32(uint8x16_t thi, uint8x16_t tlo, const uint8_t *codes,
+				   const uint8_t *sm, uint16_t *dst)
+{
+	const uint8x16_t m80 = vdupq_n_u8(0x80), m7f = vdupq_n_u8(0x7F);
+	uint8x16_t c = vld1q_u8(codes);
+	uint8x16x2_t nib = vzipq_u8(vandq_u8(c, vdupq_n_u8(0x0F)), vshrq_n_u8(c, 4));
+	for (unsigned h = 0; h < 2; h++) {
+		uint8x16_t s = vld1q_u8(sm + 16 * h);
+		uint8x16x2_t o;
+		o.val[0] = vbslq_u8(m7f, s, vqtbl1q_u8(tlo, nib.val[h]));
+		o.val[1] = vbslq_u8(m80, s, vqtbl1q_u8(thi, nib.val[h]));
+		vst2q_u8((uint8_t *)(dst + 16 * h), o);
+	}
+}
+
+static void neon_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
+			      size_t n, uint16_t *dst)
+{
+	uint8_t th[16], tl[16];
+	for (unsigned c = 0; c < 16; c++) {
+		th[c] = (uint8_t)(codebook[c] >> 1);
+		tl[c] = (uint8_t)((codebook[c] & 1) << 7);
+	}
+	const uint8x16_t thi = vld1q_u8(th), tlo = vld1q_u8(tl);
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32)
+		dec32(thi, tlo, codes + i / 2, sm + i, dst + i);
+	if (i < n) {
+		size_t rem = n - i;
+		uint8_t cbuf[16] = {0}, sbuf[32] = {0};
+		uint16_t obuf[32];
+		memcpy(cbuf, codes + i / 2, (rem + 1) / 2);
+		memcpy(sbuf, sm + i, rem);
+		dec32(thi, tlo, cbuf, sbuf, obuf);
+		memcpy(dst + i, obuf, rem * 2);
+	}
+}
+
+/* ---- Histogram ----------------------------------------------------------------------------- */
+
+static void flush_counts(uint8x16_t acc[16], uint64_t hist[256], unsigned w)
+{
+	for (unsigned k = 0; k < 16; k++) {
+		hist[w + k] += vaddlvq_u8(acc[k]);
+		acc[k] = vdupq_n_u8(0);
+	}
+}
+
+static void neon_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
+{
+	if (n < 2 * SZ_HIST_SAMPLE) {
+		sz_hist_scalar(src, n, hist);
+		return;
+	}
+	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
+	const uint8x16_t wv = vdupq_n_u8((uint8_t)w);
+	uint8x16_t acc[16];
+	for (unsigned k = 0; k < 16; k++)
+		acc[k] = vdupq_n_u8(0);
+	size_t i = 0, outside = 0;
+	unsigned since_flush = 0;
+	while (i + 16 <= n) {
+		uint8x16_t e, sm;
+		split16(src + i, &e, &sm);
+		(void)sm;
+		uint8x16_t d = vsubq_u8(e, wv);
+		for (unsigned k = 0; k < 16; k++)
+			acc[k] = vsubq_u8(acc[k], vceqq_u8(d, vdupq_n_u8((uint8_t)k)));
+		if (vmaxvq_u8(d) > 15) {
+			for (unsigned j = 0; j < 16; j++) {
+				uint8_t x = splitzip_bf16_exponent(src[i + j]);
+				if ((uint8_t)(x - w) > 15) {
+					hist[x]++;
+					outside++;
+				}
+			}
+		}
+		i += 16;
+		if (++since_flush == 255) {
+			flush_counts(acc, hist, w);
+			since_flush = 0;
+		}
+		if (i % SZ_HIST_BLOCK == 0) {
+			if (outside > SZ_HIST_BLOCK / 8)
+				break; /* no dominant window: the scalar tables are faster */
+			outside = 0;
+		}
+	}
+	flush_counts(acc, hist, w);
+	sz_hist_scalar(src + i, n - i, hist);
+}
+
+const splitzip_backend splitzip_backend_neon = {
+	.name = "neon",
+	.id = SPLITZIP_BACKEND_NEON,
+	.mem_space = SPLITZIP_MEM_HOST,
+	.probe = splitzip_probe_neon,
+	.histogram = neon_histogram,
+	.encode_chunk = neon_encode_chunk,
+	.decode_chunk = neon_decode_chunk,
+	.hash_chunk = splitzip_hash_bytes,
+};

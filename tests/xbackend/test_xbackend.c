@@ -1,0 +1,678 @@
+/*
+ * test_xbackend.c -- cross-backend conformance: every usable host backend must produce frames
+ * byte-identical to the scalar oracle's, for every generator, real KV data, edge sizes, chunk
+ * sizes and thread counts; every backend must decode every other backend's frames; and the
+ * per-chunk kernels must match the scalar reference kernels for any codebook.
+ *
+ * Loop tests run over the registry (_i = registry index); a backend that is compiled in but not
+ * usable on this machine is skipped here and caught by the expected-backends test, which
+ * fails when a backend named in SPLITZIP_EXPECT_BACKENDS (comma-separated) is not usable.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "splitzip.h"
+#include "splitzip_config.h"
+#include "sz_test_data.h"
+#include "../../core/sz_internal.h"
+
+/* ---- Helpers ------------------------------------------------------------------------------- */
+
+/* Index of the first difference of two arrays, or n if they are equal. Tests assert once on
+ * the result: a Check assertion costs a message to the parent process even when it passes. */
+static size_t first_diff8(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static size_t first_diff16(const uint16_t *a, const uint16_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Index of the first element of p[0..n) that is not v, or n. */
+static size_t first_not8(const uint8_t *p, uint8_t v, size_t n)
+{
+	size_t i = 0;
+	while (i < n && p[i] == v)
+		i++;
+	return i;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	ck_assert_msg(p != NULL, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+/* The registry entry _i, or NULL (and a note) if it is not usable here. */
+static const splitzip_backend *usable(int i)
+{
+	const splitzip_backend *b = splitzip_registry_get((size_t)i);
+	ck_assert_ptr_nonnull(b);
+	if (!b->probe()) {
+		printf("xbackend: %s is compiled in but not usable here: skipped\n", b->name);
+		return NULL;
+	}
+	return b;
+}
+
+/* A context bound to backend 'name' through SPLITZIP_FORCE_BACKEND (the by-name route; two
+ * AVX-512 backends share one id). */
+static splitzip_ctx *ctx_for(const char *name, unsigned log2, unsigned threads, unsigned flags,
+			     const splitzip_codebook *fixed)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.chunk_log2 = log2;
+	p.n_threads = threads;
+	p.flags = flags;
+	if (fixed) {
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.codebook = *fixed;
+	}
+	setenv("SPLITZIP_FORCE_BACKEND", name, 1);
+	splitzip_ctx *ctx = NULL;
+	splitzip_status st = splitzip_ctx_create(&p, &ctx);
+	unsetenv("SPLITZIP_FORCE_BACKEND");
+	ck_assert_msg(st == SPLITZIP_OK, "ctx_create(%s): %s", name, splitzip_error_string(st));
+	ck_assert_str_eq(splitzip_ctx_backend_name(ctx), name);
+	return ctx;
+}
+
+typedef struct frame {
+	uint8_t *p;
+	size_t size;
+} frame;
+
+static frame compress_with(const char *name, const uint16_t *src, size_t n, unsigned log2,
+			   unsigned threads, unsigned flags, const splitzip_codebook *fixed)
+{
+	splitzip_ctx *ctx = ctx_for(name, log2, threads, flags, fixed);
+	frame f;
+	size_t cap = splitzip_compress_bound(n);
+	f.p = (uint8_t *)xmalloc(cap);
+	splitzip_status st = splitzip_compress(ctx, src, n, f.p, cap, &f.size);
+	ck_assert_msg(st == SPLITZIP_OK, "compress(%s, n=%zu): %s", name, n,
+		      splitzip_error_string(st));
+	/* Determinism: the same context compresses the same input to the same bytes. */
+	uint8_t *again = (uint8_t *)xmalloc(cap);
+	size_t size2 = 0;
+	st = splitzip_compress(ctx, src, n, again, cap, &size2);
+	ck_assert_msg(st == SPLITZIP_OK && size2 == f.size && memcmp(again, f.p, f.size) == 0,
+		      "%s: second compression of the same input differs (n=%zu)", name, n);
+	free(again);
+	splitzip_ctx_free(ctx);
+	return f;
+}
+
+/* Decode 'f' with backend 'name' and require exactly 'src' back (compared as integers). */
+static void expect_decodes(const char *name, const frame *f, const uint16_t *src, size_t n,
+			   unsigned threads, const char *what)
+{
+	splitzip_ctx *ctx = ctx_for(name, 0, threads, 0, NULL);
+	uint16_t *out = (uint16_t *)xmalloc((n + 1) * 2);
+	out[n] = 0xA5A5; /* guard: nothing past n elements may be written */
+	size_t got = 0;
+	splitzip_status st = splitzip_decompress(ctx, f->p, f->size, out, n, &got);
+	ck_assert_msg(st == SPLITZIP_OK, "%s: decompress(%s): %s", what, name,
+		      splitzip_error_string(st));
+	ck_assert_msg(got == n, "%s: %s decoded %zu elements, expected %zu", what, name, got, n);
+	size_t i = first_diff16(out, src, n);
+	ck_assert_msg(i == n, "%s: %s decoded element %zu as 0x%04x, expected 0x%04x", what, name,
+		      i, i < n ? out[i] : 0, i < n ? src[i] : 0);
+	ck_assert_msg(out[n] == 0xA5A5, "%s: %s wrote past the output", what, name);
+	free(out);
+	splitzip_ctx_free(ctx);
+}
+
+/* First differing byte, with the section it falls in, for a readable failure. */
+static void expect_same_frame(const frame *ref, const frame *got, const char *name,
+			      const char *what)
+{
+	if (ref->size == got->size && memcmp(ref->p, got->p, ref->size) == 0)
+		return;
+	size_t at = 0, lim = ref->size < got->size ? ref->size : got->size;
+	while (at < lim && ref->p[at] == got->p[at])
+		at++;
+	const char *sect = "header";
+	splitzip_frame_info info;
+	if (at >= SPLITZIP_FRAME_HEADER_SIZE &&
+	    splitzip_get_frame_info(ref->p, ref->size, &info) == SPLITZIP_OK) {
+		if (info.mode == SPLITZIP_MODE_STORED) {
+			sect = "stored data";
+		} else {
+			splitzip_layout L;
+			splitzip_split4_layout(info.n_elems, info.chunk_log2, info.n_escapes, &L);
+			sect = at < L.sm_off      ? "codes"
+			       : at < L.table_off ? "sign/mantissa"
+			       : at < L.epos_off  ? "chunk table"
+			       : at < L.eexp_off  ? "escape positions"
+						  : "escape exponents";
+		}
+	}
+	ck_abort_msg("%s: %s frame differs from scalar: sizes %zu vs %zu, first difference at byte "
+		     "%zu (%s)",
+		     what, name, got->size, ref->size, at, sect);
+}
+
+/* Compare backend 'name' against scalar on one input for all thread counts; decode too. */
+static void check_input(const char *name, const uint16_t *src, size_t n, unsigned log2,
+			unsigned flags, const splitzip_codebook *fixed, const char *what)
+{
+	frame ref = compress_with("scalar", src, n, log2, 1, flags, fixed);
+	for (unsigned threads = 1; threads <= 3; threads++) {
+		char desc[256];
+		snprintf(desc, sizeof desc, "%s n=%zu log2=%u threads=%u flags=%u%s", what, n, log2,
+			 threads, flags, fixed ? " fixed-codebook" : "");
+		frame f = compress_with(name, src, n, log2, threads, flags, fixed);
+		expect_same_frame(&ref, &f, name, desc);
+		expect_decodes(name, &f, src, n, threads, desc);
+		free(f.p);
+	}
+	free(ref.p);
+}
+
+/* ---- Registry and selection ---------------------------------------------------------------- */
+
+START_TEST(expected_backends_usable)
+{
+	const char *env = getenv("SPLITZIP_EXPECT_BACKENDS");
+	if (!env || !*env) {
+		printf("xbackend: SPLITZIP_EXPECT_BACKENDS not set: no backend is required\n");
+		return;
+	}
+	char list[512];
+	snprintf(list, sizeof list, "%s", env);
+	for (char *tok = strtok(list, ", "); tok; tok = strtok(NULL, ", ")) {
+		int found = 0;
+		for (size_t i = 0; i < splitzip_backend_count(); i++) {
+			if (strcmp(splitzip_backend_name(i), tok) == 0) {
+				found = 1;
+				ck_assert_msg(splitzip_backend_available(i),
+					      "expected backend %s is compiled in but not usable here",
+					      tok);
+			}
+		}
+		ck_assert_msg(found, "expected backend %s is not compiled into this build", tok);
+	}
+}
+END_TEST
+
+START_TEST(registry_well_formed)
+{
+	size_t n = splitzip_registry_count();
+	ck_assert_uint_ge(n, 1);
+	ck_assert_str_eq(splitzip_registry_get(n - 1)->name, "scalar");
+	for (size_t i = 0; i < n; i++) {
+		const splitzip_backend *b = splitzip_registry_get(i);
+		ck_assert_ptr_nonnull(b->name);
+		ck_assert_ptr_nonnull(b->probe);
+		ck_assert_ptr_nonnull(b->histogram);
+		ck_assert_ptr_nonnull(b->encode_chunk);
+		ck_assert_ptr_nonnull(b->decode_chunk);
+		ck_assert_ptr_nonnull(b->hash_chunk);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(splitzip_registry_get(j)->name, b->name);
+	}
+	ck_assert_ptr_null(splitzip_registry_get(n));
+	ck_assert_uint_eq(splitzip_backend_count(), n);
+	ck_assert_ptr_null(splitzip_backend_name(n));
+}
+END_TEST
+
+/* SPLITZIP_FORCE_BACKEND selects exactly the named backend, or fails loudly. */
+START_TEST(force_backend)
+{
+	splitzip_ctx *ctx = NULL;
+	for (size_t i = 0; i < splitzip_backend_count(); i++) {
+		const char *name = splitzip_backend_name(i);
+		setenv("SPLITZIP_FORCE_BACKEND", name, 1);
+		splitzip_status st = splitzip_ctx_create(NULL, &ctx);
+		unsetenv("SPLITZIP_FORCE_BACKEND");
+		if (splitzip_backend_available(i)) {
+			ck_assert_int_eq(st, SPLITZIP_OK);
+			ck_assert_str_eq(splitzip_ctx_backend_name(ctx), name);
+			splitzip_ctx_free(ctx);
+		} else {
+			ck_assert_int_eq(st, SPLITZIP_ERROR_BACKEND_UNAVAILABLE);
+			ck_assert_ptr_null(ctx);
+		}
+	}
+	static const char *const bad[] = {"bogus", "AVX2", "avx", "scalar ", "cuda0"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		setenv("SPLITZIP_FORCE_BACKEND", bad[i], 1);
+		splitzip_status st = splitzip_ctx_create(NULL, &ctx);
+		unsetenv("SPLITZIP_FORCE_BACKEND");
+		ck_assert_msg(st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE,
+			      "FORCE_BACKEND=\"%s\" gave %s", bad[i], splitzip_status_name(st));
+		ck_assert_ptr_null(ctx);
+	}
+	/* Without the override, AUTO picks the first usable backend in priority order. */
+	ck_assert_int_eq(splitzip_ctx_create(NULL, &ctx), SPLITZIP_OK);
+	for (size_t i = 0; i < splitzip_backend_count(); i++) {
+		if (splitzip_backend_available(i)) {
+			ck_assert_str_eq(splitzip_ctx_backend_name(ctx), splitzip_backend_name(i));
+			break;
+		}
+	}
+	splitzip_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Kernels against the reference kernels ------------------------------------------------- */
+
+/* Codebooks that stress the encoders: contiguous windows at both ends of the exponent range
+ * and in the middle, and non-contiguous ones (spread out, clustered, ending at 255). */
+static void kernel_codebook(int which, uint8_t cb[16])
+{
+	static const uint8_t sparse[16] = {0,  3,  17, 40, 64, 100, 118, 119,
+					   120, 127, 128, 129, 191, 200, 254, 255};
+	static const uint8_t near[16] = {110, 111, 112, 113, 114, 115, 116, 117,
+					 118, 119, 120, 121, 122, 123, 124, 126};
+	for (unsigned k = 0; k < 16; k++) {
+		switch (which) {
+		case 0: cb[k] = (uint8_t)(112 + k); break;
+		case 1: cb[k] = (uint8_t)k; break;
+		case 2: cb[k] = (uint8_t)(240 + k); break;
+		case 3: cb[k] = sparse[k]; break;
+		case 4: cb[k] = near[k]; break;
+		default: cb[k] = (uint8_t)(5 + 16 * k); break;
+		}
+	}
+}
+
+#define N_KERNEL_CODEBOOKS 6
+#define GUARD 64
+
+/* Data whose exponents mostly hit codebook 'cb' (so both paths run), with escapes mixed in
+ * at a rate that depends on 'mode'. */
+static void kernel_data(const uint8_t cb[16], int mode, uint64_t seed, uint16_t *dst, size_t n)
+{
+	uint64_t s = seed;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = sz_test_rand(&s);
+		unsigned e = (mode == 0 || r % 100 >= (mode == 1 ? 3u : 60u))
+				     ? cb[(r >> 8) % 16]
+				     : (unsigned)(r >> 16) % 256;
+		dst[i] = (uint16_t)(((r >> 40) & 0x8000) | (e << 7) | ((r >> 50) & 0x7F));
+	}
+}
+
+static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
+				const uint16_t *src, size_t n, const char *what)
+{
+	const size_t cb = (n + 1) / 2;
+	uint8_t *c0 = (uint8_t *)xmalloc(cb + GUARD), *c1 = (uint8_t *)xmalloc(cb + GUARD);
+	uint8_t *s0 = (uint8_t *)xmalloc(n + GUARD), *s1 = (uint8_t *)xmalloc(n + GUARD);
+	uint16_t *p0 = (uint16_t *)xmalloc(2 * (n + GUARD)), *p1 = (uint16_t *)xmalloc(2 * (n + GUARD));
+	uint8_t *e0 = (uint8_t *)xmalloc(n + GUARD), *e1 = (uint8_t *)xmalloc(n + GUARD);
+	memset(c1, 0xEE, cb + GUARD);
+	memset(s1, 0xEE, n + GUARD);
+	memset(p1, 0xEE, 2 * (n + GUARD));
+	memset(e1, 0xEE, n + GUARD);
+	size_t k0 = splitzip_ref_encode_chunk(t, src, n, c0, s0, p0, e0);
+	size_t k1 = b->encode_chunk(t, src, n, c1, s1, p1, e1);
+	ck_assert_msg(k1 == k0, "%s %s: %zu escapes, reference %zu", b->name, what, k1, k0);
+	size_t i = first_diff8(c1, c0, cb);
+	ck_assert_msg(i == cb, "%s %s n=%zu: code byte %zu = 0x%02x, reference 0x%02x", b->name,
+		      what, n, i, c1[i % cb], c0[i % cb]);
+	i = first_diff8(s1, s0, n);
+	ck_assert_msg(i == n, "%s %s n=%zu: sign/mantissa byte %zu differs", b->name, what, n, i);
+	i = first_diff16(p1, p0, k0);
+	ck_assert_msg(i == k0, "%s %s n=%zu: escape position %zu differs", b->name, what, n, i);
+	i = first_diff8(e1, e0, k0);
+	ck_assert_msg(i == k0, "%s %s n=%zu: escape exponent %zu differs", b->name, what, n, i);
+	/* Nothing past the outputs' extents is touched (escape arrays: past the count). */
+	ck_assert_msg(first_not8(c1 + cb, 0xEE, GUARD) == GUARD &&
+			      first_not8(s1 + n, 0xEE, GUARD) == GUARD,
+		      "%s %s n=%zu: wrote past codes or sign/mantissa", b->name, what, n);
+	ck_assert_msg(first_not8(e1 + k0, 0xEE, n + GUARD - k0) == n + GUARD - k0 &&
+			      first_not8((uint8_t *)(p1 + k0), 0xEE, 2 * (n + GUARD - k0)) ==
+				      2 * (n + GUARD - k0),
+		      "%s %s n=%zu: wrote escape slots past the count %zu", b->name, what, n, k0);
+	free(c0), free(c1), free(s0), free(s1), free(p0), free(p1), free(e0), free(e1);
+}
+
+START_TEST(encode_kernel_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = (size_t)1 << 16;
+	uint16_t *src = (uint16_t *)xmalloc(2 * max_n + 2);
+	for (int c = 0; c < N_KERNEL_CODEBOOKS; c++) {
+		uint8_t cb[16];
+		kernel_codebook(c, cb);
+		splitzip_enc_tables t;
+		splitzip_enc_tables_init(&t, cb);
+		for (int mode = 0; mode < 3; mode++) {
+			char what[64];
+			snprintf(what, sizeof what, "codebook %d (%s) mode %d", c,
+				 t.contiguous ? "contiguous" : "general", mode);
+			kernel_data(cb, mode, 77 + 13 * (uint64_t)c + (uint64_t)mode, src, max_n + 1);
+			/* Every length up to 300 (all tails), then chunk-sized lengths. */
+			for (size_t n = 1; n <= 300; n++)
+				check_encode_kernel(b, &t, src, n, what);
+			static const size_t big[] = {1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536};
+			for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+				check_encode_kernel(b, &t, src, big[j], what);
+			/* Misaligned source. */
+			check_encode_kernel(b, &t, src + 1, 4095, what);
+		}
+		/* Every exponent value, each with both signs. */
+		for (size_t i = 0; i < 512; i++)
+			src[i] = (uint16_t)(((i & 1) << 15) | ((i / 2) << 7) | (i % 128));
+		check_encode_kernel(b, &t, src, 512, "all exponents");
+	}
+	free(src);
+}
+END_TEST
+
+START_TEST(decode_kernel_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = (size_t)1 << 16;
+	uint8_t *codes = (uint8_t *)xmalloc(max_n / 2 + 1), *sm = (uint8_t *)xmalloc(max_n + 1);
+	uint16_t *d0 = (uint16_t *)xmalloc(2 * max_n), *d1 = (uint16_t *)xmalloc(2 * (max_n + GUARD));
+	uint64_t s = 99;
+	for (size_t i = 0; i <= max_n / 2; i++)
+		codes[i] = (uint8_t)sz_test_rand(&s);
+	for (size_t i = 0; i <= max_n; i++)
+		sm[i] = (uint8_t)sz_test_rand(&s);
+	static const size_t big[] = {1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536};
+	for (int c = 0; c < N_KERNEL_CODEBOOKS; c++) {
+		uint8_t cb[16];
+		kernel_codebook(c, cb);
+		for (size_t j = 0; j < 300 + sizeof big / sizeof big[0]; j++) {
+			size_t n = j < 300 ? j + 1 : big[j - 300];
+			for (int off = 0; off < 2; off++) { /* aligned and misaligned inputs */
+				memset(d1, 0xEE, 2 * (n + GUARD));
+				splitzip_ref_decode_chunk(cb, codes + off, sm + off, n, d0);
+				b->decode_chunk(cb, codes + off, sm + off, n, d1);
+				size_t i = first_diff16(d1, d0, n);
+				ck_assert_msg(i == n, "%s codebook %d n=%zu: element %zu differs",
+					      b->name, c, n, i);
+				ck_assert_msg(first_not8((uint8_t *)(d1 + n), 0xEE, 2 * GUARD) ==
+						      2 * GUARD,
+					      "%s n=%zu: wrote past the end", b->name, n);
+			}
+		}
+	}
+	free(codes), free(sm), free(d0), free(d1);
+}
+END_TEST
+
+START_TEST(histogram_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = 300000;
+	uint16_t *src = (uint16_t *)xmalloc(2 * max_n);
+	static const size_t sizes[] = {0, 1, 31, 33, 4095, 4096, 4097, 40000, 300000 - 1};
+	for (int g = 0; g < SZ_TEST_N_GENERATORS + 3; g++) {
+		if (g < SZ_TEST_N_GENERATORS) {
+			sz_test_generate(g, 5, src, max_n);
+		} else {
+			/* Windows at the ends of the range, and a window change half-way. */
+			uint64_t s = 3;
+			for (size_t i = 0; i < max_n; i++) {
+				uint64_t r = sz_test_rand(&s);
+				unsigned e = g == SZ_TEST_N_GENERATORS	   ? (unsigned)(r % 16)
+					     : g == SZ_TEST_N_GENERATORS + 1 ? 240 + (unsigned)(r % 16)
+					     : (i < max_n / 2 ? 100 : 200) + (unsigned)(r % 20);
+				src[i] = (uint16_t)(((r >> 32) & 0x807F) | (e << 7));
+			}
+		}
+		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+			for (size_t off = 0; off < 2; off++) {
+				size_t n = sizes[j] - (sizes[j] && off ? 1 : 0);
+				uint64_t h0[256], h1[256];
+				for (unsigned e = 0; e < 256; e++)
+					h0[e] = h1[e] = e * 1000003ull; /* histograms accumulate */
+				splitzip_ref_histogram(src + off, n, h0);
+				b->histogram(src + off, n, h1);
+				unsigned e = 0;
+				while (e < 256 && h1[e] == h0[e])
+					e++;
+				ck_assert_msg(e == 256,
+					      "%s generator %d n=%zu: hist[%u] = %llu, reference %llu",
+					      b->name, g, n, e, (unsigned long long)h1[e % 256],
+					      (unsigned long long)h0[e % 256]);
+			}
+		}
+	}
+	free(src);
+}
+END_TEST
+
+START_TEST(hash_chunk_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = 131072 + 64;
+	uint8_t *buf = (uint8_t *)xmalloc(max_n + 8);
+	uint64_t s = 1;
+	for (size_t i = 0; i < max_n + 8; i++)
+		buf[i] = (uint8_t)sz_test_rand(&s);
+	for (size_t off = 0; off < 3; off++) {
+		size_t n = 0;
+		while (n <= 1100 && b->hash_chunk(buf + off, n) == splitzip_hash_bytes(buf + off, n))
+			n++;
+		ck_assert_msg(n > 1100, "%s: hash of %zu bytes at offset %zu differs", b->name, n,
+			      off);
+		static const size_t big[] = {2048, 8190, 8192, 8194, 131070, 131072, 131072 + 63};
+		for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+			ck_assert_msg(b->hash_chunk(buf + off, big[j]) ==
+					      splitzip_hash_bytes(buf + off, big[j]),
+				      "%s: hash of %zu bytes at offset %zu differs", b->name, big[j],
+				      off);
+	}
+	/* And the definition itself, on a few sizes. */
+	size_t n = 0;
+	while (n < 600 && b->hash_chunk(buf, n) == splitzip_hash_bytes_small(buf, n))
+		n += 7;
+	ck_assert_msg(n >= 600, "%s: hash of %zu bytes differs from the definition", b->name, n);
+	free(buf);
+}
+END_TEST
+
+/* ---- Frames against the scalar oracle ------------------------------------------------------ */
+
+START_TEST(frames_generated_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	static const unsigned logs[] = {10, 12, 16};
+	/* Large enough to run on several threads (the driver's threshold is 2^19 elements). */
+	const size_t big = ((size_t)1 << 19) + 12345;
+	uint16_t *src = (uint16_t *)xmalloc(2 * big);
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++) {
+		sz_test_generate(g, 1234 + (uint64_t)g, src, big);
+		for (size_t li = 0; li < 3; li++) {
+			const size_t c = (size_t)1 << logs[li];
+			const size_t sizes[] = {0, 1, 2, 3, c - 1, c, c + 1, 3 * c + 17, big};
+			char what[64];
+			snprintf(what, sizeof what, "generator %s", sz_test_gen_name(g));
+			for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
+				check_input(b->name, src, sizes[j], logs[li], 0, NULL, what);
+			check_input(b->name, src, big, logs[li], SPLITZIP_FLAG_CONTENT_CHECKSUM, NULL,
+				    what);
+		}
+	}
+	free(src);
+}
+END_TEST
+
+/* Fixed codebooks: a contiguous one and a non-contiguous one on the same data. */
+START_TEST(frames_fixed_codebook_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = ((size_t)1 << 19) + 777;
+	uint16_t *src = (uint16_t *)xmalloc(2 * n);
+	for (int c = 0; c < N_KERNEL_CODEBOOKS; c++) {
+		splitzip_codebook cb;
+		kernel_codebook(c, cb.exponents);
+		for (int mode = 0; mode < 3; mode++) {
+			kernel_data(cb.exponents, mode, 4321 + (uint64_t)c, src, n);
+			check_input(b->name, src, n, 12, SPLITZIP_FLAG_CONTENT_CHECKSUM, &cb,
+				    "fixed codebook");
+			check_input(b->name, src, 5000, 10, 0, &cb, "fixed codebook");
+		}
+	}
+	free(src);
+}
+END_TEST
+
+/* Real KV data: the bundled sample, plus ../shared/data/kv/ when it is there. */
+static void check_kv_file(const char *name, const char *path)
+{
+	size_t bytes = 0;
+	uint16_t *src = (uint16_t *)sz_test_read_file(path, &bytes);
+	ck_assert_msg(src != NULL, "cannot read %s", path);
+	size_t n = bytes / 2;
+	splitzip_codebook cb;
+	ck_assert_int_eq(splitzip_calibrate(src, n, &cb), SPLITZIP_OK);
+	static const unsigned logs[] = {10, 12, 16};
+	for (size_t li = 0; li < 3; li++) {
+		check_input(name, src, n, logs[li], 0, NULL, path);
+		check_input(name, src, n, logs[li], SPLITZIP_FLAG_CONTENT_CHECKSUM, &cb, path);
+	}
+	/* A page-sized prefix and an odd-sized one. */
+	check_input(name, src, n < 32768 ? n : 32768, 12, 0, NULL, path);
+	check_input(name, src, n < 32768 ? n : 12345, 10, 0, &cb, path);
+	free(src);
+}
+
+START_TEST(frames_real_kv_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	check_kv_file(b->name, SZ_TEST_DATA_DIR "/kv/aidreams260k__shakespeare.K.bf16");
+	check_kv_file(b->name, SZ_TEST_DATA_DIR "/kv/aidreams260k__shakespeare.V.bf16");
+	DIR *d = opendir(SZ_TEST_SHARED_KV_DIR);
+	if (!d) {
+		printf("xbackend: %s absent: shared KV data skipped\n", SZ_TEST_SHARED_KV_DIR);
+		return;
+	}
+	struct dirent *ent;
+	int files = 0;
+	while ((ent = readdir(d)) != NULL) {
+		size_t len = strlen(ent->d_name);
+		if (len < 5 || strcmp(ent->d_name + len - 5, ".bf16") != 0)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", SZ_TEST_SHARED_KV_DIR, ent->d_name);
+		check_kv_file(b->name, path);
+		files++;
+	}
+	closedir(d);
+	printf("xbackend: %s: %d shared KV files checked\n", b->name, files);
+}
+END_TEST
+
+/* ---- N x N: every backend decodes every backend's frames ----------------------------------- */
+
+START_TEST(decode_matrix)
+{
+	const splitzip_backend *enc = usable(_i);
+	if (!enc)
+		return;
+	size_t n_kv = 0;
+	uint16_t *kv = sz_test_load_kv("K", &n_kv);
+	ck_assert_ptr_nonnull(kv);
+	const size_t n = ((size_t)1 << 19) + 3;
+	uint16_t *gen = (uint16_t *)xmalloc(2 * n);
+	static const int gens[] = {SZ_GEN_KV_SKEWED, SZ_GEN_ESCAPE_5PCT, SZ_GEN_SPECIALS,
+				   SZ_GEN_SPARSE_WINDOW, SZ_GEN_RANDOM};
+	for (size_t gi = 0; gi <= sizeof gens / sizeof gens[0]; gi++) {
+		const uint16_t *src = kv;
+		size_t len = n_kv;
+		if (gi < sizeof gens / sizeof gens[0]) {
+			sz_test_generate(gens[gi], 31, gen, n);
+			src = gen;
+			len = n;
+		}
+		for (unsigned flags = 0; flags <= SPLITZIP_FLAG_CONTENT_CHECKSUM; flags++) {
+			frame f = compress_with(enc->name, src, len, 12, 2, flags, NULL);
+			for (size_t j = 0; j < splitzip_registry_count(); j++) {
+				const splitzip_backend *dec = splitzip_registry_get(j);
+				if (!dec->probe())
+					continue;
+				char what[128];
+				snprintf(what, sizeof what, "frame by %s, data %zu, flags %u", enc->name,
+					 gi, flags);
+				expect_decodes(dec->name, &f, src, len, 1 + (unsigned)(j % 3), what);
+			}
+			free(f.p);
+		}
+	}
+	free(gen);
+	free(kv);
+}
+END_TEST
+
+/* ---- Suite ----------------------------------------------------------------------------------- */
+
+static Suite *xbackend_suite(void)
+{
+	Suite *s = suite_create("xbackend");
+	const int nb = (int)splitzip_registry_count();
+
+	TCase *reg = tcase_create("registry");
+	tcase_add_test(reg, expected_backends_usable);
+	tcase_add_test(reg, registry_well_formed);
+	tcase_add_test(reg, force_backend);
+	suite_add_tcase(s, reg);
+
+	TCase *kern = tcase_create("kernels");
+	tcase_set_timeout(kern, 600);
+	tcase_add_loop_test(kern, encode_kernel_matches_reference, 0, nb);
+	tcase_add_loop_test(kern, decode_kernel_matches_reference, 0, nb);
+	tcase_add_loop_test(kern, histogram_matches_reference, 0, nb);
+	tcase_add_loop_test(kern, hash_chunk_matches_reference, 0, nb);
+	suite_add_tcase(s, kern);
+
+	TCase *fr = tcase_create("frames");
+	tcase_set_timeout(fr, 1200);
+	tcase_add_loop_test(fr, frames_generated_match_scalar, 0, nb);
+	tcase_add_loop_test(fr, frames_fixed_codebook_match_scalar, 0, nb);
+	tcase_add_loop_test(fr, frames_real_kv_match_scalar, 0, nb);
+	tcase_add_loop_test(fr, decode_matrix, 0, nb);
+	suite_add_tcase(s, fr);
+	return s;
+}
+
+int main(void)
+{
+	printf("xbackend: backends compiled in (priority order):");
+	for (size_t i = 0; i < splitzip_backend_count(); i++)
+		printf(" %s%s", splitzip_backend_name(i),
+		       splitzip_backend_available(i) ? "" : "(unusable)");
+	printf("\n");
+	SRunner *sr = srunner_create(xbackend_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
