@@ -14,27 +14,42 @@ splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems, uint64_t
 
 /*
  * Canonical selection (FORMAT.md §5.1): order all 256 exponents by (count descending, exponent
- * ascending), take the first 16, sort them ascending. A selection pass per slot is 16 x 256
- * comparisons: negligible next to building the histogram.
+ * ascending), take the first 16, sort them ascending.
+ *
+ * One pass over the exponents in ascending order keeps the best 16 so far in rank order. A
+ * later (larger) exponent ranks after every kept one with an equal count, so it moves only
+ * past strictly smaller counts, and it enters a full list only with a count strictly above
+ * the last one's. About 256 comparisons: on a 64 KiB page this matters (16 x 256 took ~3 us,
+ * as long as encoding the page).
  */
 splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256], splitzip_codebook *cb)
 {
 	if (!hist || !cb)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	uint8_t taken[256] = {0};
-	for (unsigned k = 0; k < SPLITZIP_CODEBOOK_SIZE; k++) {
-		int best = -1;
-		for (unsigned e = 0; e < 256; e++) {
-			/* strictly greater: on equal counts the smaller exponent, seen first, stays */
-			if (!taken[e] && (best < 0 || hist[e] > hist[best]))
-				best = (int)e;
-		}
-		taken[best] = 1;
-	}
+	uint8_t best[SPLITZIP_CODEBOOK_SIZE];
 	unsigned k = 0;
-	for (unsigned e = 0; e < 256; e++)
-		if (taken[e])
-			cb->exponents[k++] = (uint8_t)e;
+	for (unsigned e = 0; e < 256; e++) {
+		uint64_t c = hist[e];
+		if (k == SPLITZIP_CODEBOOK_SIZE && c <= hist[best[k - 1]])
+			continue;
+		unsigned j = k < SPLITZIP_CODEBOOK_SIZE ? k++ : k - 1;
+		while (j > 0 && hist[best[j - 1]] < c) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = (uint8_t)e;
+	}
+	/* Ascending order: insertion sort of 16 bytes. */
+	for (unsigned i = 1; i < SPLITZIP_CODEBOOK_SIZE; i++) {
+		uint8_t v = best[i];
+		unsigned j = i;
+		while (j > 0 && best[j - 1] > v) {
+			best[j] = best[j - 1];
+			j--;
+		}
+		best[j] = v;
+	}
+	memcpy(cb->exponents, best, SPLITZIP_CODEBOOK_SIZE);
 	return SPLITZIP_OK;
 }
 
