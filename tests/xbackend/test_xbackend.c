@@ -163,7 +163,7 @@ static void expect_same_frame(const frame *ref, const frame *got, const char *na
 						  : "escape exponents";
 		}
 	}
-	ck_abort_msg("%s: %s frame differs from scalar: sizes %zu vs %zu, first difference at byte "
+	ck_abort_msg("%s: %s frame differs from the reference: sizes %zu vs %zu, first difference at byte "
 		     "%zu (%s)",
 		     what, name, got->size, ref->size, at, sect);
 }
@@ -591,6 +591,79 @@ START_TEST(frames_real_kv_match_scalar)
 }
 END_TEST
 
+/* ---- The codebook from the input is the canonical one ---------------------------------------- */
+
+static const uint64_t *sort_hist; /* qsort has no context argument */
+
+static int by_count_then_exponent(const void *a, const void *b)
+{
+	unsigned x = *(const uint8_t *)a, y = *(const uint8_t *)b;
+	if (sort_hist[x] != sort_hist[y])
+		return sort_hist[x] > sort_hist[y] ? -1 : 1;
+	return (int)x - (int)y;
+}
+
+static int ascending(const void *a, const void *b)
+{
+	return (int)*(const uint8_t *)a - (int)*(const uint8_t *)b;
+}
+
+/* FORMAT.md §5.1 spelled out with qsort: an oracle independent of sz_codebook.c. */
+static void canonical_codebook(const uint16_t *src, size_t n, splitzip_codebook *cb)
+{
+	uint64_t hist[256] = {0};
+	for (size_t i = 0; i < n; i++)
+		hist[(src[i] >> 7) & 0xFF]++;
+	uint8_t order[256];
+	for (unsigned e = 0; e < 256; e++)
+		order[e] = (uint8_t)e;
+	sort_hist = hist;
+	qsort(order, 256, 1, by_count_then_exponent);
+	qsort(order, 16, 1, ascending);
+	memcpy(cb->exponents, order, 16);
+}
+
+/* A frame compressed with the codebook from the input equals the scalar frame compressed with
+ * the canonical codebook given as a fixed one: this checks the codebook selection and the
+ * driver's from-input path, which every backend shares. */
+START_TEST(from_input_codebook_is_canonical)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = ((size_t)1 << 19) + 99;
+	uint16_t *src = (uint16_t *)xmalloc(2 * n);
+	for (int g = 0; g <= SZ_TEST_N_GENERATORS; g++) {
+		size_t len = n;
+		if (g < SZ_TEST_N_GENERATORS) {
+			sz_test_generate(g, 2024, src, n);
+		} else {
+			uint16_t *kv = sz_test_load_kv("V", &len);
+			ck_assert_ptr_nonnull(kv);
+			len = len < n ? len : n;
+			memcpy(src, kv, len * 2);
+			free(kv);
+		}
+		static const size_t sizes[] = {1, 17, 4096, 40000, 0};
+		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+			size_t m = sizes[j] ? sizes[j] : len;
+			splitzip_codebook cb;
+			canonical_codebook(src, m, &cb);
+			frame want = compress_with("scalar", src, m, 12, 1, 0, &cb);
+			for (unsigned threads = 1; threads <= 2; threads++) {
+				frame got = compress_with(b->name, src, m, 12, threads, 0, NULL);
+				char what[96];
+				snprintf(what, sizeof what, "from-input codebook, generator %d n=%zu", g, m);
+				expect_same_frame(&want, &got, b->name, what);
+				free(got.p);
+			}
+			free(want.p);
+		}
+	}
+	free(src);
+}
+END_TEST
+
 /* ---- N x N: every backend decodes every backend's frames ----------------------------------- */
 
 START_TEST(decode_matrix)
@@ -658,6 +731,7 @@ static Suite *xbackend_suite(void)
 	tcase_add_loop_test(fr, frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(fr, frames_fixed_codebook_match_scalar, 0, nb);
 	tcase_add_loop_test(fr, frames_real_kv_match_scalar, 0, nb);
+	tcase_add_loop_test(fr, from_input_codebook_is_canonical, 0, nb);
 	tcase_add_loop_test(fr, decode_matrix, 0, nb);
 	suite_add_tcase(s, fr);
 	return s;
