@@ -69,7 +69,7 @@ static inline unsigned sz_hist_window(const uint16_t *src, size_t n)
 /* Elements sampled to choose the window, and the block after which the SIMD histogram gives
  * up on the window if more than 1/8 of the elements fell outside it (then the data has no
  * dominant window and the scalar tables are faster). */
-#define SZ_HIST_SAMPLE 2048u
+#define SZ_HIST_SAMPLE 512u
 #define SZ_HIST_BLOCK 16384u
 
 #endif /* SZ_SIMD_COMMON_H */

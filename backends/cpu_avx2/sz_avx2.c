@@ -51,6 +51,22 @@ static SZ_ALWAYS_INLINE __m256i codes_search(__m256i e, __m256i cbv, __m256i cb8
 	return _mm256_and_si256(k, *ok);
 }
 
+/*
+ * Codes of 32 exponents for a codebook spanning at most 32 exponent values (common in real KV:
+ * a window with a hole): a 32-entry table indexed by e - base, two vpshufb and a blend on bit 4.
+ * Entries are the code, or 0x80 for a value between members that is not one.
+ */
+static SZ_ALWAYS_INLINE __m256i codes_window32(__m256i e, __m256i basev, __m256i t0, __m256i t1,
+					       __m256i *ok)
+{
+	__m256i d = _mm256_sub_epi8(e, basev);
+	__m256i in = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(31)), d);
+	__m256i v = _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, d), _mm256_shuffle_epi8(t1, d),
+				       _mm256_slli_epi16(d, 3));
+	*ok = _mm256_andnot_si256(_mm256_cmpgt_epi8(_mm256_setzero_si256(), v), in);
+	return _mm256_and_si256(v, *ok);
+}
+
 /* Codes of 32 exponents for a contiguous codebook: code = e - base where that is < 16. */
 static SZ_ALWAYS_INLINE __m256i codes_window(__m256i e, __m256i basev, __m256i *ok)
 {
@@ -59,8 +75,11 @@ static SZ_ALWAYS_INLINE __m256i codes_window(__m256i e, __m256i basev, __m256i *
 	return _mm256_and_si256(d, *ok);
 }
 
+/* Encoder paths, fastest first. */
+enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_SEARCH = 2 };
+
 typedef struct enc_consts {
-	__m256i basev, cbv, cb8;
+	__m256i basev, cbv, cb8, t0, t1;
 } enc_consts;
 
 /*
@@ -68,14 +87,17 @@ typedef struct enc_consts {
  * (bit j set if element j is an escape).
  */
 static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-				       uint8_t *sm, const int contiguous)
+				       uint8_t *sm, const int path)
 {
 	__m256i e0, e1, s0, s1, c0, c1, ok0, ok1;
 	split32(s, &e0, &s0);
 	split32(s + 32, &e1, &s1);
-	if (contiguous) {
+	if (path == SZ_WINDOW16) {
 		c0 = codes_window(e0, k->basev, &ok0);
 		c1 = codes_window(e1, k->basev, &ok1);
+	} else if (path == SZ_WINDOW32) {
+		c0 = codes_window32(e0, k->basev, k->t0, k->t1, &ok0);
+		c1 = codes_window32(e1, k->basev, k->t0, k->t1, &ok1);
 	} else {
 		c0 = codes_search(e0, k->cbv, k->cb8, &ok0);
 		c1 = codes_search(e1, k->cbv, k->cb8, &ok1);
@@ -109,15 +131,26 @@ static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
 					   size_t n, uint8_t *codes, uint8_t *sm,
 					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int contiguous)
+					   const int path)
 {
 	enc_consts k;
 	k.basev = _mm256_set1_epi8((char)t->base);
+	if (path == SZ_WINDOW32) {
+		uint8_t tab[32];
+		for (unsigned d = 0; d < 32; d++) {
+			unsigned e = (t->base + d) & 0xFF;
+			tab[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+		}
+		k.t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
+		k.t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
+	} else {
+		k.t0 = k.t1 = _mm256_setzero_si256();
+	}
 	k.cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
 	k.cb8 = _mm256_set1_epi8((char)t->codebook[8]);
 	size_t n_esc = 0, i = 0;
 	for (; i + 64 <= n; i += 64) {
-		uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, contiguous);
+		uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path);
 		if (SZ_UNLIKELY(m))
 			n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
 	}
@@ -129,7 +162,7 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 		uint16_t buf[64] = {0};
 		uint8_t cbuf[32], sbuf[64];
 		memcpy(buf, src + i, rem * 2);
-		uint64_t m = enc64(&k, buf, cbuf, sbuf, contiguous) & ((1ull << rem) - 1);
+		uint64_t m = enc64(&k, buf, cbuf, sbuf, path) & ((1ull << rem) - 1);
 		if (rem % 2)
 			cbuf[rem / 2] &= 0x0F;
 		memcpy(codes + i / 2, cbuf, (rem + 1) / 2);
@@ -143,8 +176,10 @@ static size_t avx2_encode_chunk(const splitzip_enc_tables *t, const uint16_t *sr
 				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 1);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
+	if (t->codebook[15] - t->base < 32)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_SEARCH);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */

@@ -55,15 +55,20 @@ static SZ_ALWAYS_INLINE uint64_t sum_u64x8(__m512i v)
 /* ---- Encode -------------------------------------------------------------------------------- */
 
 typedef struct enc_consts {
-	__m512i basev; /* contiguous codebook: base */
+	__m512i basev; /* codebook[0] */
 #if SZ_AVX512_VBMI
 	__m512i even, odd;	/* byte indices 0,2,..,126 and 1,3,..,127 */
 	__m512i t0, t1, t2, t3; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
 	__m512i iota;		/* 0..31 as u16 */
 #else
 	__m512i cbv, cb8; /* codebook in every 128-bit lane; codebook[8] everywhere */
+	__m512i w0, w1;	  /* window of 32 values from codebook[0]: code, or 0x80 if not a member */
 #endif
 } enc_consts;
+
+/* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (a
+ * 32-entry table; AVX-512BW build only), any codebook. */
+enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
 
 /* 64 BF16 values (v0: elements 0..31, v1: 32..63) -> exponent and sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1, __m512i *e,
@@ -92,9 +97,9 @@ static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1
 
 /* Codes of 64 exponents; '*esc' gets the escape mask. */
 static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask64 *esc,
-					const int contiguous)
+					const int path)
 {
-	if (contiguous) {
+	if (path == SZ_WINDOW16) {
 		__m512i d = _mm512_sub_epi8(e, k->basev);
 		*esc = _mm512_cmpgt_epu8_mask(d, _mm512_set1_epi8(15));
 		return _mm512_maskz_mov_epi8(~*esc, d);
@@ -107,6 +112,15 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
 	*esc = _mm512_movepi8_mask(v);
 	return _mm512_and_si512(v, _mm512_set1_epi8(0x0F));
 #else
+	if (path == SZ_WINDOW32) {
+		/* Two vpshufb over the 32-entry table, bit 4 of e - base picks one. */
+		__m512i d = _mm512_sub_epi8(e, k->basev);
+		__m512i v = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(d, _mm512_set1_epi8(16)),
+						   _mm512_shuffle_epi8(k->w0, d),
+						   _mm512_shuffle_epi8(k->w1, d));
+		*esc = _mm512_cmpgt_epu8_mask(d, _mm512_set1_epi8(31)) | _mm512_movepi8_mask(v);
+		return _mm512_maskz_mov_epi8(~*esc, v);
+	}
 	/* Binary search for the largest c with codebook[c] <= e (the codebook is ascending);
 	 * e is a member iff codebook[c] == e. */
 	__m512i c = _mm512_maskz_mov_epi8(_mm512_cmpge_epu8_mask(e, k->cb8), _mm512_set1_epi8(8));
@@ -127,7 +141,7 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
  */
 static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, size_t i0,
 				     uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-				     uint8_t *esc_exp, size_t n_esc, const int contiguous,
+				     uint8_t *esc_exp, size_t n_esc, const int path,
 				     const int partial, size_t valid)
 {
 	__m512i v0, v1, e, smv;
@@ -140,7 +154,7 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 	}
 	split64(k, v0, v1, &e, &smv);
 	__mmask64 esc;
-	__m512i c = codes64(k, e, &esc, contiguous);
+	__m512i c = codes64(k, e, &esc, path);
 	if (partial) {
 		esc &= first64(valid);
 		c = _mm512_maskz_mov_epi8(first64(valid), c); /* zero nibble after an odd end */
@@ -184,7 +198,7 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
 					   size_t n, uint8_t *codes, uint8_t *sm,
 					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int contiguous)
+					   const int path)
 {
 	enc_consts k;
 	k.basev = _mm512_set1_epi8((char)t->base);
@@ -207,14 +221,21 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 #else
 	k.cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
 	k.cb8 = _mm512_set1_epi8((char)t->codebook[8]);
+	uint8_t win[32];
+	for (unsigned d = 0; d < 32; d++) {
+		unsigned e = (t->base + d) & 0xFF;
+		win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+	}
+	k.w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
+	k.w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
 #endif
 	size_t n_esc = 0, i = 0;
 	for (; i + 64 <= n; i += 64)
 		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
-			      contiguous, 0, 64);
+			      path, 0, 64);
 	if (i < n)
 		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
-			      contiguous, 1, n - i);
+			      path, 1, n - i);
 	return n_esc;
 }
 
@@ -222,8 +243,12 @@ static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *
 				  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 1);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
+#if !SZ_AVX512_VBMI /* the VBMI build's 256-entry lookup is as cheap as the window table */
+	if (t->codebook[15] - t->base < 32)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
+#endif
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */

@@ -34,16 +34,27 @@ static SZ_ALWAYS_INLINE void split16(const uint16_t *s, uint8x16_t *e, uint8x16_
 typedef struct enc_consts {
 	uint8x16_t basev;
 	uint8x16x4_t t[4]; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
+	uint8x16x2_t w;	   /* codebook[0] + 0..31 -> code, or 0x80 if not a member */
 } enc_consts;
+
+/* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (one
+ * 32-entry tbl), any codebook (a 256-entry lookup in four tbl/tbx steps). */
+enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
 
 /* Codes of 16 exponents; '*ok' gets 0xFF for codebook members. */
 static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, uint8x16_t *ok,
-					   const int contiguous)
+					   const int path)
 {
-	if (contiguous) {
+	if (path == SZ_WINDOW16) {
 		uint8x16_t d = vsubq_u8(e, k->basev);
 		*ok = vcleq_u8(d, vdupq_n_u8(15));
 		return vandq_u8(d, *ok);
+	}
+	if (path == SZ_WINDOW32) {
+		uint8x16_t d = vsubq_u8(e, k->basev);
+		uint8x16_t v = vqtbl2q_u8(k->w, d); /* 0 for d >= 32, excluded below */
+		*ok = vandq_u8(vcltq_u8(d, vdupq_n_u8(32)), vcltq_u8(v, vdupq_n_u8(0x80)));
+		return vandq_u8(v, *ok);
 	}
 	/* 256-entry lookup: tbl over the first 64 entries, then tbx (out-of-range indices keep
 	 * the previous result) over the next three 64-entry quarters. */
@@ -57,12 +68,12 @@ static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, ui
 
 /* Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes. Returns 1 if any is an escape. */
 static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-				  uint8_t *sm, const int contiguous)
+				  uint8_t *sm, const int path)
 {
 	uint8x16_t e0, e1, s0, s1, ok0, ok1;
 	split16(s, &e0, &s0);
 	split16(s + 16, &e1, &s1);
-	uint8x16_t c0 = codes16(k, e0, &ok0, contiguous), c1 = codes16(k, e1, &ok1, contiguous);
+	uint8x16_t c0 = codes16(k, e0, &ok0, path), c1 = codes16(k, e1, &ok1, path);
 	/* Even codes in the low nibble, odd codes shifted above them (codes are < 16). */
 	uint8x16x2_t u = vuzpq_u8(c0, c1);
 	vst1q_u8(codes, vorrq_u8(u.val[0], vshlq_n_u8(u.val[1], 4)));
@@ -89,11 +100,20 @@ static size_t emit_escapes(const splitzip_enc_tables *t, const uint16_t *s, size
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
 					   size_t n, uint8_t *codes, uint8_t *sm,
 					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int contiguous)
+					   const int path)
 {
 	enc_consts k;
 	k.basev = vdupq_n_u8(t->base);
-	if (!contiguous) {
+	if (path == SZ_WINDOW32) {
+		uint8_t win[32];
+		for (unsigned d = 0; d < 32; d++) {
+			unsigned e = (t->base + d) & 0xFF;
+			win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+		}
+		k.w.val[0] = vld1q_u8(win);
+		k.w.val[1] = vld1q_u8(win + 16);
+	}
+	if (path == SZ_ANY) {
 		uint8_t tab[256];
 		for (unsigned j = 0; j < 256; j++)
 			tab[j] = (uint8_t)(t->code_of[j] | (t->is_escape[j] << 7));
@@ -102,7 +122,7 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 	}
 	size_t n_esc = 0, i = 0;
 	for (; i + 32 <= n; i += 32)
-		if (SZ_UNLIKELY(enc32(&k, src + i, codes + i / 2, sm + i, contiguous)))
+		if (SZ_UNLIKELY(enc32(&k, src + i, codes + i / 2, sm + i, path)))
 			n_esc = emit_escapes(t, src + i, 32, i, esc_pos, esc_exp, n_esc);
 	if (i < n) {
 		/* The last partial block through the same kernel on a zero-padded copy. */
@@ -110,7 +130,7 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 		uint16_t buf[32] = {0};
 		uint8_t cbuf[16], sbuf[32];
 		memcpy(buf, src + i, rem * 2);
-		enc32(&k, buf, cbuf, sbuf, contiguous);
+		enc32(&k, buf, cbuf, sbuf, path);
 		if (rem % 2)
 			cbuf[rem / 2] &= 0x0F; /* FORMAT.md §4.2: zero nibble after an odd end */
 		memcpy(codes + i / 2, cbuf, (rem + 1) / 2);
@@ -124,8 +144,10 @@ static size_t neon_encode_chunk(const splitzip_enc_tables *t, const uint16_t *sr
 				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 1);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
+	if (t->codebook[15] - t->base < 32)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */

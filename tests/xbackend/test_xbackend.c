@@ -280,8 +280,13 @@ static void kernel_codebook(int which, uint8_t cb[16])
 {
 	static const uint8_t sparse[16] = {0,  3,  17, 40, 64, 100, 118, 119,
 					   120, 127, 128, 129, 191, 200, 254, 255};
+	/* Spans of at most 32 values: a window with holes (typical of real KV), at the top of the
+	 * range, and the widest such span at the bottom. */
 	static const uint8_t near[16] = {110, 111, 112, 113, 114, 115, 116, 117,
 					 118, 119, 120, 121, 122, 123, 124, 126};
+	static const uint8_t top[16] = {236, 240, 241, 242, 243, 244, 245, 246,
+					247, 248, 249, 251, 252, 253, 254, 255};
+	static const uint8_t wide[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 31};
 	for (unsigned k = 0; k < 16; k++) {
 		switch (which) {
 		case 0: cb[k] = (uint8_t)(112 + k); break;
@@ -289,12 +294,14 @@ static void kernel_codebook(int which, uint8_t cb[16])
 		case 2: cb[k] = (uint8_t)(240 + k); break;
 		case 3: cb[k] = sparse[k]; break;
 		case 4: cb[k] = near[k]; break;
+		case 5: cb[k] = top[k]; break;
+		case 6: cb[k] = wide[k]; break;
 		default: cb[k] = (uint8_t)(5 + 16 * k); break;
 		}
 	}
 }
 
-#define N_KERNEL_CODEBOOKS 6
+#define N_KERNEL_CODEBOOKS 8
 #define GUARD 64
 
 /* Data whose exponents mostly hit codebook 'cb' (so both paths run), with escapes mixed in
