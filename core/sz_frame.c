@@ -32,7 +32,19 @@
  * Inputs below this many elements are encoded and decoded on one thread: starting a parallel
  * region costs a few microseconds, as much as coding ~64 KiB. See doc/BENCHMARKS.md.
  */
+#ifndef SZ_PARALLEL_MIN_ELEMS /* overridable for measuring it: -DSZ_PARALLEL_MIN_ELEMS=0 */
 #define SZ_PARALLEL_MIN_ELEMS ((uint64_t)1 << 19)
+#endif
+
+/*
+ * Frames of at least this many uncompressed bytes are written with the backends' streaming
+ * (non-temporal store) kernels: their output does not fit in the cache anyway, and such stores
+ * skip the read for ownership of every destination line. Decoding with a content checksum
+ * keeps ordinary stores, since it reads each chunk back right away. See doc/BENCHMARKS.md.
+ */
+#ifndef SZ_STREAM_MIN_BYTES
+#define SZ_STREAM_MIN_BYTES ((uint64_t)32 << 20)
+#endif
 
 /* ---- Parameters and contexts ------------------------------------------------------------- */
 
@@ -346,6 +358,9 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	uint64_t csum = 0;
 	const int want_sum = (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	const unsigned TT = T > 64 ? 64 : T;
+	size_t (*const encode)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
+			       uint8_t *, uint16_t *, uint8_t *) =
+		2 * n >= SZ_STREAM_MIN_BYTES ? b->encode_chunk_stream : b->encode_chunk;
 
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(TT) reduction(+ : csum) schedule(static) if (TT > 1)
@@ -355,7 +370,7 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 		uint64_t base = c0 << log2, k = 0;
 		for (uint64_t c = c0; c < c1; c++) {
 			uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-			size_t m = b->encode_chunk(t, src + e0, (size_t)len, dst + L0.codes_off + e0 / 2,
+			size_t m = encode(t, src + e0, (size_t)len, dst + L0.codes_off + e0 / 2,
 						   dst + L0.sm_off + e0, spos + base + k,
 						   sexp + base + k);
 			counts[c] = (uint32_t)m;
@@ -519,6 +534,8 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 	splitzip_enc_tables t;
 	splitzip_enc_tables_init(&t, h.codebook);
 	uint64_t csum = 0, bad = 0;
+	void (*const decode)(const uint8_t *, const uint8_t *, const uint8_t *, size_t, uint16_t *) =
+		2 * n >= SZ_STREAM_MIN_BYTES && !want_sum ? b->decode_chunk_stream : b->decode_chunk;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) reduction(+ : csum, bad) schedule(static) if (T > 1)
 #endif
@@ -528,7 +545,7 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 			uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
 			uint64_t k0 = c ? splitzip_le32(table + 4 * (c - 1)) : 0;
 			uint64_t k1 = splitzip_le32(table + 4 * c);
-			b->decode_chunk(h.codebook, codes + e0 / 2, sm + e0, (size_t)len, dst + e0);
+			decode(h.codebook, codes + e0 / 2, sm + e0, (size_t)len, dst + e0);
 			if (!patch_chunk(&t, codes, sm, e0, len, epos, eexp, k0, k1, dst)) {
 				bad++;
 				break;

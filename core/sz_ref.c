@@ -57,5 +57,7 @@ const splitzip_backend splitzip_backend_scalar = {
 	.histogram = splitzip_ref_histogram,
 	.encode_chunk = splitzip_ref_encode_chunk,
 	.decode_chunk = splitzip_ref_decode_chunk,
+	.encode_chunk_stream = splitzip_ref_encode_chunk,
+	.decode_chunk_stream = splitzip_ref_decode_chunk,
 	.hash_chunk = splitzip_hash_bytes,
 };

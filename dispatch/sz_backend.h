@@ -49,6 +49,19 @@ typedef struct splitzip_backend {
 	void (*decode_chunk)(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
 			     size_t n, uint16_t *dst);
 
+	/*
+	 * encode_chunk and decode_chunk for large frames, whose output will not be read back
+	 * soon: the same bytes (and the same contract), written with non-temporal stores where
+	 * the ISA has them, so the output neither evicts the cache nor costs a read for
+	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_frame.c).
+	 * Backends without such stores use their encode_chunk and decode_chunk here.
+	 */
+	size_t (*encode_chunk_stream)(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+				      uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+				      uint8_t *esc_exp);
+	void (*decode_chunk_stream)(const uint8_t codebook[16], const uint8_t *codes,
+				    const uint8_t *sm, size_t n, uint16_t *dst);
+
 	/* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 	uint64_t (*hash_chunk)(const void *p, size_t n_bytes);
 } splitzip_backend;

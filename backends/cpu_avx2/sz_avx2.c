@@ -87,7 +87,7 @@ typedef struct enc_consts {
  * (bit j set if element j is an escape).
  */
 static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-				       uint8_t *sm, const int path)
+				       uint8_t *sm, const int path, const int stream)
 {
 	__m256i e0, e1, s0, s1, c0, c1, ok0, ok1;
 	split32(s, &e0, &s0);
@@ -106,9 +106,17 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	const __m256i w = _mm256_set1_epi16(0x1001);
 	__m256i p0 = _mm256_maddubs_epi16(c0, w), p1 = _mm256_maddubs_epi16(c1, w);
 	__m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(p0, p1), 0xD8);
-	_mm256_storeu_si256((__m256i *)codes, packed);
-	_mm256_storeu_si256((__m256i *)sm, s0);
-	_mm256_storeu_si256((__m256i *)(sm + 32), s1);
+	if (stream) {
+		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
+		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		_mm256_storeu_si256((__m256i *)codes, packed);
+		_mm256_stream_si256((__m256i *)sm, s0);
+		_mm256_stream_si256((__m256i *)(sm + 32), s1);
+	} else {
+		_mm256_storeu_si256((__m256i *)codes, packed);
+		_mm256_storeu_si256((__m256i *)sm, s0);
+		_mm256_storeu_si256((__m256i *)(sm + 32), s1);
+	}
 	uint32_t m0 = ~(uint32_t)_mm256_movemask_epi8(ok0);
 	uint32_t m1 = ~(uint32_t)_mm256_movemask_epi8(ok1);
 	return (uint64_t)m0 | ((uint64_t)m1 << 32);
@@ -128,10 +136,31 @@ static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_
 	return k;
 }
 
+/*
+ * Encode a partial block of rem < 64 elements at chunk position i0 through the same kernel on
+ * a zero-padded copy; only the first rem results are kept, and the code nibble after an odd
+ * last element stays zero (FORMAT.md §4.2).
+ */
+static SZ_ALWAYS_INLINE size_t enc_partial(const enc_consts *k, const uint16_t *src, size_t rem,
+					   size_t i0, uint8_t *codes, uint8_t *sm,
+					   uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
+					   const int path)
+{
+	uint16_t buf[64] = {0};
+	uint8_t cbuf[32], sbuf[64];
+	memcpy(buf, src, rem * 2);
+	uint64_t m = enc64(k, buf, cbuf, sbuf, path, 0) & ((1ull << rem) - 1);
+	if (rem % 2)
+		cbuf[rem / 2] &= 0x0F;
+	memcpy(codes, cbuf, (rem + 1) / 2);
+	memcpy(sm, sbuf, rem);
+	return emit_escapes(m, buf, i0, esc_pos, esc_exp, n_esc);
+}
+
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
 					   size_t n, uint8_t *codes, uint8_t *sm,
 					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int path)
+					   const int path, int stream)
 {
 	enc_consts k;
 	k.basev = _mm256_set1_epi8((char)t->base);
@@ -149,37 +178,59 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 	k.cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
 	k.cb8 = _mm256_set1_epi8((char)t->codebook[8]);
 	size_t n_esc = 0, i = 0;
-	for (; i + 64 <= n; i += 64) {
-		uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path);
-		if (SZ_UNLIKELY(m))
-			n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
+	if (stream) {
+		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned (whole
+		 * lines: a line written partly by ordinary and partly by streaming stores is
+		 * slow); h must be even so that the codes stay byte-aligned. */
+		size_t h = (size_t)(-(uintptr_t)sm & 63);
+		stream = h % 2 == 0 && h < n;
+		if (stream && h) {
+			n_esc = enc_partial(&k, src, h, 0, codes, sm, esc_pos, esc_exp, n_esc, path);
+			i = h;
+		}
 	}
-	if (i < n) {
-		/* The last partial block goes through the same kernel on a zero-padded copy; only
-		 * its first 'rem' results are kept, and the code nibble after an odd last element
-		 * stays zero (FORMAT.md §4.2). */
-		size_t rem = n - i;
-		uint16_t buf[64] = {0};
-		uint8_t cbuf[32], sbuf[64];
-		memcpy(buf, src + i, rem * 2);
-		uint64_t m = enc64(&k, buf, cbuf, sbuf, path) & ((1ull << rem) - 1);
-		if (rem % 2)
-			cbuf[rem / 2] &= 0x0F;
-		memcpy(codes + i / 2, cbuf, (rem + 1) / 2);
-		memcpy(sm + i, sbuf, rem);
-		n_esc = emit_escapes(m, buf, i, esc_pos, esc_exp, n_esc);
+	if (stream) {
+		for (; i + 64 <= n; i += 64) {
+			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 1);
+			if (SZ_UNLIKELY(m))
+				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
+		}
+		_mm_sfence();
+	} else {
+		for (; i + 64 <= n; i += 64) {
+			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 0);
+			if (SZ_UNLIKELY(m))
+				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
+		}
 	}
+	if (i < n)
+		n_esc = enc_partial(&k, src + i, n - i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
+				    n_esc, path);
 	return n_esc;
+}
+
+static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
+					       size_t n, uint8_t *codes, uint8_t *sm,
+					       uint16_t *esc_pos, uint8_t *esc_exp, const int stream)
+{
+	if (t->contiguous)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
+	if (t->codebook[15] - t->base < 32)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_SEARCH, stream);
 }
 
 static size_t avx2_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
 				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_SEARCH);
+	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+}
+
+static size_t avx2_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
+				       size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+				       uint8_t *esc_exp)
+{
+	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -201,8 +252,16 @@ static SZ_ALWAYS_INLINE void join32(const dec_consts *k, __m256i nib, __m256i s,
 }
 
 /* Decode 64 elements from 32 code bytes and 64 sign/mantissa bytes. */
+static SZ_ALWAYS_INLINE void store256(uint16_t *p, __m256i v, const int stream)
+{
+	if (stream)
+		_mm256_stream_si256((__m256i *)p, v); /* p 32-byte aligned, lines whole (decode_impl) */
+	else
+		_mm256_storeu_si256((__m256i *)p, v);
+}
+
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
-				   uint16_t *dst)
+				   uint16_t *dst, const int stream)
 {
 	const __m256i m0f = _mm256_set1_epi8(0x0F);
 	__m256i c = _mm256_loadu_si256((const __m256i *)codes);
@@ -216,17 +275,32 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	__m256i lo, hi;
 	join32(k, n0, s0, &lo, &hi);
 	__m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
-	_mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(u0, u1, 0x20));
-	_mm256_storeu_si256((__m256i *)(dst + 32), _mm256_permute2x128_si256(u0, u1, 0x31));
+	__m256i o0 = _mm256_permute2x128_si256(u0, u1, 0x20); /* elements 0..15 */
+	__m256i o2 = _mm256_permute2x128_si256(u0, u1, 0x31); /* 32..47 */
 	join32(k, n1, s1, &lo, &hi);
 	u0 = _mm256_unpacklo_epi8(lo, hi);
 	u1 = _mm256_unpackhi_epi8(lo, hi);
-	_mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(u0, u1, 0x20));
-	_mm256_storeu_si256((__m256i *)(dst + 48), _mm256_permute2x128_si256(u0, u1, 0x31));
+	/* In address order, so that streaming stores fill each line before the next. */
+	store256(dst, o0, stream);
+	store256(dst + 16, _mm256_permute2x128_si256(u0, u1, 0x20), stream);
+	store256(dst + 32, o2, stream);
+	store256(dst + 48, _mm256_permute2x128_si256(u0, u1, 0x31), stream);
 }
 
-static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-			      size_t n, uint16_t *dst)
+/* Decode rem < 64 elements through the same kernel on zero-padded copies. */
+static SZ_ALWAYS_INLINE void dec_partial(const dec_consts *k, const uint8_t *codes,
+					 const uint8_t *sm, size_t rem, uint16_t *dst)
+{
+	uint8_t cbuf[32] = {0}, sbuf[64] = {0};
+	uint16_t obuf[64];
+	memcpy(cbuf, codes, (rem + 1) / 2);
+	memcpy(sbuf, sm, rem);
+	dec64(k, cbuf, sbuf, obuf, 0);
+	memcpy(dst, obuf, rem * 2);
+}
+
+static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
+					 const uint8_t *sm, size_t n, uint16_t *dst, int stream)
 {
 	uint8_t thi[16], tlo[16];
 	for (unsigned c = 0; c < 16; c++) {
@@ -237,17 +311,38 @@ static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, 
 	k.thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)thi));
 	k.tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tlo));
 	size_t i = 0;
-	for (; i + 64 <= n; i += 64)
-		dec64(&k, codes + i / 2, sm + i, dst + i);
-	if (i < n) {
-		size_t rem = n - i;
-		uint8_t cbuf[32] = {0}, sbuf[64] = {0};
-		uint16_t obuf[64];
-		memcpy(cbuf, codes + i / 2, (rem + 1) / 2);
-		memcpy(sbuf, sm + i, rem);
-		dec64(&k, cbuf, sbuf, obuf);
-		memcpy(dst + i, obuf, rem * 2);
+	if (stream) {
+		/* A head of h elements with ordinary stores makes dst 64-byte aligned (whole
+		 * lines, see encode_impl); h must be even so that the codes stay byte-aligned. */
+		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
+		stream = hb % 4 == 0 && h < n;
+		if (stream && h) {
+			dec_partial(&k, codes, sm, h, dst);
+			i = h;
+		}
 	}
+	if (stream) {
+		for (; i + 64 <= n; i += 64)
+			dec64(&k, codes + i / 2, sm + i, dst + i, 1);
+		_mm_sfence();
+	} else {
+		for (; i + 64 <= n; i += 64)
+			dec64(&k, codes + i / 2, sm + i, dst + i, 0);
+	}
+	if (i < n)
+		dec_partial(&k, codes + i / 2, sm + i, n - i, dst + i);
+}
+
+static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
+			      size_t n, uint16_t *dst)
+{
+	decode_impl(codebook, codes, sm, n, dst, 0);
+}
+
+static void avx2_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
+				     const uint8_t *sm, size_t n, uint16_t *dst)
+{
+	decode_impl(codebook, codes, sm, n, dst, 1);
 }
 
 /* ---- Histogram ----------------------------------------------------------------------------- */
@@ -499,5 +594,7 @@ const splitzip_backend splitzip_backend_avx2 = {
 	.histogram = avx2_histogram,
 	.encode_chunk = avx2_encode_chunk,
 	.decode_chunk = avx2_decode_chunk,
+	.encode_chunk_stream = avx2_encode_chunk_stream,
+	.decode_chunk_stream = avx2_decode_chunk_stream,
 	.hash_chunk = avx2_hash_chunk,
 };

@@ -54,6 +54,22 @@ static SZ_ALWAYS_INLINE uint64_t sum_u64x8(__m512i v)
 
 /* ---- Encode -------------------------------------------------------------------------------- */
 
+#if SZ_AVX512_VBMI
+/* Byte indices of the low bytes (0, 2, .., 126) then the high bytes (1, 3, .., 127) of 64 u16. */
+static const uint8_t deinterleave_idx[128] = {
+	0,   2,	  4,   6,   8,	 10,  12,  14,	16,  18,  20,  22,  24,	 26,  28,  30,
+	32,  34,  36,  38,  40,	 42,  44,  46,	48,  50,  52,  54,  56,	 58,  60,  62,
+	64,  66,  68,  70,  72,	 74,  76,  78,	80,  82,  84,  86,  88,	 90,  92,  94,
+	96,  98,  100, 102, 104, 106, 108, 110, 112, 114, 116, 118, 120, 122, 124, 126,
+	1,   3,	  5,   7,   9,	 11,  13,  15,	17,  19,  21,  23,  25,	 27,  29,  31,
+	33,  35,  37,  39,  41,	 43,  45,  47,	49,  51,  53,  55,  57,	 59,  61,  63,
+	65,  67,  69,  71,  73,	 75,  77,  79,	81,  83,  85,  87,  89,	 91,  93,  95,
+	97,  99,  101, 103, 105, 107, 109, 111, 113, 115, 117, 119, 121, 123, 125, 127};
+static const uint16_t iota16[32] = {0,	1,  2,	3,  4,	5,  6,	7,  8,	9,  10,
+				     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+				     22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+#endif
+
 typedef struct enc_consts {
 	__m512i basev; /* codebook[0] */
 #if SZ_AVX512_VBMI
@@ -142,7 +158,7 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
 static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, size_t i0,
 				     uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
 				     uint8_t *esc_exp, size_t n_esc, const int path,
-				     const int partial, size_t valid)
+				     const int partial, size_t valid, const int stream)
 {
 	__m512i v0, v1, e, smv;
 	if (partial) {
@@ -164,6 +180,11 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 	if (partial) {
 		_mm256_mask_storeu_epi8(codes, first32((valid + 1) / 2), packed);
 		_mm512_mask_storeu_epi8(sm, first64(valid), smv);
+	} else if (stream) {
+		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
+		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		_mm256_storeu_si256((__m256i *)codes, packed);
+		_mm512_stream_si512((void *)sm, smv);
 	} else {
 		_mm256_storeu_si256((__m256i *)codes, packed);
 		_mm512_storeu_si512((void *)sm, smv);
@@ -198,57 +219,91 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
 					   size_t n, uint8_t *codes, uint8_t *sm,
 					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int path)
+					   const int path, int stream)
 {
 	enc_consts k;
 	k.basev = _mm512_set1_epi8((char)t->base);
 #if SZ_AVX512_VBMI
-	uint8_t idx[128], tab[256];
-	uint16_t iota[32];
-	for (unsigned j = 0; j < 128; j++)
-		idx[j] = (uint8_t)(j < 64 ? 2 * j : 2 * (j - 64) + 1);
-	for (unsigned j = 0; j < 256; j++)
-		tab[j] = (uint8_t)(t->code_of[j] | (t->is_escape[j] << 7));
-	for (unsigned j = 0; j < 32; j++)
-		iota[j] = (uint16_t)j;
-	k.even = _mm512_loadu_si512((const void *)idx);
-	k.odd = _mm512_loadu_si512((const void *)(idx + 64));
-	k.t0 = _mm512_loadu_si512((const void *)tab);
-	k.t1 = _mm512_loadu_si512((const void *)(tab + 64));
-	k.t2 = _mm512_loadu_si512((const void *)(tab + 128));
-	k.t3 = _mm512_loadu_si512((const void *)(tab + 192));
-	k.iota = _mm512_loadu_si512((const void *)iota);
+	k.even = _mm512_loadu_si512((const void *)deinterleave_idx);
+	k.odd = _mm512_loadu_si512((const void *)(deinterleave_idx + 64));
+	k.iota = _mm512_loadu_si512((const void *)iota16);
+	if (path == SZ_ANY) {
+		/* code_of[e] | is_escape[e] << 7 (is_escape is 0 or 1; code_of is 0 for escapes) */
+		__m512i *tq[4] = {&k.t0, &k.t1, &k.t2, &k.t3};
+		for (unsigned q = 0; q < 4; q++)
+			*tq[q] = _mm512_or_si512(
+				_mm512_loadu_si512((const void *)(t->code_of + 64 * q)),
+				_mm512_slli_epi16(
+					_mm512_loadu_si512((const void *)(t->is_escape + 64 * q)), 7));
+	} else {
+		k.t0 = k.t1 = k.t2 = k.t3 = _mm512_setzero_si512();
+	}
 #else
 	k.cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
 	k.cb8 = _mm512_set1_epi8((char)t->codebook[8]);
-	uint8_t win[32];
-	for (unsigned d = 0; d < 32; d++) {
-		unsigned e = (t->base + d) & 0xFF;
-		win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+	k.w0 = k.w1 = _mm512_setzero_si512();
+	if (path == SZ_WINDOW32) {
+		uint8_t win[32];
+		for (unsigned d = 0; d < 32; d++) {
+			unsigned e = (t->base + d) & 0xFF;
+			win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+		}
+		k.w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
+		k.w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
 	}
-	k.w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
-	k.w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
 #endif
 	size_t n_esc = 0, i = 0;
-	for (; i + 64 <= n; i += 64)
-		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
-			      path, 0, 64);
+	if (stream) {
+		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned; h must
+		 * be even so that the codes stay byte-aligned. */
+		size_t h = (size_t)(-(uintptr_t)sm & 63);
+		stream = h % 2 == 0 && h < n;
+		if (stream && h) {
+			n_esc = enc64(&k, src, 0, codes, sm, esc_pos, esc_exp, n_esc, path, 1, h,
+				      0);
+			i = h;
+		}
+	}
+	if (stream) {
+		for (; i + 64 <= n; i += 64)
+			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
+				      n_esc, path, 0, 64, 1);
+		_mm_sfence();
+	} else {
+		for (; i + 64 <= n; i += 64)
+			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
+				      n_esc, path, 0, 64, 0);
+	}
 	if (i < n)
 		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
-			      path, 1, n - i);
+			      path, 1, n - i, 0);
 	return n_esc;
+}
+
+static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
+					       size_t n, uint8_t *codes, uint8_t *sm,
+					       uint16_t *esc_pos, uint8_t *esc_exp, const int stream)
+{
+	if (t->contiguous)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
+#if !SZ_AVX512_VBMI /* the VBMI build's 256-entry lookup is as cheap as the window table */
+	if (t->codebook[15] - t->base < 32)
+		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
+#endif
+	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY, stream);
 }
 
 static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
 				  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
-#if !SZ_AVX512_VBMI /* the VBMI build's 256-entry lookup is as cheap as the window table */
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
-#endif
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY);
+	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+}
+
+static size_t avx512_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
+					 size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+					 uint8_t *esc_exp)
+{
+	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -260,9 +315,23 @@ typedef struct dec_consts {
 #endif
 } dec_consts;
 
+#if SZ_AVX512_VBMI
+/* Output byte j of the elements 0..31 (first 64) and 32..63: lo[j / 2] for even j, hi[j / 2]
+ * (index + 64) for odd j. */
+static const uint8_t interleave_idx[128] = {
+	0,  64,	 1,  65,  2,  66,  3,  67,  4,	68,  5,	 69,  6,  70,  7,  71,
+	8,  72,	 9,  73,  10, 74,  11, 75,  12, 76,  13, 77,  14, 78,  15, 79,
+	16, 80,	 17, 81,  18, 82,  19, 83,  20, 84,  21, 85,  22, 86,  23, 87,
+	24, 88,	 25, 89,  26, 90,  27, 91,  28, 92,  29, 93,  30, 94,  31, 95,
+	32, 96,	 33, 97,  34, 98,  35, 99,  36, 100, 37, 101, 38, 102, 39, 103,
+	40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
+	48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
+	56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127};
+#endif
+
 /* Decode 64 elements (the first 'valid' of them when 'partial'). */
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
-				   uint16_t *dst, const int partial, size_t valid)
+				   uint16_t *dst, const int partial, size_t valid, const int stream)
 {
 	__m256i c;
 	__m512i s;
@@ -298,14 +367,17 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	if (partial) {
 		_mm512_mask_storeu_epi16(dst, first32(valid), o0);
 		_mm512_mask_storeu_epi16(dst + 32, first32(valid > 32 ? valid - 32 : 0), o1);
+	} else if (stream) { /* dst 64-byte aligned (decode_impl) */
+		_mm512_stream_si512((void *)dst, o0);
+		_mm512_stream_si512((void *)(dst + 32), o1);
 	} else {
 		_mm512_storeu_si512((void *)dst, o0);
 		_mm512_storeu_si512((void *)(dst + 32), o1);
 	}
 }
 
-static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
-				const uint8_t *sm, size_t n, uint16_t *dst)
+static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
+					const uint8_t *sm, size_t n, uint16_t *dst, int stream)
 {
 	uint8_t thi[16], tlo[16];
 	for (unsigned c = 0; c < 16; c++) {
@@ -316,17 +388,42 @@ static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes
 	k.thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
 	k.tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
 #if SZ_AVX512_VBMI
-	uint8_t idx[128];
-	for (unsigned j = 0; j < 128; j++) /* output byte j of element (j / 2) of each half */
-		idx[j] = (uint8_t)((j % 64) / 2 + 32 * (j / 64) + 64 * (j % 2));
-	k.ilo = _mm512_loadu_si512((const void *)idx);
-	k.ihi = _mm512_loadu_si512((const void *)(idx + 64));
+	k.ilo = _mm512_loadu_si512((const void *)interleave_idx);
+	k.ihi = _mm512_loadu_si512((const void *)(interleave_idx + 64));
 #endif
 	size_t i = 0;
-	for (; i + 64 <= n; i += 64)
-		dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64);
+	if (stream) {
+		/* A head of h elements with ordinary stores makes dst 64-byte aligned; h must be
+		 * even so that the codes stay byte-aligned. */
+		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
+		stream = hb % 4 == 0 && h < n;
+		if (stream && h) {
+			dec64(&k, codes, sm, dst, 1, h, 0);
+			i = h;
+		}
+	}
+	if (stream) {
+		for (; i + 64 <= n; i += 64)
+			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 1);
+		_mm_sfence();
+	} else {
+		for (; i + 64 <= n; i += 64)
+			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 0);
+	}
 	if (i < n)
-		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i);
+		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i, 0);
+}
+
+static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
+				const uint8_t *sm, size_t n, uint16_t *dst)
+{
+	decode_impl(codebook, codes, sm, n, dst, 0);
+}
+
+static void avx512_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
+				       const uint8_t *sm, size_t n, uint16_t *dst)
+{
+	decode_impl(codebook, codes, sm, n, dst, 1);
 }
 
 /* ---- Histogram ----------------------------------------------------------------------------- */
@@ -563,5 +660,7 @@ const splitzip_backend SZ_BACKEND_SYMBOL = {
 	.histogram = avx512_histogram,
 	.encode_chunk = avx512_encode_chunk,
 	.decode_chunk = avx512_decode_chunk,
+	.encode_chunk_stream = avx512_encode_chunk_stream,
+	.decode_chunk_stream = avx512_decode_chunk_stream,
 	.hash_chunk = avx512_hash_chunk,
 };

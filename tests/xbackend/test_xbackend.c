@@ -223,6 +223,8 @@ START_TEST(registry_well_formed)
 		ck_assert_ptr_nonnull(b->histogram);
 		ck_assert_ptr_nonnull(b->encode_chunk);
 		ck_assert_ptr_nonnull(b->decode_chunk);
+		ck_assert_ptr_nonnull(b->encode_chunk_stream);
+		ck_assert_ptr_nonnull(b->decode_chunk_stream);
 		ck_assert_ptr_nonnull(b->hash_chunk);
 		for (size_t j = 0; j < i; j++)
 			ck_assert_str_ne(splitzip_registry_get(j)->name, b->name);
@@ -318,12 +320,30 @@ static void kernel_data(const uint8_t cb[16], int mode, uint64_t seed, uint16_t 
 	}
 }
 
-static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
-				const uint16_t *src, size_t n, const char *what)
+typedef size_t (*encode_fn)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
+			    uint8_t *, uint16_t *, uint8_t *);
+
+/* Output offsets (codes, sign/mantissa) from 64-byte aligned buffers: the streaming kernels
+ * take different head paths depending on them, or fall back to ordinary stores. */
+static const size_t out_offsets[][2] = {{0, 0}, {8, 16}, {8, 48}, {0, 32}, {16, 32}, {0, 48},
+					 {24, 32}, {1, 3}, {16, 2}};
+#define N_OUT_OFFSETS (sizeof out_offsets / sizeof out_offsets[0])
+
+static void *xmalloc_aligned(size_t n)
+{
+	void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+	ck_assert_msg(p != NULL, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+static void check_encode_kernel_at(const splitzip_backend *b, encode_fn enc,
+				   const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+				   const char *what, size_t coff, size_t soff)
 {
 	const size_t cb = (n + 1) / 2;
-	uint8_t *c0 = (uint8_t *)xmalloc(cb + GUARD), *c1 = (uint8_t *)xmalloc(cb + GUARD);
-	uint8_t *s0 = (uint8_t *)xmalloc(n + GUARD), *s1 = (uint8_t *)xmalloc(n + GUARD);
+	uint8_t *c0 = (uint8_t *)xmalloc(cb + GUARD), *c1b = (uint8_t *)xmalloc_aligned(cb + GUARD + 64);
+	uint8_t *s0 = (uint8_t *)xmalloc(n + GUARD), *s1b = (uint8_t *)xmalloc_aligned(n + GUARD + 64);
+	uint8_t *c1 = c1b + coff, *s1 = s1b + soff;
 	uint16_t *p0 = (uint16_t *)xmalloc(2 * (n + GUARD)), *p1 = (uint16_t *)xmalloc(2 * (n + GUARD));
 	uint8_t *e0 = (uint8_t *)xmalloc(n + GUARD), *e1 = (uint8_t *)xmalloc(n + GUARD);
 	memset(c1, 0xEE, cb + GUARD);
@@ -331,7 +351,7 @@ static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_ta
 	memset(p1, 0xEE, 2 * (n + GUARD));
 	memset(e1, 0xEE, n + GUARD);
 	size_t k0 = splitzip_ref_encode_chunk(t, src, n, c0, s0, p0, e0);
-	size_t k1 = b->encode_chunk(t, src, n, c1, s1, p1, e1);
+	size_t k1 = enc(t, src, n, c1, s1, p1, e1);
 	ck_assert_msg(k1 == k0, "%s %s: %zu escapes, reference %zu", b->name, what, k1, k0);
 	size_t i = first_diff8(c1, c0, cb);
 	ck_assert_msg(i == cb, "%s %s n=%zu: code byte %zu = 0x%02x, reference 0x%02x", b->name,
@@ -350,7 +370,27 @@ static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_ta
 			      first_not8((uint8_t *)(p1 + k0), 0xEE, 2 * (n + GUARD - k0)) ==
 				      2 * (n + GUARD - k0),
 		      "%s %s n=%zu: wrote escape slots past the count %zu", b->name, what, n, k0);
-	free(c0), free(c1), free(s0), free(s1), free(p0), free(p1), free(e0), free(e1);
+	free(c0), free(c1b), free(s0), free(s1b), free(p0), free(p1), free(e0), free(e1);
+}
+
+static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
+				const uint16_t *src, size_t n, const char *what)
+{
+	check_encode_kernel_at(b, b->encode_chunk, t, src, n, what, 0, 0);
+}
+
+/* The streaming variant, for lengths around the block sizes, at every output offset. */
+static void check_encode_stream_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
+				       const uint16_t *src, const char *what)
+{
+	static const size_t lens[] = {1, 2, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 1000, 4096,
+				      4097};
+	char w[96];
+	snprintf(w, sizeof w, "%s (stream)", what);
+	for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
+		for (size_t o = 0; o < N_OUT_OFFSETS; o++)
+			check_encode_kernel_at(b, b->encode_chunk_stream, t, src, lens[j], w,
+					       out_offsets[o][0], out_offsets[o][1]);
 }
 
 START_TEST(encode_kernel_matches_reference)
@@ -378,6 +418,7 @@ START_TEST(encode_kernel_matches_reference)
 				check_encode_kernel(b, &t, src, big[j], what);
 			/* Misaligned source. */
 			check_encode_kernel(b, &t, src + 1, 4095, what);
+			check_encode_stream_kernel(b, &t, src, what);
 		}
 		/* Every exponent value, each with both signs. */
 		for (size_t i = 0; i < 512; i++)
@@ -402,9 +443,30 @@ START_TEST(decode_kernel_matches_reference)
 	for (size_t i = 0; i <= max_n; i++)
 		sm[i] = (uint8_t)sz_test_rand(&s);
 	static const size_t big[] = {1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536};
+	uint16_t *d2b = (uint16_t *)xmalloc_aligned(2 * (max_n + GUARD) + 64);
 	for (int c = 0; c < N_KERNEL_CODEBOOKS; c++) {
 		uint8_t cb[16];
 		kernel_codebook(c, cb);
+		/* The streaming variant at every destination offset (in bytes: the head path
+		 * depends on it). */
+		static const size_t lens[] = {1, 2, 31, 32, 33, 63, 64, 65, 129, 1000, 4097, 65536};
+		for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+			for (size_t off = 0; off < 64; off += 2) {
+				size_t n = lens[j];
+				uint16_t *d2 = (uint16_t *)((uint8_t *)d2b + off);
+				memset(d2, 0xEE, 2 * (n + GUARD));
+				splitzip_ref_decode_chunk(cb, codes, sm, n, d0);
+				b->decode_chunk_stream(cb, codes, sm, n, d2);
+				size_t i = first_diff16(d2, d0, n);
+				ck_assert_msg(i == n,
+					      "%s stream codebook %d n=%zu offset %zu: element %zu "
+					      "differs",
+					      b->name, c, n, off, i);
+				ck_assert_msg(first_not8((uint8_t *)(d2 + n), 0xEE, 2 * GUARD) ==
+						      2 * GUARD,
+					      "%s stream n=%zu: wrote past the end", b->name, n);
+			}
+		}
 		for (size_t j = 0; j < 300 + sizeof big / sizeof big[0]; j++) {
 			size_t n = j < 300 ? j + 1 : big[j - 300];
 			for (int off = 0; off < 2; off++) { /* aligned and misaligned inputs */
@@ -420,7 +482,7 @@ START_TEST(decode_kernel_matches_reference)
 			}
 		}
 	}
-	free(codes), free(sm), free(d0), free(d1);
+	free(codes), free(sm), free(d0), free(d1), free(d2b);
 }
 END_TEST
 
@@ -523,6 +585,28 @@ START_TEST(frames_generated_match_scalar)
 			check_input(b->name, src, big, logs[li], SPLITZIP_FLAG_CONTENT_CHECKSUM, NULL,
 				    what);
 		}
+	}
+	free(src);
+}
+END_TEST
+
+/* A frame above the driver's streaming threshold (SZ_STREAM_MIN_BYTES, 32 MiB), where the
+ * non-temporal kernels run; decoding with a content checksum uses the ordinary ones. */
+START_TEST(frames_large_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = ((size_t)32 << 19) + 4097;
+	uint16_t *src = (uint16_t *)xmalloc(2 * n);
+	sz_test_generate(SZ_GEN_ESCAPE_1PCT, 77, src, n);
+	for (unsigned flags = 0; flags <= SPLITZIP_FLAG_CONTENT_CHECKSUM; flags++) {
+		frame ref = compress_with("scalar", src, n, 12, 1, flags, NULL);
+		frame f = compress_with(b->name, src, n, 12, 2, flags, NULL);
+		expect_same_frame(&ref, &f, b->name, "large frame");
+		expect_decodes(b->name, &f, src, n, 2, "large frame");
+		free(ref.p);
+		free(f.p);
 	}
 	free(src);
 }
@@ -737,6 +821,7 @@ static Suite *xbackend_suite(void)
 	tcase_set_timeout(fr, 1200);
 	tcase_add_loop_test(fr, frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(fr, frames_fixed_codebook_match_scalar, 0, nb);
+	tcase_add_loop_test(fr, frames_large_match_scalar, 0, nb);
 	tcase_add_loop_test(fr, frames_real_kv_match_scalar, 0, nb);
 	tcase_add_loop_test(fr, from_input_codebook_is_canonical, 0, nb);
 	tcase_add_loop_test(fr, decode_matrix, 0, nb);
