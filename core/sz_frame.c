@@ -283,6 +283,33 @@ static void write_stored(const splitzip_backend *b, const uint16_t *src, uint64_
 	splitzip_header_write(dst, &h);
 }
 
+typedef size_t (*encode_fn)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
+			    uint8_t *, uint16_t *, uint8_t *);
+
+/*
+ * Encode chunks [c0, c1) (one worker's range): codes and sign/mantissa bytes into the frame
+ * sections, escapes into the scratch from element c0 << log2 on, escape counts per chunk.
+ * Returns the range's escape count; adds its checksum folds to '*csum' if want_sum.
+ */
+static uint64_t encode_range(const splitzip_backend *b, encode_fn encode,
+			     const splitzip_enc_tables *t, const uint16_t *src, uint64_t n,
+			     unsigned log2, uint64_t c0, uint64_t c1, uint8_t *codes, uint8_t *sm,
+			     uint16_t *spos, uint8_t *sexp, uint32_t *counts, int want_sum,
+			     uint64_t *csum)
+{
+	uint64_t base = c0 << log2, k = 0;
+	for (uint64_t c = c0; c < c1; c++) {
+		uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
+		size_t m = encode(t, src + e0, (size_t)len, codes + e0 / 2, sm + e0, spos + base + k,
+				  sexp + base + k);
+		counts[c] = (uint32_t)m;
+		k += m;
+		if (want_sum)
+			*csum += splitzip_hash_chunk_fold(b->hash_chunk(src + e0, (size_t)len * 2), c);
+	}
+	return k;
+}
+
 splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n_elems,
 				  void *dst_v, size_t dst_cap, size_t *dst_size)
 {
@@ -317,8 +344,11 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	const splitzip_enc_tables *t = &ctx->fixed_tables;
 	if (ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT) {
 		uint64_t hist[256] = {0};
+		if (T == 1) /* no parallel region: even a one-thread one costs ~0.5 us */
+			b->histogram(src, (size_t)n, hist);
+		else
 #ifdef _OPENMP
-#pragma omp parallel num_threads(T) if (T > 1)
+#pragma omp parallel num_threads(T)
 #endif
 		{
 			uint64_t local[256] = {0};
@@ -358,27 +388,21 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	uint64_t csum = 0;
 	const int want_sum = (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	const unsigned TT = T > 64 ? 64 : T;
-	size_t (*const encode)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
-			       uint8_t *, uint16_t *, uint8_t *) =
-		2 * n >= SZ_STREAM_MIN_BYTES ? b->encode_chunk_stream : b->encode_chunk;
+	const encode_fn encode = 2 * n >= SZ_STREAM_MIN_BYTES ? b->encode_chunk_stream
+							       : b->encode_chunk;
 
+	if (TT == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
+		wcount[0] = encode_range(b, encode, t, src, n, log2, 0, C, dst + L0.codes_off,
+					 dst + L0.sm_off, spos, sexp, counts, want_sum, &csum);
+	} else {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(TT) reduction(+ : csum) schedule(static) if (TT > 1)
+#pragma omp parallel for num_threads(TT) reduction(+ : csum) schedule(static)
 #endif
-	for (int64_t w = 0; w < (int64_t)TT; w++) {
-		uint64_t c0 = range_start(C, TT, (unsigned)w), c1 = range_start(C, TT, (unsigned)w + 1);
-		uint64_t base = c0 << log2, k = 0;
-		for (uint64_t c = c0; c < c1; c++) {
-			uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-			size_t m = encode(t, src + e0, (size_t)len, dst + L0.codes_off + e0 / 2,
-						   dst + L0.sm_off + e0, spos + base + k,
-						   sexp + base + k);
-			counts[c] = (uint32_t)m;
-			k += m;
-			if (want_sum)
-				csum += splitzip_hash_chunk_fold(b->hash_chunk(src + e0, (size_t)len * 2), c);
-		}
-		wcount[w] = k;
+		for (int64_t w = 0; w < (int64_t)TT; w++)
+			wcount[w] = encode_range(b, encode, t, src, n, log2,
+						 range_start(C, TT, (unsigned)w),
+						 range_start(C, TT, (unsigned)w + 1), dst + L0.codes_off,
+						 dst + L0.sm_off, spos, sexp, counts, want_sum, &csum);
 	}
 
 	uint64_t E = 0;
@@ -469,6 +493,32 @@ static int patch_chunk(const splitzip_enc_tables *t, const uint8_t *codes, const
 	return 1;
 }
 
+typedef void (*decode_fn)(const uint8_t *, const uint8_t *, const uint8_t *, size_t, uint16_t *);
+
+/*
+ * Decode and patch chunks [c0, c1) (one worker's range) of a frame whose chunk table is
+ * valid. Returns 1 if a chunk's escapes are invalid (decoding stops there), else 0; adds the
+ * checksum folds to '*csum' if want_sum.
+ */
+static uint64_t decode_range(const splitzip_backend *b, decode_fn decode,
+			     const splitzip_enc_tables *t, const uint8_t codebook[16], uint64_t n,
+			     unsigned log2, uint64_t c0, uint64_t c1, const uint8_t *codes,
+			     const uint8_t *sm, const uint8_t *table, const uint8_t *epos,
+			     const uint8_t *eexp, uint16_t *dst, int want_sum, uint64_t *csum)
+{
+	for (uint64_t c = c0; c < c1; c++) {
+		uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
+		uint64_t k0 = c ? splitzip_le32(table + 4 * (c - 1)) : 0;
+		uint64_t k1 = splitzip_le32(table + 4 * c);
+		decode(codebook, codes + e0 / 2, sm + e0, (size_t)len, dst + e0);
+		if (!patch_chunk(t, codes, sm, e0, len, epos, eexp, k0, k1, dst))
+			return 1;
+		if (want_sum)
+			*csum += splitzip_hash_chunk_fold(b->hash_chunk(dst + e0, (size_t)len * 2), c);
+	}
+	return 0;
+}
+
 splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, size_t src_size,
 					  size_t *src_consumed, uint16_t *dst,
 					  size_t dst_cap_elems, size_t *n_elems)
@@ -534,25 +584,20 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 	splitzip_enc_tables t;
 	splitzip_enc_tables_init(&t, h.codebook);
 	uint64_t csum = 0, bad = 0;
-	void (*const decode)(const uint8_t *, const uint8_t *, const uint8_t *, size_t, uint16_t *) =
-		2 * n >= SZ_STREAM_MIN_BYTES && !want_sum ? b->decode_chunk_stream : b->decode_chunk;
+	const decode_fn decode = 2 * n >= SZ_STREAM_MIN_BYTES && !want_sum ? b->decode_chunk_stream
+									   : b->decode_chunk;
+	if (T == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
+		bad = decode_range(b, decode, &t, h.codebook, n, log2, 0, C, codes, sm, table, epos,
+				   eexp, dst, want_sum, &csum);
+	} else {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(T) reduction(+ : csum, bad) schedule(static) if (T > 1)
+#pragma omp parallel for num_threads(T) reduction(+ : csum, bad) schedule(static)
 #endif
-	for (int64_t w = 0; w < (int64_t)T; w++) {
-		uint64_t c0 = range_start(C, T, (unsigned)w), c1 = range_start(C, T, (unsigned)w + 1);
-		for (uint64_t c = c0; c < c1 && !bad; c++) {
-			uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-			uint64_t k0 = c ? splitzip_le32(table + 4 * (c - 1)) : 0;
-			uint64_t k1 = splitzip_le32(table + 4 * c);
-			decode(h.codebook, codes + e0 / 2, sm + e0, (size_t)len, dst + e0);
-			if (!patch_chunk(&t, codes, sm, e0, len, epos, eexp, k0, k1, dst)) {
-				bad++;
-				break;
-			}
-			if (want_sum)
-				csum += splitzip_hash_chunk_fold(b->hash_chunk(dst + e0, (size_t)len * 2), c);
-		}
+		for (int64_t w = 0; w < (int64_t)T; w++)
+			bad += decode_range(b, decode, &t, h.codebook, n, log2,
+					    range_start(C, T, (unsigned)w),
+					    range_start(C, T, (unsigned)w + 1), codes, sm, table, epos,
+					    eexp, dst, want_sum, &csum);
 	}
 	if (bad)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
