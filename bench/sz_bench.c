@@ -547,23 +547,23 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 
 #if SZ_BENCH_HAVE_ZSTD || SZ_BENCH_HAVE_LZ4
 	if (o->refs && rc == 0) {
+		/* One buffer large enough for both references' worst case. */
 		size_t rcap = cap;
-		uint8_t *rbuf = frame;
 #if SZ_BENCH_HAVE_ZSTD
-		if (ZSTD_compressBound(n * 2) > rcap) {
+		if (ZSTD_compressBound(n * 2) > rcap)
 			rcap = ZSTD_compressBound(n * 2);
-			rbuf = (uint8_t *)malloc(rcap);
-		}
 #endif
 #if SZ_BENCH_HAVE_LZ4
-		if ((size_t)LZ4_compressBound((int)(n * 2)) > rcap && rbuf == frame) {
+		if (n * 2 <= (size_t)LZ4_MAX_INPUT_SIZE &&
+		    (size_t)LZ4_compressBound((int)(n * 2)) > rcap)
 			rcap = (size_t)LZ4_compressBound((int)(n * 2));
-			rbuf = (uint8_t *)malloc(rcap);
-		}
 #endif
+		uint8_t *rbuf = rcap > cap ? (uint8_t *)malloc(rcap) : frame;
 		if (!rbuf) {
 			rbuf = frame;
 			rcap = 0;
+		} else if (rbuf != frame) {
+			memset(rbuf, 0, rcap); /* fault the pages in before timing */
 		}
 		const int rreps = reps > 5 ? 5 : reps;
 #if SZ_BENCH_HAVE_ZSTD

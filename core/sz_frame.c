@@ -29,11 +29,13 @@
 #endif
 
 /*
- * Inputs below this many elements are encoded and decoded on one thread: starting a parallel
- * region costs a few microseconds, as much as coding ~64 KiB. See doc/BENCHMARKS.md.
+ * Inputs below this many elements are encoded and decoded on one thread. Measured on the
+ * 2-core EPYC VM (doc/BENCHMARKS.md, build with -DSZ_PARALLEL_MIN_ELEMS=0): two threads lose
+ * at 32 KiB and 64 KiB (decode of 64 KiB: 1.2 -> 1.5 us), break even or win a little at
+ * 128 KiB (64K elements), and win 1.4-1.6x at 256 KiB.
  */
 #ifndef SZ_PARALLEL_MIN_ELEMS /* overridable for measuring it: -DSZ_PARALLEL_MIN_ELEMS=0 */
-#define SZ_PARALLEL_MIN_ELEMS ((uint64_t)1 << 19)
+#define SZ_PARALLEL_MIN_ELEMS ((uint64_t)1 << 16)
 #endif
 
 /*
