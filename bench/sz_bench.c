@@ -76,10 +76,23 @@ static size_t parse_size(const char *s)
 	char *end;
 	unsigned long long v = strtoull(s, &end, 10);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' && end[1] == 'B')
 		end += 2;
@@ -114,23 +127,24 @@ static int split_list(char *s, char **items, int cap)
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f,
-		"usage: %s [options]\n"
-		"  --quick            CI smoke run: 64K and 4M only, few repeats (well under 20 s)\n"
-		"  --json             JSON instead of the table\n"
-		"  --sizes LIST       comma-separated sizes in bytes, K/M/G suffixes (default "
-		"64K,4M,256M)\n"
-		"  --threads LIST     thread counts (default 1 and the number of processors)\n"
-		"  --backends LIST    backend names (default: every usable backend)\n"
-		"  --data PATH        a .bf16 file or a directory of them (repeatable); default: "
-		"the real KV\n"
-		"                     in $SPLITZIP_BENCH_DATA, ../shared/data/kv, or the bundled "
-		"sample\n"
-		"  --repeats N        samples per measurement (default 11, 5 for sizes >= 64M)\n"
-		"  --checksum         compress with the content checksum\n"
-		"  --no-ref           skip zstd -1 and lz4\n"
-		"  --help\n",
-		prog);
+	fprintf(
+	    f,
+	    "usage: %s [options]\n"
+	    "  --quick            CI smoke run: 64K and 4M only, few repeats (well under 20 s)\n"
+	    "  --json             JSON instead of the table\n"
+	    "  --sizes LIST       comma-separated sizes in bytes, K/M/G suffixes (default "
+	    "64K,4M,256M)\n"
+	    "  --threads LIST     thread counts (default 1 and the number of processors)\n"
+	    "  --backends LIST    backend names (default: every usable backend)\n"
+	    "  --data PATH        a .bf16 file or a directory of them (repeatable); default: "
+	    "the real KV\n"
+	    "                     in $SPLITZIP_BENCH_DATA, ../shared/data/kv, or the bundled "
+	    "sample\n"
+	    "  --repeats N        samples per measurement (default 11, 5 for sizes >= 64M)\n"
+	    "  --checksum         compress with the content checksum\n"
+	    "  --no-ref           skip zstd -1 and lz4\n"
+	    "  --help\n",
+	    prog);
 }
 
 /* ---- Input data -------------------------------------------------------------------------- */
@@ -223,16 +237,16 @@ static int load_pool(const bench_opts *o, pool *p)
 		where = o->data[0];
 	} else {
 		const char *env = getenv("SPLITZIP_BENCH_DATA");
-		where = env && *env ? env
-			: dir_exists(SZ_BENCH_SHARED_KV_DIR) ? SZ_BENCH_SHARED_KV_DIR
-							     : SZ_BENCH_DATA_DIR "/kv";
+		where = env && *env                          ? env
+		        : dir_exists(SZ_BENCH_SHARED_KV_DIR) ? SZ_BENCH_SHARED_KV_DIR
+		                                             : SZ_BENCH_DATA_DIR "/kv";
 		if (add_path(p, where) != 0) {
 			fprintf(stderr, "splitzip bench: no BF16 data in %s (use --data)\n", where);
 			return -1;
 		}
 	}
 	snprintf(p->desc, sizeof p->desc, "%d file(s), %.2f MiB, from %s%s", p->n_files,
-		 (double)p->n * 2 / (1 << 20), where, o->n_data > 1 ? " and others" : "");
+	         (double)p->n * 2 / (1 << 20), where, o->n_data > 1 ? " and others" : "");
 	return 0;
 }
 
@@ -292,7 +306,7 @@ static int do_decompress(void *a)
 	job *j = (job *)a;
 	size_t got;
 	return splitzip_decompress(j->ctx, j->frame, j->frame_size, j->out, j->n, &got) !=
-		       SPLITZIP_OK ||
+	           SPLITZIP_OK ||
 	       got != j->n;
 }
 
@@ -319,7 +333,8 @@ static int do_memcpy(void *a)
 static int do_zstd_c(void *a)
 {
 	job *j = (job *)a;
-	size_t r = ZSTD_compressCCtx((ZSTD_CCtx *)j->ref_ctx, j->frame, j->cap, j->src, j->n * 2, 1);
+	size_t r =
+	    ZSTD_compressCCtx((ZSTD_CCtx *)j->ref_ctx, j->frame, j->cap, j->src, j->n * 2, 1);
 	j->frame_size = r;
 	return ZSTD_isError(r) != 0;
 }
@@ -327,8 +342,8 @@ static int do_zstd_c(void *a)
 static int do_zstd_d(void *a)
 {
 	job *j = (job *)a;
-	size_t r = ZSTD_decompressDCtx((ZSTD_DCtx *)j->ref_ctx, j->out, j->n * 2, j->frame,
-				       j->frame_size);
+	size_t r =
+	    ZSTD_decompressDCtx((ZSTD_DCtx *)j->ref_ctx, j->out, j->n * 2, j->frame, j->frame_size);
 	return ZSTD_isError(r) || r != j->n * 2;
 }
 #endif
@@ -338,7 +353,7 @@ static int do_lz4_c(void *a)
 {
 	job *j = (job *)a;
 	int r = LZ4_compress_default((const char *)j->src, (char *)j->frame, (int)(j->n * 2),
-				     (int)j->cap);
+	                             (int)j->cap);
 	j->frame_size = (size_t)r;
 	return r <= 0;
 }
@@ -347,7 +362,7 @@ static int do_lz4_d(void *a)
 {
 	job *j = (job *)a;
 	int r = LZ4_decompress_safe((const char *)j->frame, (char *)j->out, (int)j->frame_size,
-				    (int)(j->n * 2));
+	                            (int)(j->n * 2));
 	return r != (int)(j->n * 2);
 }
 #endif
@@ -390,10 +405,12 @@ static void print_header(const bench_opts *o, const pool *p)
 	procs = omp_get_num_procs();
 #endif
 	if (o->json) {
-		printf("{\n  \"splitzip_version\": \"%s\",\n  \"cpu\": \"%s\",\n  \"processors\": %d,\n"
-		       "  \"data\": \"%s\",\n  \"flags\": %u,\n  \"unit\": \"GB/s = 1e9 uncompressed "
-		       "bytes per second, median\",\n  \"results\": [",
-		       splitzip_version_string(), cpu, procs, p->desc, o->flags);
+		printf(
+		    "{\n  \"splitzip_version\": \"%s\",\n  \"cpu\": \"%s\",\n  \"processors\": "
+		    "%d,\n"
+		    "  \"data\": \"%s\",\n  \"flags\": %u,\n  \"unit\": \"GB/s = 1e9 uncompressed "
+		    "bytes per second, median\",\n  \"results\": [",
+		    splitzip_version_string(), cpu, procs, p->desc, o->flags);
 		return;
 	}
 	printf("splitzip %s CPU benchmark -- %s, %d processor(s)\n", splitzip_version_string(), cpu,
@@ -416,7 +433,8 @@ static void print_row(const bench_opts *o, const row *r, int *first)
 	double e = gbps(r->bytes, r->enc_s), ef = gbps(r->bytes, r->encfix_s);
 	double d = gbps(r->bytes, r->dec_s);
 	if (o->json) {
-		printf("%s\n    {\"size\": %zu, \"backend\": \"%s\", \"threads\": %u, \"ratio\": %.5f, "
+		printf("%s\n    {\"size\": %zu, \"backend\": \"%s\", \"threads\": %u, \"ratio\": "
+		       "%.5f, "
 		       "\"encode_gbps\": %.3f, \"encode_fixed_gbps\": %.3f, \"decode_gbps\": %.3f, "
 		       "\"memcpy_gbps\": %.3f, \"encode_us\": %.3f, \"encode_fixed_us\": %.3f, "
 		       "\"decode_us\": %.3f}",
@@ -439,7 +457,7 @@ static void print_row(const bench_opts *o, const row *r, int *first)
 /* ---- The benchmark ------------------------------------------------------------------------- */
 
 static splitzip_ctx *make_ctx(const char *backend, unsigned threads, unsigned flags,
-			      const splitzip_codebook *fixed)
+                              const splitzip_codebook *fixed)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
@@ -463,7 +481,7 @@ static splitzip_ctx *make_ctx(const char *backend, unsigned threads, unsigned fl
 		unsetenv("SPLITZIP_FORCE_BACKEND");
 	if (st != SPLITZIP_OK) {
 		fprintf(stderr, "splitzip bench: backend %s: %s\n", backend,
-			splitzip_error_string(st));
+		        splitzip_error_string(st));
 		return NULL;
 	}
 	return ctx;
@@ -517,13 +535,15 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 				rc = 2;
 				break;
 			}
-			job j = {.ctx = enc, .src = src, .n = n, .frame = frame, .cap = cap, .out = out};
+			job j = {
+			    .ctx = enc, .src = src, .n = n, .frame = frame, .cap = cap, .out = out};
 			row r = {.bytes = bytes, .backend = names[b], .threads = T};
 			/* Round trip first: a benchmark of a wrong result is worthless. */
 			memset(out, 0, n * 2);
 			if (do_compress(&j) || do_decompress(&j) || memcmp(out, src, n * 2) != 0) {
-				fprintf(stderr, "splitzip bench: %s round trip failed at %zu bytes\n",
-					names[b], bytes);
+				fprintf(stderr,
+				        "splitzip bench: %s round trip failed at %zu bytes\n",
+				        names[b], bytes);
 				rc = 1;
 			} else {
 				r.ratio = (double)bytes / (double)j.frame_size;
@@ -534,7 +554,7 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 				r.memcpy_s = memcpy_s[t];
 				if (r.enc_s < 0 || r.dec_s < 0 || r.encfix_s < 0) {
 					fprintf(stderr, "splitzip bench: %s failed while timing\n",
-						names[b]);
+					        names[b]);
 					rc = 1;
 				} else {
 					print_row(o, &r, first);
@@ -570,10 +590,17 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 		if (rcap >= ZSTD_compressBound(n * 2)) {
 			ZSTD_CCtx *cc = ZSTD_createCCtx();
 			ZSTD_DCtx *dc = ZSTD_createDCtx();
-			job j = {.src = src, .n = n, .frame = rbuf, .cap = rcap, .out = out,
-				 .ref_ctx = cc};
-			row r = {.bytes = bytes, .backend = "zstd-1", .threads = 1,
-				 .memcpy_s = memcpy_s[0], .encfix_s = -1};
+			job j = {.src = src,
+			         .n = n,
+			         .frame = rbuf,
+			         .cap = rcap,
+			         .out = out,
+			         .ref_ctx = cc};
+			row r = {.bytes = bytes,
+			         .backend = "zstd-1",
+			         .threads = 1,
+			         .memcpy_s = memcpy_s[0],
+			         .encfix_s = -1};
 			if (cc && dc && do_zstd_c(&j) == 0) {
 				r.ratio = (double)bytes / (double)j.frame_size;
 				r.enc_s = time_calls(do_zstd_c, &j, rreps, o->min_sample_s);
@@ -592,8 +619,11 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 		if (n * 2 <= (size_t)LZ4_MAX_INPUT_SIZE &&
 		    rcap >= (size_t)LZ4_compressBound((int)(n * 2))) {
 			job j = {.src = src, .n = n, .frame = rbuf, .cap = rcap, .out = out};
-			row r = {.bytes = bytes, .backend = "lz4", .threads = 1,
-				 .memcpy_s = memcpy_s[0], .encfix_s = -1};
+			row r = {.bytes = bytes,
+			         .backend = "lz4",
+			         .threads = 1,
+			         .memcpy_s = memcpy_s[0],
+			         .encfix_s = -1};
 			if (do_lz4_c(&j) == 0) {
 				r.ratio = (double)bytes / (double)j.frame_size;
 				r.enc_s = time_calls(do_lz4_c, &j, rreps, o->min_sample_s);

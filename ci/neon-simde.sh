@@ -16,5 +16,6 @@ jobs=${JOBS:-2}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPLITZIP_NEON_SIMDE=ON \
 	-DSPLITZIP_WERROR=ON
 cmake --build "$build" -j "$jobs"
+# shellcheck disable=SC2086 # CTEST_ARGS is a list of arguments
 SPLITZIP_EXPECT_BACKENDS=${SPLITZIP_EXPECT_BACKENDS:-neon} \
 	ctest --test-dir "$build" --output-on-failure ${CTEST_ARGS:-}

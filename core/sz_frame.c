@@ -302,12 +302,13 @@ static uint64_t encode_range(const splitzip_backend *b, encode_fn encode,
 	uint64_t base = c0 << log2, k = 0;
 	for (uint64_t c = c0; c < c1; c++) {
 		uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-		size_t m = encode(t, src + e0, (size_t)len, codes + e0 / 2, sm + e0, spos + base + k,
-				  sexp + base + k);
+		size_t m = encode(t, src + e0, (size_t)len, codes + e0 / 2, sm + e0,
+				  spos + base + k, sexp + base + k);
 		counts[c] = (uint32_t)m;
 		k += m;
 		if (want_sum)
-			*csum += splitzip_hash_chunk_fold(b->hash_chunk(src + e0, (size_t)len * 2), c);
+			*csum += splitzip_hash_chunk_fold(
+				b->hash_chunk(src + e0, (size_t)len * 2), c);
 	}
 	return k;
 }
@@ -403,8 +404,9 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 		for (int64_t w = 0; w < (int64_t)TT; w++)
 			wcount[w] = encode_range(b, encode, t, src, n, log2,
 						 range_start(C, TT, (unsigned)w),
-						 range_start(C, TT, (unsigned)w + 1), dst + L0.codes_off,
-						 dst + L0.sm_off, spos, sexp, counts, want_sum, &csum);
+						 range_start(C, TT, (unsigned)w + 1),
+						 dst + L0.codes_off, dst + L0.sm_off, spos, sexp,
+						 counts, want_sum, &csum);
 	}
 
 	uint64_t E = 0;
@@ -516,7 +518,8 @@ static uint64_t decode_range(const splitzip_backend *b, decode_fn decode,
 		if (!patch_chunk(t, codes, sm, e0, len, epos, eexp, k0, k1, dst))
 			return 1;
 		if (want_sum)
-			*csum += splitzip_hash_chunk_fold(b->hash_chunk(dst + e0, (size_t)len * 2), c);
+			*csum += splitzip_hash_chunk_fold(
+				b->hash_chunk(dst + e0, (size_t)len * 2), c);
 	}
 	return 0;
 }
@@ -598,8 +601,8 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 		for (int64_t w = 0; w < (int64_t)T; w++)
 			bad += decode_range(b, decode, &t, h.codebook, n, log2,
 					    range_start(C, T, (unsigned)w),
-					    range_start(C, T, (unsigned)w + 1), codes, sm, table, epos,
-					    eexp, dst, want_sum, &csum);
+					    range_start(C, T, (unsigned)w + 1), codes, sm, table,
+					    epos, eexp, dst, want_sum, &csum);
 	}
 	if (bad)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;

@@ -42,7 +42,7 @@ static unsigned detect(void)
 	if (!osxsave || !avx || !popcnt)
 		return 0;
 	const uint64_t xcr0 = read_xcr0();
-	const int ymm_state = (xcr0 & 0x6) == 0x6;	 /* SSE, AVX */
+	const int ymm_state = (xcr0 & 0x6) == 0x6;   /* SSE, AVX */
 	const int zmm_state = (xcr0 & 0xE6) == 0xE6; /* + opmask, ZMM0-15 upper, ZMM16-31 */
 	if (__get_cpuid_max(0, NULL) < 7)
 		return 0;

@@ -7,10 +7,10 @@
 #include "../core/sz_common.h"
 
 /* Feature sets, each usable only if the CPU has it and the OS saves the register state. */
-#define SPLITZIP_CPU_AVX2 (1u << 0)	   /* AVX2, BMI1, BMI2, POPCNT; XCR0 has SSE+YMM */
-#define SPLITZIP_CPU_AVX512 (1u << 1)	   /* + AVX-512 F, BW, DQ, VL; XCR0 has ZMM + opmask */
+#define SPLITZIP_CPU_AVX2 (1u << 0)       /* AVX2, BMI1, BMI2, POPCNT; XCR0 has SSE+YMM */
+#define SPLITZIP_CPU_AVX512 (1u << 1)     /* + AVX-512 F, BW, DQ, VL; XCR0 has ZMM + opmask */
 #define SPLITZIP_CPU_AVX512VBMI (1u << 2) /* + AVX-512 VBMI and VBMI2 */
-#define SPLITZIP_CPU_NEON (1u << 3)	   /* aarch64 Advanced SIMD */
+#define SPLITZIP_CPU_NEON (1u << 3)       /* aarch64 Advanced SIMD */
 
 /*
  * splitzip_cpu_features() returns the SPLITZIP_CPU_* bits of this machine. Detected on first

@@ -24,9 +24,9 @@ static SZ_ALWAYS_INLINE void split32(const uint16_t *s, __m256i *e, __m256i *sm)
 	__m256i ea = _mm256_srli_epi16(_mm256_slli_epi16(a, 1), 8);
 	__m256i eb = _mm256_srli_epi16(_mm256_slli_epi16(b, 1), 8);
 	__m256i sa = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(a, 8), m80),
-				     _mm256_and_si256(a, m7f));
+	                             _mm256_and_si256(a, m7f));
 	__m256i sb = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(b, 8), m80),
-				     _mm256_and_si256(b, m7f));
+	                             _mm256_and_si256(b, m7f));
 	/* packus interleaves the 128-bit lanes of a and b; 0xD8 puts the quadwords back. */
 	*e = _mm256_permute4x64_epi64(_mm256_packus_epi16(ea, eb), 0xD8);
 	*sm = _mm256_permute4x64_epi64(_mm256_packus_epi16(sa, sb), 0xD8);
@@ -39,8 +39,8 @@ static SZ_ALWAYS_INLINE void split32(const uint16_t *s, __m256i *e, __m256i *sm)
  */
 static SZ_ALWAYS_INLINE __m256i codes_search(__m256i e, __m256i cbv, __m256i cb8, __m256i *ok)
 {
-	__m256i k = _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(e, cb8), e),
-				     _mm256_set1_epi8(8));
+	__m256i k =
+	    _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(e, cb8), e), _mm256_set1_epi8(8));
 	for (int s = 4; s >= 1; s >>= 1) {
 		__m256i step = _mm256_set1_epi8((char)s);
 		__m256i t = _mm256_shuffle_epi8(cbv, _mm256_or_si256(k, step));
@@ -57,12 +57,12 @@ static SZ_ALWAYS_INLINE __m256i codes_search(__m256i e, __m256i cbv, __m256i cb8
  * Entries are the code, or 0x80 for a value between members that is not one.
  */
 static SZ_ALWAYS_INLINE __m256i codes_window32(__m256i e, __m256i basev, __m256i t0, __m256i t1,
-					       __m256i *ok)
+                                               __m256i *ok)
 {
 	__m256i d = _mm256_sub_epi8(e, basev);
 	__m256i in = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(31)), d);
 	__m256i v = _mm256_blendv_epi8(_mm256_shuffle_epi8(t0, d), _mm256_shuffle_epi8(t1, d),
-				       _mm256_slli_epi16(d, 3));
+	                               _mm256_slli_epi16(d, 3));
 	*ok = _mm256_andnot_si256(_mm256_cmpgt_epi8(_mm256_setzero_si256(), v), in);
 	return _mm256_and_si256(v, *ok);
 }
@@ -87,7 +87,7 @@ typedef struct enc_consts {
  * (bit j set if element j is an escape).
  */
 static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-				       uint8_t *sm, const int path, const int stream)
+                                       uint8_t *sm, const int path, const int stream)
 {
 	__m256i e0, e1, s0, s1, c0, c1, ok0, ok1;
 	split32(s, &e0, &s0);
@@ -124,7 +124,7 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 
 /* Append the escapes of mask m (element j of the block at chunk position i0) in order. */
 static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_t i0,
-					    uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
+                                            uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
 {
 	while (m) {
 		unsigned j = (unsigned)__builtin_ctzll(m);
@@ -142,9 +142,9 @@ static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_
  * last element stays zero (FORMAT.md §4.2).
  */
 static SZ_ALWAYS_INLINE size_t enc_partial(const enc_consts *k, const uint16_t *src, size_t rem,
-					   size_t i0, uint8_t *codes, uint8_t *sm,
-					   uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
-					   const int path)
+                                           size_t i0, uint8_t *codes, uint8_t *sm,
+                                           uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
+                                           const int path)
 {
 	uint16_t buf[64] = {0};
 	uint8_t cbuf[32], sbuf[64];
@@ -158,9 +158,8 @@ static SZ_ALWAYS_INLINE size_t enc_partial(const enc_consts *k, const uint16_t *
 }
 
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-					   size_t n, uint8_t *codes, uint8_t *sm,
-					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int path, int stream)
+                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                           uint8_t *esc_exp, const int path, int stream)
 {
 	enc_consts k;
 	k.basev = _mm256_set1_epi8((char)t->base);
@@ -185,7 +184,8 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 		size_t h = (size_t)(-(uintptr_t)sm & 63);
 		stream = h % 2 == 0 && h < n;
 		if (stream && h) {
-			n_esc = enc_partial(&k, src, h, 0, codes, sm, esc_pos, esc_exp, n_esc, path);
+			n_esc =
+			    enc_partial(&k, src, h, 0, codes, sm, esc_pos, esc_exp, n_esc, path);
 			i = h;
 		}
 	}
@@ -205,13 +205,14 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 	}
 	if (i < n)
 		n_esc = enc_partial(&k, src + i, n - i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-				    n_esc, path);
+		                    n_esc, path);
 	return n_esc;
 }
 
 static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-					       size_t n, uint8_t *codes, uint8_t *sm,
-					       uint16_t *esc_pos, uint8_t *esc_exp, const int stream)
+                                               size_t n, uint8_t *codes, uint8_t *sm,
+                                               uint16_t *esc_pos, uint8_t *esc_exp,
+                                               const int stream)
 {
 	if (t->contiguous)
 		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
@@ -221,14 +222,14 @@ static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, con
 }
 
 static size_t avx2_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
 }
 
-static size_t avx2_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
-				       size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-				       uint8_t *esc_exp)
+static size_t avx2_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+                                       uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                       uint8_t *esc_exp)
 {
 	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
@@ -244,7 +245,7 @@ typedef struct dec_consts {
  * The two exponent parts come straight from two 16-entry tables, so no shifts are needed.
  */
 static SZ_ALWAYS_INLINE void join32(const dec_consts *k, __m256i nib, __m256i s, __m256i *lo,
-				    __m256i *hi)
+                                    __m256i *hi)
 {
 	const __m256i m7f = _mm256_set1_epi8(0x7F), m80 = _mm256_set1_epi8((char)0x80);
 	*hi = _mm256_or_si256(_mm256_and_si256(s, m80), _mm256_shuffle_epi8(k->thi, nib));
@@ -255,17 +256,19 @@ static SZ_ALWAYS_INLINE void join32(const dec_consts *k, __m256i nib, __m256i s,
 static SZ_ALWAYS_INLINE void store256(uint16_t *p, __m256i v, const int stream)
 {
 	if (stream)
-		_mm256_stream_si256((__m256i *)p, v); /* p 32-byte aligned, lines whole (decode_impl) */
+		_mm256_stream_si256((__m256i *)p,
+		                    v); /* p 32-byte aligned, lines whole (decode_impl) */
 	else
 		_mm256_storeu_si256((__m256i *)p, v);
 }
 
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
-				   uint16_t *dst, const int stream)
+                                   uint16_t *dst, const int stream)
 {
 	const __m256i m0f = _mm256_set1_epi8(0x0F);
 	__m256i c = _mm256_loadu_si256((const __m256i *)codes);
-	__m256i lo4 = _mm256_and_si256(c, m0f), hi4 = _mm256_and_si256(_mm256_srli_epi16(c, 4), m0f);
+	__m256i lo4 = _mm256_and_si256(c, m0f),
+	        hi4 = _mm256_and_si256(_mm256_srli_epi16(c, 4), m0f);
 	/* In-lane interleave: n0 = elements [0..15 | 32..47], n1 = [16..31 | 48..63]. */
 	__m256i n0 = _mm256_unpacklo_epi8(lo4, hi4), n1 = _mm256_unpackhi_epi8(lo4, hi4);
 	__m256i sa = _mm256_loadu_si256((const __m256i *)sm);
@@ -289,7 +292,7 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 
 /* Decode rem < 64 elements through the same kernel on zero-padded copies. */
 static SZ_ALWAYS_INLINE void dec_partial(const dec_consts *k, const uint8_t *codes,
-					 const uint8_t *sm, size_t rem, uint16_t *dst)
+                                         const uint8_t *sm, size_t rem, uint16_t *dst)
 {
 	uint8_t cbuf[32] = {0}, sbuf[64] = {0};
 	uint16_t obuf[64];
@@ -300,7 +303,7 @@ static SZ_ALWAYS_INLINE void dec_partial(const dec_consts *k, const uint8_t *cod
 }
 
 static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-					 const uint8_t *sm, size_t n, uint16_t *dst, int stream)
+                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
 {
 	uint8_t thi[16], tlo[16];
 	for (unsigned c = 0; c < 16; c++) {
@@ -334,13 +337,13 @@ static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8
 }
 
 static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-			      size_t n, uint16_t *dst)
+                              size_t n, uint16_t *dst)
 {
 	decode_impl(codebook, codes, sm, n, dst, 0);
 }
 
 static void avx2_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-				     const uint8_t *sm, size_t n, uint16_t *dst)
+                                     const uint8_t *sm, size_t n, uint16_t *dst)
 {
 	decode_impl(codebook, codes, sm, n, dst, 1);
 }
@@ -446,9 +449,10 @@ static SZ_ALWAYS_INLINE void hs_finish(hs_stream *h, unsigned groups, uint64_t o
 /* 32 exponent bytes in some fixed order (a histogram does not care which). */
 static SZ_ALWAYS_INLINE __m256i exps32(const uint16_t *s)
 {
-	__m256i a = _mm256_srli_epi16(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)s), 1), 8);
+	__m256i a =
+	    _mm256_srli_epi16(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)s), 1), 8);
 	__m256i b = _mm256_srli_epi16(
-		_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)(s + 16)), 1), 8);
+	    _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)(s + 16)), 1), 8);
 	return _mm256_packus_epi16(a, b);
 }
 
@@ -464,9 +468,9 @@ static void avx2_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
 	const __m256i wv = _mm256_set1_epi8((char)w), c15 = _mm256_set1_epi8(15);
 	const __m256i tlo = _mm256_broadcastsi128_si256(
-		_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
+	    _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
 	const __m256i thi = _mm256_broadcastsi128_si256(
-		_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
+	    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
 	hs_stream lo, hi;
 	hs_init(&lo);
 	hs_init(&hi);
@@ -480,7 +484,7 @@ static void avx2_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 			__m256i d = _mm256_sub_epi8(e, wv);
 			/* 0xFF outside the window: the index gets bit 7 and vpshufb returns 0 */
 			__m256i out = _mm256_xor_si256(
-				_mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
+			    _mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
 			__m256i idx = _mm256_or_si256(d, out);
 			xl[k] = _mm256_shuffle_epi8(tlo, idx);
 			xh[k] = _mm256_shuffle_epi8(thi, idx);
@@ -519,11 +523,11 @@ static SZ_ALWAYS_INLINE __m256i mul64(__m256i x, __m256i clo, __m256i chi)
 {
 	__m256i lo = _mm256_mul_epu32(x, clo);
 	__m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(x, 32), clo),
-					 _mm256_mul_epu32(x, chi));
+	                                 _mm256_mul_epu32(x, chi));
 	return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
 }
 
-#define SZ_C64(c) _mm256_set1_epi64x((long long)((c) & 0xFFFFFFFFull))
+#define SZ_C64(c) _mm256_set1_epi64x((long long)((c)&0xFFFFFFFFull))
 #define SZ_C64H(c) _mm256_set1_epi64x((long long)((c) >> 32))
 
 /* splitzip_hash_round() on four lanes. */
@@ -551,11 +555,10 @@ static uint64_t avx2_hash_chunk(const void *p, size_t n_bytes)
 	const uint8_t *b = (const uint8_t *)p;
 	__m256i acc[8];
 	for (unsigned r = 0; r < 8; r++)
-		acc[r] = _mm256_set_epi64x(
-			(long long)splitzip_hash_lane_init(4 * r + 3),
-			(long long)splitzip_hash_lane_init(4 * r + 2),
-			(long long)splitzip_hash_lane_init(4 * r + 1),
-			(long long)splitzip_hash_lane_init(4 * r));
+		acc[r] = _mm256_set_epi64x((long long)splitzip_hash_lane_init(4 * r + 3),
+		                           (long long)splitzip_hash_lane_init(4 * r + 2),
+		                           (long long)splitzip_hash_lane_init(4 * r + 1),
+		                           (long long)splitzip_hash_lane_init(4 * r));
 	size_t n_full = n_bytes / 256;
 	for (size_t s = 0; s < n_full; s++, b += 256)
 		for (unsigned r = 0; r < 8; r++)
@@ -569,16 +572,16 @@ static uint64_t avx2_hash_chunk(const void *p, size_t n_bytes)
 		for (unsigned r = 0; r < 8; r++) {
 			__m256i lane = _mm256_set_epi64x(4 * r + 3, 4 * r + 2, 4 * r + 1, 4 * r);
 			__m256i live = _mm256_cmpgt_epi64(_mm256_set1_epi64x(n_words), lane);
-			__m256i next = round4(acc[r], _mm256_loadu_si256((const __m256i *)(buf + 32 * r)));
+			__m256i next =
+			    round4(acc[r], _mm256_loadu_si256((const __m256i *)(buf + 32 * r)));
 			acc[r] = _mm256_blendv_epi8(acc[r], next, live);
 		}
 	}
 	__m256i sum = _mm256_setzero_si256();
 	for (unsigned r = 0; r < 8; r++) {
-		__m256i l = _mm256_set_epi64x((long long)((4 * r + 3) * SPLITZIP_P4),
-					      (long long)((4 * r + 2) * SPLITZIP_P4),
-					      (long long)((4 * r + 1) * SPLITZIP_P4),
-					      (long long)((4 * r) * SPLITZIP_P4));
+		__m256i l = _mm256_set_epi64x(
+		    (long long)((4 * r + 3) * SPLITZIP_P4), (long long)((4 * r + 2) * SPLITZIP_P4),
+		    (long long)((4 * r + 1) * SPLITZIP_P4), (long long)((4 * r) * SPLITZIP_P4));
 		sum = _mm256_add_epi64(sum, fmix4(_mm256_xor_si256(acc[r], l)));
 	}
 	__m128i q = _mm_add_epi64(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
@@ -587,14 +590,14 @@ static uint64_t avx2_hash_chunk(const void *p, size_t n_bytes)
 }
 
 const splitzip_backend splitzip_backend_avx2 = {
-	.name = "avx2",
-	.id = SPLITZIP_BACKEND_AVX2,
-	.mem_space = SPLITZIP_MEM_HOST,
-	.probe = splitzip_probe_avx2,
-	.histogram = avx2_histogram,
-	.encode_chunk = avx2_encode_chunk,
-	.decode_chunk = avx2_decode_chunk,
-	.encode_chunk_stream = avx2_encode_chunk_stream,
-	.decode_chunk_stream = avx2_decode_chunk_stream,
-	.hash_chunk = avx2_hash_chunk,
+    .name = "avx2",
+    .id = SPLITZIP_BACKEND_AVX2,
+    .mem_space = SPLITZIP_MEM_HOST,
+    .probe = splitzip_probe_avx2,
+    .histogram = avx2_histogram,
+    .encode_chunk = avx2_encode_chunk,
+    .decode_chunk = avx2_decode_chunk,
+    .encode_chunk_stream = avx2_encode_chunk_stream,
+    .decode_chunk_stream = avx2_decode_chunk_stream,
+    .hash_chunk = avx2_hash_chunk,
 };

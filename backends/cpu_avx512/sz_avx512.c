@@ -14,8 +14,8 @@
 #include "../sz_simd_common.h"
 #include "../../dispatch/sz_cpu_features.h"
 
-#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) ||              \
-	!defined(__AVX512VL__) || !defined(__BMI2__)
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) ||                   \
+    !defined(__AVX512VL__) || !defined(__BMI2__)
 #error "sz_avx512.c must be compiled with -mavx512f -mavx512bw -mavx512dq -mavx512vl -mbmi2"
 #endif
 
@@ -57,28 +57,26 @@ static SZ_ALWAYS_INLINE uint64_t sum_u64x8(__m512i v)
 #if SZ_AVX512_VBMI
 /* Byte indices of the low bytes (0, 2, .., 126) then the high bytes (1, 3, .., 127) of 64 u16. */
 static const uint8_t deinterleave_idx[128] = {
-	0,   2,	  4,   6,   8,	 10,  12,  14,	16,  18,  20,  22,  24,	 26,  28,  30,
-	32,  34,  36,  38,  40,	 42,  44,  46,	48,  50,  52,  54,  56,	 58,  60,  62,
-	64,  66,  68,  70,  72,	 74,  76,  78,	80,  82,  84,  86,  88,	 90,  92,  94,
-	96,  98,  100, 102, 104, 106, 108, 110, 112, 114, 116, 118, 120, 122, 124, 126,
-	1,   3,	  5,   7,   9,	 11,  13,  15,	17,  19,  21,  23,  25,	 27,  29,  31,
-	33,  35,  37,  39,  41,	 43,  45,  47,	49,  51,  53,  55,  57,	 59,  61,  63,
-	65,  67,  69,  71,  73,	 75,  77,  79,	81,  83,  85,  87,  89,	 91,  93,  95,
-	97,  99,  101, 103, 105, 107, 109, 111, 113, 115, 117, 119, 121, 123, 125, 127};
-static const uint16_t iota16[32] = {0,	1,  2,	3,  4,	5,  6,	7,  8,	9,  10,
-				     11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-				     22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    0,   2,   4,   6,   8,   10,  12,  14,  16,  18,  20,  22,  24,  26,  28,  30,  32,  34,  36,
+    38,  40,  42,  44,  46,  48,  50,  52,  54,  56,  58,  60,  62,  64,  66,  68,  70,  72,  74,
+    76,  78,  80,  82,  84,  86,  88,  90,  92,  94,  96,  98,  100, 102, 104, 106, 108, 110, 112,
+    114, 116, 118, 120, 122, 124, 126, 1,   3,   5,   7,   9,   11,  13,  15,  17,  19,  21,  23,
+    25,  27,  29,  31,  33,  35,  37,  39,  41,  43,  45,  47,  49,  51,  53,  55,  57,  59,  61,
+    63,  65,  67,  69,  71,  73,  75,  77,  79,  81,  83,  85,  87,  89,  91,  93,  95,  97,  99,
+    101, 103, 105, 107, 109, 111, 113, 115, 117, 119, 121, 123, 125, 127};
+static const uint16_t iota16[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15,
+                                    16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
 #endif
 
 typedef struct enc_consts {
 	__m512i basev; /* codebook[0] */
 #if SZ_AVX512_VBMI
-	__m512i even, odd;	/* byte indices 0,2,..,126 and 1,3,..,127 */
+	__m512i even, odd;      /* byte indices 0,2,..,126 and 1,3,..,127 */
 	__m512i t0, t1, t2, t3; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
-	__m512i iota;		/* 0..31 as u16 */
+	__m512i iota;           /* 0..31 as u16 */
 #else
 	__m512i cbv, cb8; /* codebook in every 128-bit lane; codebook[8] everywhere */
-	__m512i w0, w1;	  /* window of 32 values from codebook[0]: code, or 0x80 if not a member */
+	__m512i w0, w1;   /* window of 32 values from codebook[0]: code, or 0x80 if not a member */
 #endif
 } enc_consts;
 
@@ -88,7 +86,7 @@ enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
 
 /* 64 BF16 values (v0: elements 0..31, v1: 32..63) -> exponent and sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1, __m512i *e,
-				     __m512i *sm)
+                                     __m512i *sm)
 {
 #if SZ_AVX512_VBMI
 	__m512i lo = _mm512_permutex2var_epi8(v0, k->even, v1);
@@ -103,9 +101,9 @@ static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1
 	__m256i e0 = _mm512_cvtepi16_epi8(_mm512_srli_epi16(v0, 7));
 	__m256i e1 = _mm512_cvtepi16_epi8(_mm512_srli_epi16(v1, 7));
 	__m256i s0 = _mm512_cvtepi16_epi8(
-		_mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v0, 8), v0, 0xCA));
+	    _mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v0, 8), v0, 0xCA));
 	__m256i s1 = _mm512_cvtepi16_epi8(
-		_mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v1, 8), v1, 0xCA));
+	    _mm512_ternarylogic_epi32(m80, _mm512_srli_epi16(v1, 8), v1, 0xCA));
 	*e = _mm512_inserti64x4(_mm512_castsi256_si512(e0), e1, 1);
 	*sm = _mm512_inserti64x4(_mm512_castsi256_si512(s0), s1, 1);
 #endif
@@ -113,7 +111,7 @@ static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1
 
 /* Codes of 64 exponents; '*esc' gets the escape mask. */
 static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask64 *esc,
-					const int path)
+                                        const int path)
 {
 	if (path == SZ_WINDOW16) {
 		__m512i d = _mm512_sub_epi8(e, k->basev);
@@ -132,8 +130,8 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
 		/* Two vpshufb over the 32-entry table, bit 4 of e - base picks one. */
 		__m512i d = _mm512_sub_epi8(e, k->basev);
 		__m512i v = _mm512_mask_blend_epi8(_mm512_test_epi8_mask(d, _mm512_set1_epi8(16)),
-						   _mm512_shuffle_epi8(k->w0, d),
-						   _mm512_shuffle_epi8(k->w1, d));
+		                                   _mm512_shuffle_epi8(k->w0, d),
+		                                   _mm512_shuffle_epi8(k->w1, d));
 		*esc = _mm512_cmpgt_epu8_mask(d, _mm512_set1_epi8(31)) | _mm512_movepi8_mask(v);
 		return _mm512_maskz_mov_epi8(~*esc, v);
 	}
@@ -156,9 +154,9 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
  * neither stored nor counted). Appends the escapes and returns the new escape count.
  */
 static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, size_t i0,
-				     uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-				     uint8_t *esc_exp, size_t n_esc, const int path,
-				     const int partial, size_t valid, const int stream)
+                                     uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                     uint8_t *esc_exp, size_t n_esc, const int path,
+                                     const int partial, size_t valid, const int stream)
 {
 	__m512i v0, v1, e, smv;
 	if (partial) {
@@ -201,7 +199,8 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 	__m512i p1 = _mm512_maskz_compress_epi16(m1, _mm512_add_epi16(p, _mm512_set1_epi16(32)));
 	_mm512_mask_storeu_epi16(esc_pos + n_esc, first32(c0), p0);
 	_mm512_mask_storeu_epi16(esc_pos + n_esc + c0, first32(c1), p1);
-	_mm512_mask_storeu_epi8(esc_exp + n_esc, first64(c0 + c1), _mm512_maskz_compress_epi8(esc, e));
+	_mm512_mask_storeu_epi8(esc_exp + n_esc, first64(c0 + c1),
+	                        _mm512_maskz_compress_epi8(esc, e));
 	return n_esc + c0 + c1;
 #else
 	uint64_t m = esc;
@@ -217,9 +216,8 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 }
 
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-					   size_t n, uint8_t *codes, uint8_t *sm,
-					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int path, int stream)
+                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                           uint8_t *esc_exp, const int path, int stream)
 {
 	enc_consts k;
 	k.basev = _mm512_set1_epi8((char)t->base);
@@ -232,9 +230,9 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 		__m512i *tq[4] = {&k.t0, &k.t1, &k.t2, &k.t3};
 		for (unsigned q = 0; q < 4; q++)
 			*tq[q] = _mm512_or_si512(
-				_mm512_loadu_si512((const void *)(t->code_of + 64 * q)),
-				_mm512_slli_epi16(
-					_mm512_loadu_si512((const void *)(t->is_escape + 64 * q)), 7));
+			    _mm512_loadu_si512((const void *)(t->code_of + 64 * q)),
+			    _mm512_slli_epi16(
+			        _mm512_loadu_si512((const void *)(t->is_escape + 64 * q)), 7));
 	} else {
 		k.t0 = k.t1 = k.t2 = k.t3 = _mm512_setzero_si512();
 	}
@@ -259,30 +257,31 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 		size_t h = (size_t)(-(uintptr_t)sm & 63);
 		stream = h % 2 == 0 && h < n;
 		if (stream && h) {
-			n_esc = enc64(&k, src, 0, codes, sm, esc_pos, esc_exp, n_esc, path, 1, h,
-				      0);
+			n_esc =
+			    enc64(&k, src, 0, codes, sm, esc_pos, esc_exp, n_esc, path, 1, h, 0);
 			i = h;
 		}
 	}
 	if (stream) {
 		for (; i + 64 <= n; i += 64)
 			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-				      n_esc, path, 0, 64, 1);
+			              n_esc, path, 0, 64, 1);
 		_mm_sfence();
 	} else {
 		for (; i + 64 <= n; i += 64)
 			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-				      n_esc, path, 0, 64, 0);
+			              n_esc, path, 0, 64, 0);
 	}
 	if (i < n)
-		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc,
-			      path, 1, n - i, 0);
+		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc, path,
+		              1, n - i, 0);
 	return n_esc;
 }
 
 static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-					       size_t n, uint8_t *codes, uint8_t *sm,
-					       uint16_t *esc_pos, uint8_t *esc_exp, const int stream)
+                                               size_t n, uint8_t *codes, uint8_t *sm,
+                                               uint16_t *esc_pos, uint8_t *esc_exp,
+                                               const int stream)
 {
 	if (t->contiguous)
 		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
@@ -294,14 +293,14 @@ static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, con
 }
 
 static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-				  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+                                  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
 }
 
 static size_t avx512_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
-					 size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-					 uint8_t *esc_exp)
+                                         size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                         uint8_t *esc_exp)
 {
 	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
@@ -319,19 +318,18 @@ typedef struct dec_consts {
 /* Output byte j of the elements 0..31 (first 64) and 32..63: lo[j / 2] for even j, hi[j / 2]
  * (index + 64) for odd j. */
 static const uint8_t interleave_idx[128] = {
-	0,  64,	 1,  65,  2,  66,  3,  67,  4,	68,  5,	 69,  6,  70,  7,  71,
-	8,  72,	 9,  73,  10, 74,  11, 75,  12, 76,  13, 77,  14, 78,  15, 79,
-	16, 80,	 17, 81,  18, 82,  19, 83,  20, 84,  21, 85,  22, 86,  23, 87,
-	24, 88,	 25, 89,  26, 90,  27, 91,  28, 92,  29, 93,  30, 94,  31, 95,
-	32, 96,	 33, 97,  34, 98,  35, 99,  36, 100, 37, 101, 38, 102, 39, 103,
-	40, 104, 41, 105, 42, 106, 43, 107, 44, 108, 45, 109, 46, 110, 47, 111,
-	48, 112, 49, 113, 50, 114, 51, 115, 52, 116, 53, 117, 54, 118, 55, 119,
-	56, 120, 57, 121, 58, 122, 59, 123, 60, 124, 61, 125, 62, 126, 63, 127};
+    0,   64,  1,   65,  2,   66,  3,   67,  4,   68,  5,   69,  6,   70,  7,   71,  8,   72,  9,
+    73,  10,  74,  11,  75,  12,  76,  13,  77,  14,  78,  15,  79,  16,  80,  17,  81,  18,  82,
+    19,  83,  20,  84,  21,  85,  22,  86,  23,  87,  24,  88,  25,  89,  26,  90,  27,  91,  28,
+    92,  29,  93,  30,  94,  31,  95,  32,  96,  33,  97,  34,  98,  35,  99,  36,  100, 37,  101,
+    38,  102, 39,  103, 40,  104, 41,  105, 42,  106, 43,  107, 44,  108, 45,  109, 46,  110, 47,
+    111, 48,  112, 49,  113, 50,  114, 51,  115, 52,  116, 53,  117, 54,  118, 55,  119, 56,  120,
+    57,  121, 58,  122, 59,  123, 60,  124, 61,  125, 62,  126, 63,  127};
 #endif
 
 /* Decode 64 elements (the first 'valid' of them when 'partial'). */
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
-				   uint16_t *dst, const int partial, size_t valid, const int stream)
+                                   uint16_t *dst, const int partial, size_t valid, const int stream)
 {
 	__m256i c;
 	__m512i s;
@@ -345,14 +343,14 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	/* Nibbles in element order: u16 lane j = byte j, then (w | w << 4) & 0x0F0F puts the
 	 * low nibble in the low byte and the high nibble in the high byte (0xA8: (A|B)&C). */
 	__m512i w = _mm512_cvtepu8_epi16(c);
-	__m512i nib = _mm512_ternarylogic_epi32(w, _mm512_slli_epi16(w, 4),
-						_mm512_set1_epi16(0x0F0F), 0xA8);
+	__m512i nib =
+	    _mm512_ternarylogic_epi32(w, _mm512_slli_epi16(w, 4), _mm512_set1_epi16(0x0F0F), 0xA8);
 	/* high byte = (sm & 0x80) | e >> 1, low byte = (sm & 0x7F) | (e & 1) << 7
 	 * (0xEC: (A & C) | B). */
 	__m512i hi = _mm512_ternarylogic_epi32(s, _mm512_shuffle_epi8(k->thi, nib),
-					       _mm512_set1_epi8((char)0x80), 0xEC);
+	                                       _mm512_set1_epi8((char)0x80), 0xEC);
 	__m512i lo = _mm512_ternarylogic_epi32(s, _mm512_shuffle_epi8(k->tlo, nib),
-					       _mm512_set1_epi8(0x7F), 0xEC);
+	                                       _mm512_set1_epi8(0x7F), 0xEC);
 	__m512i o0, o1;
 #if SZ_AVX512_VBMI
 	o0 = _mm512_permutex2var_epi8(lo, k->ilo, hi);
@@ -377,7 +375,7 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 }
 
 static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-					const uint8_t *sm, size_t n, uint16_t *dst, int stream)
+                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
 {
 	uint8_t thi[16], tlo[16];
 	for (unsigned c = 0; c < 16; c++) {
@@ -414,14 +412,14 @@ static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8
 		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i, 0);
 }
 
-static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
-				const uint8_t *sm, size_t n, uint16_t *dst)
+static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
+                                size_t n, uint16_t *dst)
 {
 	decode_impl(codebook, codes, sm, n, dst, 0);
 }
 
 static void avx512_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-				       const uint8_t *sm, size_t n, uint16_t *dst)
+                                       const uint8_t *sm, size_t n, uint16_t *dst)
 {
 	decode_impl(codebook, codes, sm, n, dst, 1);
 }
@@ -478,7 +476,7 @@ static SZ_ALWAYS_INLINE void count_bits(__m512i v, uint64_t weight, uint64_t cnt
 {
 	for (unsigned b = 0; b < 8; b++)
 		cnt[b] += weight * (uint64_t)__builtin_popcountll(
-					   _mm512_test_epi8_mask(v, _mm512_set1_epi8((char)(1u << b))));
+		                       _mm512_test_epi8_mask(v, _mm512_set1_epi8((char)(1u << b))));
 }
 
 static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uint64_t cnt[8])
@@ -491,7 +489,7 @@ static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uin
 
 /* The histogram state of one half of the window (8 bins). */
 typedef struct hs_stream {
-	hs_planes l1, l2; /* units 1 and 16 */
+	hs_planes l1, l2;  /* units 1 and 16 */
 	__m512i carry[16]; /* level-1 carries waiting for the level-2 adder */
 	uint64_t cnt[8];   /* complete counts from level-2 carries (unit 256) */
 } hs_stream;
@@ -531,11 +529,11 @@ static SZ_ALWAYS_INLINE __m512i exps64(const uint16_t *s)
 	__m512i a = _mm512_srli_epi16(_mm512_loadu_si512((const void *)s), 7);
 	__m512i b = _mm512_srli_epi16(_mm512_loadu_si512((const void *)(s + 32)), 7);
 #if SZ_AVX512_VBMI
-	const __m512i even = _mm512_set_epi8(126, 124, 122, 120, 118, 116, 114, 112, 110, 108, 106,
-					     104, 102, 100, 98, 96, 94, 92, 90, 88, 86, 84, 82, 80,
-					     78, 76, 74, 72, 70, 68, 66, 64, 62, 60, 58, 56, 54, 52,
-					     50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26, 24,
-					     22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+	const __m512i even =
+	    _mm512_set_epi8(126, 124, 122, 120, 118, 116, 114, 112, 110, 108, 106, 104, 102, 100,
+	                    98, 96, 94, 92, 90, 88, 86, 84, 82, 80, 78, 76, 74, 72, 70, 68, 66, 64,
+	                    62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28,
+	                    26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
 	return _mm512_permutex2var_epi8(a, even, b);
 #else
 	const __m512i lo8 = _mm512_set1_epi16(0x00FF);
@@ -556,9 +554,9 @@ static void avx512_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 	const __m512i wv = _mm512_set1_epi8((char)w), c15 = _mm512_set1_epi8(15);
 	/* One-hot bytes: bins 0-7 -> bit k of 'lo', bins 8-15 -> bit k-8 of 'hi'. */
 	const __m512i tlo = _mm512_broadcast_i32x4(
-		_mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
+	    _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
 	const __m512i thi = _mm512_broadcast_i32x4(
-		_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
+	    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
 	hs_stream lo, hi;
 	hs_init(&lo);
 	hs_init(&hi);
@@ -606,8 +604,10 @@ static void avx512_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 /* splitzip_hash_round() on eight lanes. */
 static SZ_ALWAYS_INLINE __m512i round8(__m512i acc, __m512i w)
 {
-	__m512i x = _mm512_add_epi64(acc, _mm512_mullo_epi64(w, _mm512_set1_epi64((long long)SPLITZIP_P2)));
-	return _mm512_mullo_epi64(_mm512_rol_epi64(x, 31), _mm512_set1_epi64((long long)SPLITZIP_P1));
+	__m512i x =
+	    _mm512_add_epi64(acc, _mm512_mullo_epi64(w, _mm512_set1_epi64((long long)SPLITZIP_P2)));
+	return _mm512_mullo_epi64(_mm512_rol_epi64(x, 31),
+	                          _mm512_set1_epi64((long long)SPLITZIP_P1));
 }
 
 /* splitzip_fmix64() on eight lanes. */
@@ -646,21 +646,21 @@ static uint64_t avx512_hash_chunk(const void *p, size_t n_bytes)
 	__m512i sum = _mm512_setzero_si512();
 	for (unsigned r = 0; r < 4; r++) {
 		__m512i l = _mm512_mullo_epi64(_mm512_add_epi64(lane, _mm512_set1_epi64(8 * r)),
-					       _mm512_set1_epi64((long long)SPLITZIP_P4));
+		                               _mm512_set1_epi64((long long)SPLITZIP_P4));
 		sum = _mm512_add_epi64(sum, fmix8(_mm512_xor_si512(acc[r], l)));
 	}
 	return splitzip_hash_chunk_final(n_bytes, sum_u64x8(sum));
 }
 
 const splitzip_backend SZ_BACKEND_SYMBOL = {
-	.name = SZ_BACKEND_NAME,
-	.id = SPLITZIP_BACKEND_AVX512,
-	.mem_space = SPLITZIP_MEM_HOST,
-	.probe = SZ_BACKEND_PROBE,
-	.histogram = avx512_histogram,
-	.encode_chunk = avx512_encode_chunk,
-	.decode_chunk = avx512_decode_chunk,
-	.encode_chunk_stream = avx512_encode_chunk_stream,
-	.decode_chunk_stream = avx512_decode_chunk_stream,
-	.hash_chunk = avx512_hash_chunk,
+    .name = SZ_BACKEND_NAME,
+    .id = SPLITZIP_BACKEND_AVX512,
+    .mem_space = SPLITZIP_MEM_HOST,
+    .probe = SZ_BACKEND_PROBE,
+    .histogram = avx512_histogram,
+    .encode_chunk = avx512_encode_chunk,
+    .decode_chunk = avx512_decode_chunk,
+    .encode_chunk_stream = avx512_encode_chunk_stream,
+    .decode_chunk_stream = avx512_decode_chunk_stream,
+    .hash_chunk = avx512_hash_chunk,
 };

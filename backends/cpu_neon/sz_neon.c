@@ -34,7 +34,7 @@ static SZ_ALWAYS_INLINE void split16(const uint16_t *s, uint8x16_t *e, uint8x16_
 typedef struct enc_consts {
 	uint8x16_t basev;
 	uint8x16x4_t t[4]; /* exponent -> code | 0x80 if escape, 4 x 64 entries */
-	uint8x16x2_t w;	   /* codebook[0] + 0..31 -> code, or 0x80 if not a member */
+	uint8x16x2_t w;    /* codebook[0] + 0..31 -> code, or 0x80 if not a member */
 } enc_consts;
 
 /* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (one
@@ -43,7 +43,7 @@ enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
 
 /* Codes of 16 exponents; '*ok' gets 0xFF for codebook members. */
 static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, uint8x16_t *ok,
-					   const int path)
+                                           const int path)
 {
 	if (path == SZ_WINDOW16) {
 		uint8x16_t d = vsubq_u8(e, k->basev);
@@ -68,7 +68,7 @@ static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, ui
 
 /* Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes. Returns 1 if any is an escape. */
 static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-				  uint8_t *sm, const int path)
+                                  uint8_t *sm, const int path)
 {
 	uint8x16_t e0, e1, s0, s1, ok0, ok1;
 	split16(s, &e0, &s0);
@@ -84,7 +84,7 @@ static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_
 
 /* Append the escapes among the first 'm' elements of a block at chunk position i0. */
 static size_t emit_escapes(const splitzip_enc_tables *t, const uint16_t *s, size_t m, size_t i0,
-			   uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
+                           uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
 {
 	for (size_t j = 0; j < m; j++) {
 		uint8_t e = splitzip_bf16_exponent(s[j]);
@@ -98,9 +98,8 @@ static size_t emit_escapes(const splitzip_enc_tables *t, const uint16_t *s, size
 }
 
 static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-					   size_t n, uint8_t *codes, uint8_t *sm,
-					   uint16_t *esc_pos, uint8_t *esc_exp,
-					   const int path)
+                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                           uint8_t *esc_exp, const int path)
 {
 	enc_consts k;
 	k.basev = vdupq_n_u8(t->base);
@@ -141,7 +140,7 @@ static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const u
 }
 
 static size_t neon_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-				uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	if (t->contiguous)
 		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
@@ -155,7 +154,7 @@ static size_t neon_encode_chunk(const splitzip_enc_tables *t, const uint16_t *sr
 /* Decode 32 elements: the 16-entry tables give e >> 1 for the high byte and (e & 1) << 7 for
  * the low byte; vst2 interleaves the byte planes into little-endian u16. */
 static SZ_ALWAYS_INLINE void dec32(uint8x16_t thi, uint8x16_t tlo, const uint8_t *codes,
-				   const uint8_t *sm, uint16_t *dst)
+                                   const uint8_t *sm, uint16_t *dst)
 {
 	const uint8x16_t m80 = vdupq_n_u8(0x80), m7f = vdupq_n_u8(0x7F);
 	uint8x16_t c = vld1q_u8(codes);
@@ -170,7 +169,7 @@ static SZ_ALWAYS_INLINE void dec32(uint8x16_t thi, uint8x16_t tlo, const uint8_t
 }
 
 static void neon_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-			      size_t n, uint16_t *dst)
+                              size_t n, uint16_t *dst)
 {
 	uint8_t th[16], tl[16];
 	for (unsigned c = 0; c < 16; c++) {
@@ -206,7 +205,7 @@ static void neon_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, 
 /* A full adder on bit vectors: (h, l) = a + b + c; majority = bsl(a ^ b, c, a). */
 #define SZ_CSA(h, l, a, b, c)                                                                      \
 	do {                                                                                       \
-		uint8x16_t a_ = (a), b_ = (b), c_ = (c), u_ = veorq_u8(a_, b_);                   \
+		uint8x16_t a_ = (a), b_ = (b), c_ = (c), u_ = veorq_u8(a_, b_);                    \
 		h = vbslq_u8(u_, c_, a_);                                                          \
 		l = veorq_u8(u_, c_);                                                              \
 	} while (0)
@@ -350,15 +349,15 @@ static void neon_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 }
 
 const splitzip_backend splitzip_backend_neon = {
-	.name = "neon",
-	.id = SPLITZIP_BACKEND_NEON,
-	.mem_space = SPLITZIP_MEM_HOST,
-	.probe = splitzip_probe_neon,
-	.histogram = neon_histogram,
-	.encode_chunk = neon_encode_chunk,
-	.decode_chunk = neon_decode_chunk,
-	/* Kept ordinary: a streaming variant (STNP) has not been measured on aarch64 hardware. */
-	.encode_chunk_stream = neon_encode_chunk,
-	.decode_chunk_stream = neon_decode_chunk,
-	.hash_chunk = splitzip_hash_bytes,
+    .name = "neon",
+    .id = SPLITZIP_BACKEND_NEON,
+    .mem_space = SPLITZIP_MEM_HOST,
+    .probe = splitzip_probe_neon,
+    .histogram = neon_histogram,
+    .encode_chunk = neon_encode_chunk,
+    .decode_chunk = neon_decode_chunk,
+    /* Kept ordinary: a streaming variant (STNP) has not been measured on aarch64 hardware. */
+    .encode_chunk_stream = neon_encode_chunk,
+    .decode_chunk_stream = neon_decode_chunk,
+    .hash_chunk = splitzip_hash_bytes,
 };

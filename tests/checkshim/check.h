@@ -52,8 +52,8 @@ enum fork_status { CK_FORK_GETENV, CK_NOFORK, CK_FORK };
 
 #define START_TEST(__testname)                                                                     \
 	static void __testname##_fn(int _i CK_ATTRIBUTE_UNUSED);                                   \
-	static const TTest __testname##_ttest = {"" #__testname, __testname##_fn, __FILE__,       \
-						 __LINE__};                                        \
+	static const TTest __testname##_ttest = {"" #__testname, __testname##_fn, __FILE__,        \
+	                                         __LINE__};                                        \
 	static const TTest *__testname = &__testname##_ttest;                                      \
 	static void __testname##_fn(int _i CK_ATTRIBUTE_UNUSED)
 #define END_TEST
@@ -66,8 +66,8 @@ void tcase_set_timeout(TCase *tc, double timeout);
 void tcase_set_tags(TCase *tc, const char *tags);
 void tcase_add_checked_fixture(TCase *tc, SFun setup, SFun teardown);
 void tcase_add_unchecked_fixture(TCase *tc, SFun setup, SFun teardown);
-void _tcase_add_test(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value,
-		     int start, int end);
+void _tcase_add_test(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value, int start,
+                     int end);
 const char *tcase_name(void);
 
 #define tcase_add_test(tc, tf) _tcase_add_test((tc), (tf), 0, 0, 0, 1)
@@ -82,11 +82,10 @@ SRunner *srunner_create(Suite *s);
 void srunner_add_suite(SRunner *sr, Suite *s);
 void srunner_free(SRunner *sr);
 void srunner_run_all(SRunner *sr, enum print_output print_mode);
-void srunner_run(SRunner *sr, const char *sname, const char *tcname,
-		 enum print_output print_mode);
+void srunner_run(SRunner *sr, const char *sname, const char *tcname, enum print_output print_mode);
 void srunner_run_tagged(SRunner *sr, const char *sname, const char *tcname,
-			const char *include_tags, const char *exclude_tags,
-			enum print_output print_mode);
+                        const char *include_tags, const char *exclude_tags,
+                        enum print_output print_mode);
 int srunner_ntests_failed(SRunner *sr);
 int srunner_ntests_run(SRunner *sr);
 void srunner_set_fork_status(SRunner *sr, enum fork_status fstat);
@@ -100,13 +99,12 @@ void _mark_point(const char *file, int line);
 
 /* 'expr' describes the failure; the variadic part is an optional printf format (or NULL)
  * and its arguments, terminated by the NULL the macros append. */
-void _ck_assert_failed(const char *file, int line, const char *expr, ...)
-	CK_ATTRIBUTE_NORETURN;
+void _ck_assert_failed(const char *file, int line, const char *expr, ...) CK_ATTRIBUTE_NORETURN;
 
 #define ck_assert_msg(expr, ...)                                                                   \
 	((expr) ? (void)0                                                                          \
-		: _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed",            \
-				    ##__VA_ARGS__, NULL))
+	        : _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed",            \
+	                            ##__VA_ARGS__, NULL))
 #define ck_assert(expr) ck_assert_msg(expr, NULL)
 #define ck_abort() ck_abort_msg(NULL)
 #define ck_abort_msg(...) _ck_assert_failed(__FILE__, __LINE__, "Failed", ##__VA_ARGS__, NULL)
@@ -115,7 +113,7 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 	do {                                                                                       \
 		intmax_t _ck_x = (X), _ck_y = (Y);                                                 \
 		ck_assert_msg(_ck_x OP _ck_y, "Assertion '%s' failed: %s == %jd, %s == %jd",       \
-			      #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
+		              #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
 	} while (0)
 #define ck_assert_int_eq(X, Y) _ck_assert_int(X, ==, Y)
 #define ck_assert_int_ne(X, Y) _ck_assert_int(X, !=, Y)
@@ -128,7 +126,7 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 	do {                                                                                       \
 		uintmax_t _ck_x = (X), _ck_y = (Y);                                                \
 		ck_assert_msg(_ck_x OP _ck_y, "Assertion '%s' failed: %s == %ju, %s == %ju",       \
-			      #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
+		              #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
 	} while (0)
 #define ck_assert_uint_eq(X, Y) _ck_assert_uint(X, ==, Y)
 #define ck_assert_uint_ne(X, Y) _ck_assert_uint(X, !=, Y)
@@ -141,7 +139,7 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 	do {                                                                                       \
 		TP _ck_x = (X), _ck_y = (Y);                                                       \
 		ck_assert_msg(_ck_x OP _ck_y, "Assertion '%s' failed: %s == %Lg, %s == %Lg",       \
-			      #X " " #OP " " #Y, #X, (long double)_ck_x, #Y, (long double)_ck_y);  \
+		              #X " " #OP " " #Y, #X, (long double)_ck_x, #Y, (long double)_ck_y);  \
 	} while (0)
 #define ck_assert_float_eq(X, Y) _ck_assert_floating(X, ==, Y, float)
 #define ck_assert_float_ne(X, Y) _ck_assert_floating(X, !=, Y, float)
@@ -165,12 +163,12 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 #define _ck_assert_str(X, OP, Y, NULLEQ, NULLNE)                                                   \
 	do {                                                                                       \
 		const char *_ck_x = (X), *_ck_y = (Y);                                             \
-		int _ck_ok = (_ck_x && _ck_y) ? (strcmp(_ck_x, _ck_y) OP 0)                        \
-					      : ((NULLEQ) && _ck_x == _ck_y) ||                    \
-						    ((NULLNE) && _ck_x != _ck_y);                  \
+		int _ck_ok = (_ck_x && _ck_y)                                                      \
+		                 ? (strcmp(_ck_x, _ck_y) OP 0)                                     \
+		                 : ((NULLEQ) && _ck_x == _ck_y) || ((NULLNE) && _ck_x != _ck_y);   \
 		ck_assert_msg(_ck_ok, "Assertion '%s' failed: %s == \"%s\", %s == \"%s\"",         \
-			      #X " " #OP " " #Y, #X, _ck_x ? _ck_x : "(null)", #Y,                 \
-			      _ck_y ? _ck_y : "(null)");                                           \
+		              #X " " #OP " " #Y, #X, _ck_x ? _ck_x : "(null)", #Y,                 \
+		              _ck_y ? _ck_y : "(null)");                                           \
 	} while (0)
 #define ck_assert_str_eq(X, Y) _ck_assert_str(X, ==, Y, 0, 0)
 #define ck_assert_str_ne(X, Y) _ck_assert_str(X, !=, Y, 0, 0)
@@ -186,8 +184,8 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 		const void *_ck_x = (X), *_ck_y = (Y);                                             \
 		size_t _ck_l = (L);                                                                \
 		ck_assert_msg(memcmp(_ck_x, _ck_y, _ck_l) OP 0,                                    \
-			      "Assertion '%s' failed: %s and %s differ (%zu bytes)",               \
-			      #X " " #OP " " #Y, #X, #Y, _ck_l);                                   \
+		              "Assertion '%s' failed: %s and %s differ (%zu bytes)",               \
+		              #X " " #OP " " #Y, #X, #Y, _ck_l);                                   \
 	} while (0)
 #define ck_assert_mem_eq(X, Y, L) _ck_assert_mem(X, ==, Y, L)
 #define ck_assert_mem_ne(X, Y, L) _ck_assert_mem(X, !=, Y, L)
@@ -200,7 +198,7 @@ void _ck_assert_failed(const char *file, int line, const char *expr, ...)
 	do {                                                                                       \
 		const void *_ck_x = (X), *_ck_y = (Y);                                             \
 		ck_assert_msg(_ck_x OP _ck_y, "Assertion '%s' failed: %s == %p, %s == %p",         \
-			      #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
+		              #X " " #OP " " #Y, #X, _ck_x, #Y, _ck_y);                            \
 	} while (0)
 #define ck_assert_ptr_eq(X, Y) _ck_assert_ptr(X, ==, Y)
 #define ck_assert_ptr_ne(X, Y) _ck_assert_ptr(X, !=, Y)

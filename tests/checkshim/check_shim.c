@@ -134,8 +134,8 @@ void tcase_add_unchecked_fixture(TCase *tc, SFun setup, SFun teardown)
 	add_fixture(tc, setup, teardown, 0);
 }
 
-void _tcase_add_test(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value,
-		     int start, int end)
+void _tcase_add_test(TCase *tc, const TTest *ttest, int signal, int allowed_exit_value, int start,
+                     int end)
 {
 	tc->tests = (entry *)grow(tc->tests, tc->n_tests + 1, sizeof *tc->tests);
 	entry *e = &tc->tests[tc->n_tests++];
@@ -324,8 +324,8 @@ static enum print_output resolve_mode(enum print_output m)
 }
 
 void srunner_run_tagged(SRunner *sr, const char *sname, const char *tcname,
-			const char *include_tags, const char *exclude_tags,
-			enum print_output print_mode)
+                        const char *include_tags, const char *exclude_tags,
+                        enum print_output print_mode)
 {
 	(void)include_tags;
 	(void)exclude_tags;
@@ -356,8 +356,9 @@ void srunner_run_tagged(SRunner *sr, const char *sname, const char *tcname,
 			for (size_t k = 0; k < tc->n_tests; k++) {
 				const entry *e = &tc->tests[k];
 				for (int i = e->start; i < e->end; i++) {
-					int ok = (e->signal || e->exit_value) ? run_forked(tc, e, i)
-									      : run_checked(tc, e->t, i);
+					int ok = (e->signal || e->exit_value)
+					             ? run_forked(tc, e, i)
+					             : run_checked(tc, e->t, i);
 					sr->run++;
 					if (!ok) {
 						sr->failed++;
@@ -382,8 +383,7 @@ void srunner_run_tagged(SRunner *sr, const char *sname, const char *tcname,
 	fflush(stdout);
 }
 
-void srunner_run(SRunner *sr, const char *sname, const char *tcname,
-		 enum print_output print_mode)
+void srunner_run(SRunner *sr, const char *sname, const char *tcname, enum print_output print_mode)
 {
 	srunner_run_tagged(sr, sname, tcname, NULL, NULL, print_mode);
 }

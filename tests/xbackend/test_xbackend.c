@@ -72,7 +72,7 @@ static const splitzip_backend *usable(int i)
 /* A context bound to backend 'name' through SPLITZIP_FORCE_BACKEND (the by-name route; two
  * AVX-512 backends share one id). */
 static splitzip_ctx *ctx_for(const char *name, unsigned log2, unsigned threads, unsigned flags,
-			     const splitzip_codebook *fixed)
+                             const splitzip_codebook *fixed)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
@@ -98,7 +98,7 @@ typedef struct frame {
 } frame;
 
 static frame compress_with(const char *name, const uint16_t *src, size_t n, unsigned log2,
-			   unsigned threads, unsigned flags, const splitzip_codebook *fixed)
+                           unsigned threads, unsigned flags, const splitzip_codebook *fixed)
 {
 	splitzip_ctx *ctx = ctx_for(name, log2, threads, flags, fixed);
 	frame f;
@@ -106,13 +106,13 @@ static frame compress_with(const char *name, const uint16_t *src, size_t n, unsi
 	f.p = (uint8_t *)xmalloc(cap);
 	splitzip_status st = splitzip_compress(ctx, src, n, f.p, cap, &f.size);
 	ck_assert_msg(st == SPLITZIP_OK, "compress(%s, n=%zu): %s", name, n,
-		      splitzip_error_string(st));
+	              splitzip_error_string(st));
 	/* Determinism: the same context compresses the same input to the same bytes. */
 	uint8_t *again = (uint8_t *)xmalloc(cap);
 	size_t size2 = 0;
 	st = splitzip_compress(ctx, src, n, again, cap, &size2);
 	ck_assert_msg(st == SPLITZIP_OK && size2 == f.size && memcmp(again, f.p, f.size) == 0,
-		      "%s: second compression of the same input differs (n=%zu)", name, n);
+	              "%s: second compression of the same input differs (n=%zu)", name, n);
 	free(again);
 	splitzip_ctx_free(ctx);
 	return f;
@@ -120,7 +120,7 @@ static frame compress_with(const char *name, const uint16_t *src, size_t n, unsi
 
 /* Decode 'f' with backend 'name' and require exactly 'src' back (compared as integers). */
 static void expect_decodes(const char *name, const frame *f, const uint16_t *src, size_t n,
-			   unsigned threads, const char *what)
+                           unsigned threads, const char *what)
 {
 	splitzip_ctx *ctx = ctx_for(name, 0, threads, 0, NULL);
 	uint16_t *out = (uint16_t *)xmalloc((n + 1) * 2);
@@ -128,11 +128,11 @@ static void expect_decodes(const char *name, const frame *f, const uint16_t *src
 	size_t got = 0;
 	splitzip_status st = splitzip_decompress(ctx, f->p, f->size, out, n, &got);
 	ck_assert_msg(st == SPLITZIP_OK, "%s: decompress(%s): %s", what, name,
-		      splitzip_error_string(st));
+	              splitzip_error_string(st));
 	ck_assert_msg(got == n, "%s: %s decoded %zu elements, expected %zu", what, name, got, n);
 	size_t i = first_diff16(out, src, n);
 	ck_assert_msg(i == n, "%s: %s decoded element %zu as 0x%04x, expected 0x%04x", what, name,
-		      i, i < n ? out[i] : 0, i < n ? src[i] : 0);
+	              i, i < n ? out[i] : 0, i < n ? src[i] : 0);
 	ck_assert_msg(out[n] == 0xA5A5, "%s: %s wrote past the output", what, name);
 	free(out);
 	splitzip_ctx_free(ctx);
@@ -140,7 +140,7 @@ static void expect_decodes(const char *name, const frame *f, const uint16_t *src
 
 /* First differing byte, with the section it falls in, for a readable failure. */
 static void expect_same_frame(const frame *ref, const frame *got, const char *name,
-			      const char *what)
+                              const char *what)
 {
 	if (ref->size == got->size && memcmp(ref->p, got->p, ref->size) == 0)
 		return;
@@ -160,23 +160,24 @@ static void expect_same_frame(const frame *ref, const frame *got, const char *na
 			       : at < L.table_off ? "sign/mantissa"
 			       : at < L.epos_off  ? "chunk table"
 			       : at < L.eexp_off  ? "escape positions"
-						  : "escape exponents";
+			                          : "escape exponents";
 		}
 	}
-	ck_abort_msg("%s: %s frame differs from the reference: sizes %zu vs %zu, first difference at byte "
-		     "%zu (%s)",
-		     what, name, got->size, ref->size, at, sect);
+	ck_abort_msg(
+	    "%s: %s frame differs from the reference: sizes %zu vs %zu, first difference at byte "
+	    "%zu (%s)",
+	    what, name, got->size, ref->size, at, sect);
 }
 
 /* Compare backend 'name' against scalar on one input for all thread counts; decode too. */
 static void check_input(const char *name, const uint16_t *src, size_t n, unsigned log2,
-			unsigned flags, const splitzip_codebook *fixed, const char *what)
+                        unsigned flags, const splitzip_codebook *fixed, const char *what)
 {
 	frame ref = compress_with("scalar", src, n, log2, 1, flags, fixed);
 	for (unsigned threads = 1; threads <= 3; threads++) {
 		char desc[256];
 		snprintf(desc, sizeof desc, "%s n=%zu log2=%u threads=%u flags=%u%s", what, n, log2,
-			 threads, flags, fixed ? " fixed-codebook" : "");
+		         threads, flags, fixed ? " fixed-codebook" : "");
 		frame f = compress_with(name, src, n, log2, threads, flags, fixed);
 		expect_same_frame(&ref, &f, name, desc);
 		expect_decodes(name, &f, src, n, threads, desc);
@@ -201,9 +202,9 @@ START_TEST(expected_backends_usable)
 		for (size_t i = 0; i < splitzip_backend_count(); i++) {
 			if (strcmp(splitzip_backend_name(i), tok) == 0) {
 				found = 1;
-				ck_assert_msg(splitzip_backend_available(i),
-					      "expected backend %s is compiled in but not usable here",
-					      tok);
+				ck_assert_msg(
+				    splitzip_backend_available(i),
+				    "expected backend %s is compiled in but not usable here", tok);
 			}
 		}
 		ck_assert_msg(found, "expected backend %s is not compiled into this build", tok);
@@ -259,7 +260,7 @@ START_TEST(force_backend)
 		splitzip_status st = splitzip_ctx_create(NULL, &ctx);
 		unsetenv("SPLITZIP_FORCE_BACKEND");
 		ck_assert_msg(st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE,
-			      "FORCE_BACKEND=\"%s\" gave %s", bad[i], splitzip_status_name(st));
+		              "FORCE_BACKEND=\"%s\" gave %s", bad[i], splitzip_status_name(st));
 		ck_assert_ptr_null(ctx);
 	}
 	/* Without the override, AUTO picks the first usable backend in priority order. */
@@ -280,25 +281,41 @@ END_TEST
  * and in the middle, and non-contiguous ones (spread out, clustered, ending at 255). */
 static void kernel_codebook(int which, uint8_t cb[16])
 {
-	static const uint8_t sparse[16] = {0,  3,  17, 40, 64, 100, 118, 119,
-					   120, 127, 128, 129, 191, 200, 254, 255};
+	static const uint8_t sparse[16] = {0,   3,   17,  40,  64,  100, 118, 119,
+	                                   120, 127, 128, 129, 191, 200, 254, 255};
 	/* Spans of at most 32 values: a window with holes (typical of real KV), at the top of the
 	 * range, and the widest such span at the bottom. */
 	static const uint8_t near[16] = {110, 111, 112, 113, 114, 115, 116, 117,
-					 118, 119, 120, 121, 122, 123, 124, 126};
+	                                 118, 119, 120, 121, 122, 123, 124, 126};
 	static const uint8_t top[16] = {236, 240, 241, 242, 243, 244, 245, 246,
-					247, 248, 249, 251, 252, 253, 254, 255};
+	                                247, 248, 249, 251, 252, 253, 254, 255};
 	static const uint8_t wide[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 31};
 	for (unsigned k = 0; k < 16; k++) {
 		switch (which) {
-		case 0: cb[k] = (uint8_t)(112 + k); break;
-		case 1: cb[k] = (uint8_t)k; break;
-		case 2: cb[k] = (uint8_t)(240 + k); break;
-		case 3: cb[k] = sparse[k]; break;
-		case 4: cb[k] = near[k]; break;
-		case 5: cb[k] = top[k]; break;
-		case 6: cb[k] = wide[k]; break;
-		default: cb[k] = (uint8_t)(5 + 16 * k); break;
+		case 0:
+			cb[k] = (uint8_t)(112 + k);
+			break;
+		case 1:
+			cb[k] = (uint8_t)k;
+			break;
+		case 2:
+			cb[k] = (uint8_t)(240 + k);
+			break;
+		case 3:
+			cb[k] = sparse[k];
+			break;
+		case 4:
+			cb[k] = near[k];
+			break;
+		case 5:
+			cb[k] = top[k];
+			break;
+		case 6:
+			cb[k] = wide[k];
+			break;
+		default:
+			cb[k] = (uint8_t)(5 + 16 * k);
+			break;
 		}
 	}
 }
@@ -314,19 +331,19 @@ static void kernel_data(const uint8_t cb[16], int mode, uint64_t seed, uint16_t 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = sz_test_rand(&s);
 		unsigned e = (mode == 0 || r % 100 >= (mode == 1 ? 3u : 60u))
-				     ? cb[(r >> 8) % 16]
-				     : (unsigned)(r >> 16) % 256;
+		                 ? cb[(r >> 8) % 16]
+		                 : (unsigned)(r >> 16) % 256;
 		dst[i] = (uint16_t)(((r >> 40) & 0x8000) | (e << 7) | ((r >> 50) & 0x7F));
 	}
 }
 
 typedef size_t (*encode_fn)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
-			    uint8_t *, uint16_t *, uint8_t *);
+                            uint8_t *, uint16_t *, uint8_t *);
 
 /* Output offsets (codes, sign/mantissa) from 64-byte aligned buffers: the streaming kernels
  * take different head paths depending on them, or fall back to ordinary stores. */
-static const size_t out_offsets[][2] = {{0, 0}, {8, 16}, {8, 48}, {0, 32}, {16, 32}, {0, 48},
-					 {24, 32}, {1, 3}, {16, 2}};
+static const size_t out_offsets[][2] = {{0, 0},  {8, 16},  {8, 48}, {0, 32}, {16, 32},
+                                        {0, 48}, {24, 32}, {1, 3},  {16, 2}};
 #define N_OUT_OFFSETS (sizeof out_offsets / sizeof out_offsets[0])
 
 static void *xmalloc_aligned(size_t n)
@@ -337,14 +354,17 @@ static void *xmalloc_aligned(size_t n)
 }
 
 static void check_encode_kernel_at(const splitzip_backend *b, encode_fn enc,
-				   const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-				   const char *what, size_t coff, size_t soff)
+                                   const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+                                   const char *what, size_t coff, size_t soff)
 {
 	const size_t cb = (n + 1) / 2;
-	uint8_t *c0 = (uint8_t *)xmalloc(cb + GUARD), *c1b = (uint8_t *)xmalloc_aligned(cb + GUARD + 64);
-	uint8_t *s0 = (uint8_t *)xmalloc(n + GUARD), *s1b = (uint8_t *)xmalloc_aligned(n + GUARD + 64);
+	uint8_t *c0 = (uint8_t *)xmalloc(cb + GUARD),
+	        *c1b = (uint8_t *)xmalloc_aligned(cb + GUARD + 64);
+	uint8_t *s0 = (uint8_t *)xmalloc(n + GUARD),
+	        *s1b = (uint8_t *)xmalloc_aligned(n + GUARD + 64);
 	uint8_t *c1 = c1b + coff, *s1 = s1b + soff;
-	uint16_t *p0 = (uint16_t *)xmalloc(2 * (n + GUARD)), *p1 = (uint16_t *)xmalloc(2 * (n + GUARD));
+	uint16_t *p0 = (uint16_t *)xmalloc(2 * (n + GUARD)),
+	         *p1 = (uint16_t *)xmalloc(2 * (n + GUARD));
 	uint8_t *e0 = (uint8_t *)xmalloc(n + GUARD), *e1 = (uint8_t *)xmalloc(n + GUARD);
 	memset(c1, 0xEE, cb + GUARD);
 	memset(s1, 0xEE, n + GUARD);
@@ -355,7 +375,7 @@ static void check_encode_kernel_at(const splitzip_backend *b, encode_fn enc,
 	ck_assert_msg(k1 == k0, "%s %s: %zu escapes, reference %zu", b->name, what, k1, k0);
 	size_t i = first_diff8(c1, c0, cb);
 	ck_assert_msg(i == cb, "%s %s n=%zu: code byte %zu = 0x%02x, reference 0x%02x", b->name,
-		      what, n, i, c1[i % cb], c0[i % cb]);
+	              what, n, i, c1[i % cb], c0[i % cb]);
 	i = first_diff8(s1, s0, n);
 	ck_assert_msg(i == n, "%s %s n=%zu: sign/mantissa byte %zu differs", b->name, what, n, i);
 	i = first_diff16(p1, p0, k0);
@@ -364,33 +384,33 @@ static void check_encode_kernel_at(const splitzip_backend *b, encode_fn enc,
 	ck_assert_msg(i == k0, "%s %s n=%zu: escape exponent %zu differs", b->name, what, n, i);
 	/* Nothing past the outputs' extents is touched (escape arrays: past the count). */
 	ck_assert_msg(first_not8(c1 + cb, 0xEE, GUARD) == GUARD &&
-			      first_not8(s1 + n, 0xEE, GUARD) == GUARD,
-		      "%s %s n=%zu: wrote past codes or sign/mantissa", b->name, what, n);
+	                  first_not8(s1 + n, 0xEE, GUARD) == GUARD,
+	              "%s %s n=%zu: wrote past codes or sign/mantissa", b->name, what, n);
 	ck_assert_msg(first_not8(e1 + k0, 0xEE, n + GUARD - k0) == n + GUARD - k0 &&
-			      first_not8((uint8_t *)(p1 + k0), 0xEE, 2 * (n + GUARD - k0)) ==
-				      2 * (n + GUARD - k0),
-		      "%s %s n=%zu: wrote escape slots past the count %zu", b->name, what, n, k0);
+	                  first_not8((uint8_t *)(p1 + k0), 0xEE, 2 * (n + GUARD - k0)) ==
+	                      2 * (n + GUARD - k0),
+	              "%s %s n=%zu: wrote escape slots past the count %zu", b->name, what, n, k0);
 	free(c0), free(c1b), free(s0), free(s1b), free(p0), free(p1), free(e0), free(e1);
 }
 
 static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
-				const uint16_t *src, size_t n, const char *what)
+                                const uint16_t *src, size_t n, const char *what)
 {
 	check_encode_kernel_at(b, b->encode_chunk, t, src, n, what, 0, 0);
 }
 
 /* The streaming variant, for lengths around the block sizes, at every output offset. */
 static void check_encode_stream_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
-				       const uint16_t *src, const char *what)
+                                       const uint16_t *src, const char *what)
 {
-	static const size_t lens[] = {1, 2, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 1000, 4096,
-				      4097};
+	static const size_t lens[] = {1,   2,   31,  32,  33,   63,   64,  65,
+	                              100, 127, 128, 129, 1000, 4096, 4097};
 	char w[96];
 	snprintf(w, sizeof w, "%s (stream)", what);
 	for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
 		for (size_t o = 0; o < N_OUT_OFFSETS; o++)
 			check_encode_kernel_at(b, b->encode_chunk_stream, t, src, lens[j], w,
-					       out_offsets[o][0], out_offsets[o][1]);
+			                       out_offsets[o][0], out_offsets[o][1]);
 }
 
 START_TEST(encode_kernel_matches_reference)
@@ -408,12 +428,14 @@ START_TEST(encode_kernel_matches_reference)
 		for (int mode = 0; mode < 3; mode++) {
 			char what[64];
 			snprintf(what, sizeof what, "codebook %d (%s) mode %d", c,
-				 t.contiguous ? "contiguous" : "general", mode);
-			kernel_data(cb, mode, 77 + 13 * (uint64_t)c + (uint64_t)mode, src, max_n + 1);
+			         t.contiguous ? "contiguous" : "general", mode);
+			kernel_data(cb, mode, 77 + 13 * (uint64_t)c + (uint64_t)mode, src,
+			            max_n + 1);
 			/* Every length up to 300 (all tails), then chunk-sized lengths. */
 			for (size_t n = 1; n <= 300; n++)
 				check_encode_kernel(b, &t, src, n, what);
-			static const size_t big[] = {1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536};
+			static const size_t big[] = {1023, 1024, 1025,  4095,
+			                             4096, 4097, 65535, 65536};
 			for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
 				check_encode_kernel(b, &t, src, big[j], what);
 			/* Misaligned source. */
@@ -436,7 +458,8 @@ START_TEST(decode_kernel_matches_reference)
 		return;
 	const size_t max_n = (size_t)1 << 16;
 	uint8_t *codes = (uint8_t *)xmalloc(max_n / 2 + 1), *sm = (uint8_t *)xmalloc(max_n + 1);
-	uint16_t *d0 = (uint16_t *)xmalloc(2 * max_n), *d1 = (uint16_t *)xmalloc(2 * (max_n + GUARD));
+	uint16_t *d0 = (uint16_t *)xmalloc(2 * max_n),
+	         *d1 = (uint16_t *)xmalloc(2 * (max_n + GUARD));
 	uint64_t s = 99;
 	for (size_t i = 0; i <= max_n / 2; i++)
 		codes[i] = (uint8_t)sz_test_rand(&s);
@@ -459,12 +482,12 @@ START_TEST(decode_kernel_matches_reference)
 				b->decode_chunk_stream(cb, codes, sm, n, d2);
 				size_t i = first_diff16(d2, d0, n);
 				ck_assert_msg(i == n,
-					      "%s stream codebook %d n=%zu offset %zu: element %zu "
-					      "differs",
-					      b->name, c, n, off, i);
+				              "%s stream codebook %d n=%zu offset %zu: element %zu "
+				              "differs",
+				              b->name, c, n, off, i);
 				ck_assert_msg(first_not8((uint8_t *)(d2 + n), 0xEE, 2 * GUARD) ==
-						      2 * GUARD,
-					      "%s stream n=%zu: wrote past the end", b->name, n);
+				                  2 * GUARD,
+				              "%s stream n=%zu: wrote past the end", b->name, n);
 			}
 		}
 		for (size_t j = 0; j < 300 + sizeof big / sizeof big[0]; j++) {
@@ -475,10 +498,10 @@ START_TEST(decode_kernel_matches_reference)
 				b->decode_chunk(cb, codes + off, sm + off, n, d1);
 				size_t i = first_diff16(d1, d0, n);
 				ck_assert_msg(i == n, "%s codebook %d n=%zu: element %zu differs",
-					      b->name, c, n, i);
+				              b->name, c, n, i);
 				ck_assert_msg(first_not8((uint8_t *)(d1 + n), 0xEE, 2 * GUARD) ==
-						      2 * GUARD,
-					      "%s n=%zu: wrote past the end", b->name, n);
+				                  2 * GUARD,
+				              "%s n=%zu: wrote past the end", b->name, n);
 			}
 		}
 	}
@@ -502,9 +525,10 @@ START_TEST(histogram_matches_reference)
 			uint64_t s = 3;
 			for (size_t i = 0; i < max_n; i++) {
 				uint64_t r = sz_test_rand(&s);
-				unsigned e = g == SZ_TEST_N_GENERATORS	   ? (unsigned)(r % 16)
-					     : g == SZ_TEST_N_GENERATORS + 1 ? 240 + (unsigned)(r % 16)
-					     : (i < max_n / 2 ? 100 : 200) + (unsigned)(r % 20);
+				unsigned e = g == SZ_TEST_N_GENERATORS ? (unsigned)(r % 16)
+				             : g == SZ_TEST_N_GENERATORS + 1
+				                 ? 240 + (unsigned)(r % 16)
+				                 : (i < max_n / 2 ? 100 : 200) + (unsigned)(r % 20);
 				src[i] = (uint16_t)(((r >> 32) & 0x807F) | (e << 7));
 			}
 		}
@@ -519,10 +543,11 @@ START_TEST(histogram_matches_reference)
 				unsigned e = 0;
 				while (e < 256 && h1[e] == h0[e])
 					e++;
-				ck_assert_msg(e == 256,
-					      "%s generator %d n=%zu: hist[%u] = %llu, reference %llu",
-					      b->name, g, n, e, (unsigned long long)h1[e % 256],
-					      (unsigned long long)h0[e % 256]);
+				ck_assert_msg(
+				    e == 256,
+				    "%s generator %d n=%zu: hist[%u] = %llu, reference %llu",
+				    b->name, g, n, e, (unsigned long long)h1[e % 256],
+				    (unsigned long long)h0[e % 256]);
 			}
 		}
 	}
@@ -542,16 +567,17 @@ START_TEST(hash_chunk_matches_reference)
 		buf[i] = (uint8_t)sz_test_rand(&s);
 	for (size_t off = 0; off < 3; off++) {
 		size_t n = 0;
-		while (n <= 1100 && b->hash_chunk(buf + off, n) == splitzip_hash_bytes(buf + off, n))
+		while (n <= 1100 &&
+		       b->hash_chunk(buf + off, n) == splitzip_hash_bytes(buf + off, n))
 			n++;
 		ck_assert_msg(n > 1100, "%s: hash of %zu bytes at offset %zu differs", b->name, n,
-			      off);
+		              off);
 		static const size_t big[] = {2048, 8190, 8192, 8194, 131070, 131072, 131072 + 63};
 		for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
 			ck_assert_msg(b->hash_chunk(buf + off, big[j]) ==
-					      splitzip_hash_bytes(buf + off, big[j]),
-				      "%s: hash of %zu bytes at offset %zu differs", b->name, big[j],
-				      off);
+			                  splitzip_hash_bytes(buf + off, big[j]),
+			              "%s: hash of %zu bytes at offset %zu differs", b->name,
+			              big[j], off);
 	}
 	/* And the definition itself, on a few sizes. */
 	size_t n = 0;
@@ -582,8 +608,8 @@ START_TEST(frames_generated_match_scalar)
 			snprintf(what, sizeof what, "generator %s", sz_test_gen_name(g));
 			for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++)
 				check_input(b->name, src, sizes[j], logs[li], 0, NULL, what);
-			check_input(b->name, src, big, logs[li], SPLITZIP_FLAG_CONTENT_CHECKSUM, NULL,
-				    what);
+			check_input(b->name, src, big, logs[li], SPLITZIP_FLAG_CONTENT_CHECKSUM,
+			            NULL, what);
 		}
 	}
 	free(src);
@@ -626,7 +652,7 @@ START_TEST(frames_fixed_codebook_match_scalar)
 		for (int mode = 0; mode < 3; mode++) {
 			kernel_data(cb.exponents, mode, 4321 + (uint64_t)c, src, n);
 			check_input(b->name, src, n, 12, SPLITZIP_FLAG_CONTENT_CHECKSUM, &cb,
-				    "fixed codebook");
+			            "fixed codebook");
 			check_input(b->name, src, 5000, 10, 0, &cb, "fixed codebook");
 		}
 	}
@@ -744,7 +770,8 @@ START_TEST(from_input_codebook_is_canonical)
 			for (unsigned threads = 1; threads <= 2; threads++) {
 				frame got = compress_with(b->name, src, m, 12, threads, 0, NULL);
 				char what[96];
-				snprintf(what, sizeof what, "from-input codebook, generator %d n=%zu", g, m);
+				snprintf(what, sizeof what,
+				         "from-input codebook, generator %d n=%zu", g, m);
 				expect_same_frame(&want, &got, b->name, what);
 				free(got.p);
 			}
@@ -768,7 +795,7 @@ START_TEST(decode_matrix)
 	const size_t n = ((size_t)1 << 19) + 3;
 	uint16_t *gen = (uint16_t *)xmalloc(2 * n);
 	static const int gens[] = {SZ_GEN_KV_SKEWED, SZ_GEN_ESCAPE_5PCT, SZ_GEN_SPECIALS,
-				   SZ_GEN_SPARSE_WINDOW, SZ_GEN_RANDOM};
+	                           SZ_GEN_SPARSE_WINDOW, SZ_GEN_RANDOM};
 	for (size_t gi = 0; gi <= sizeof gens / sizeof gens[0]; gi++) {
 		const uint16_t *src = kv;
 		size_t len = n_kv;
@@ -784,9 +811,10 @@ START_TEST(decode_matrix)
 				if (!dec->probe())
 					continue;
 				char what[128];
-				snprintf(what, sizeof what, "frame by %s, data %zu, flags %u", enc->name,
-					 gi, flags);
-				expect_decodes(dec->name, &f, src, len, 1 + (unsigned)(j % 3), what);
+				snprintf(what, sizeof what, "frame by %s, data %zu, flags %u",
+				         enc->name, gi, flags);
+				expect_decodes(dec->name, &f, src, len, 1 + (unsigned)(j % 3),
+				               what);
 			}
 			free(f.p);
 		}
