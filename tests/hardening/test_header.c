@@ -44,6 +44,25 @@ static void expect_decode(splitzip_ctx *ctx, const uint8_t *frame, size_t size, 
 	sz_guard_free(&fr);
 }
 
+/* A stream (frames back to back): decompress, verify and decompressed_size give 'want'. */
+static void expect_stream(splitzip_ctx *ctx, const uint8_t *src, size_t size, size_t cap,
+                          splitzip_status want, const char *what)
+{
+	sz_guard_buf fr, out;
+	ck_assert_int_eq(sz_guard_dup(&fr, src, size, SZ_GUARD_END), 0);
+	ck_assert_int_eq(sz_guard_alloc(&out, cap * 2, SZ_GUARD_END), 0);
+	size_t n_out = 0;
+	uint64_t total = 0;
+	hu_assert_status(splitzip_decompress(ctx, fr.ptr, size, (uint16_t *)out.ptr, cap, &n_out),
+	                 want, "%s (%zu bytes): decompress", what, size);
+	hu_assert_status(splitzip_verify(ctx, fr.ptr, size, &total), want, "%s (%zu bytes): verify",
+	                 what, size);
+	hu_assert_status(splitzip_decompressed_size(fr.ptr, size, &total), want,
+	                 "%s (%zu bytes): decompressed size", what, size);
+	sz_guard_free(&out);
+	sz_guard_free(&fr);
+}
+
 /* The header-only calls: frame info and decompressed size. */
 static void expect_info(const uint8_t *frame, size_t size, splitzip_status want, const char *what)
 {
@@ -435,6 +454,46 @@ START_TEST(crafted_bodies)
 }
 END_TEST
 
+START_TEST(stream_trailing_bytes)
+{
+	if (!usable(_i))
+		return;
+	splitzip_ctx *ctx = hu_ctx(splitzip_backend_id_of((size_t)_i), 10, 0, 1);
+	base_frame b = make_base(ctx, SZ_GEN_KV_SKEWED, 500);
+	uint8_t *f = (uint8_t *)calloc(1, b.size + 128);
+	ck_assert_ptr_nonnull(f);
+	memcpy(f, b.frame, b.size);
+
+	/* A partial second frame (a prefix of a valid frame): TRUNCATED, at every length. */
+	for (size_t k = 1; k < b.size && k < 100; k++) {
+		memcpy(f + b.size, b.frame, k);
+		expect_stream(ctx, f, b.size + k, 2 * b.n, SPLITZIP_ERROR_TRUNCATED,
+		              "a prefix of a frame after a frame");
+	}
+	/* Bytes after the last frame that cannot start a frame: CORRUPT_STREAM (splitzip.h). */
+	static const size_t lens[] = {1, 3, 4, 63, 64, 100};
+	for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+		memset(f + b.size, 0, 128);
+		expect_stream(ctx, f, b.size + lens[k], 2 * b.n, COR, "zero bytes after a frame");
+		memset(f + b.size, 0xAB, 128);
+		expect_stream(ctx, f, b.size + lens[k], 2 * b.n, COR, "junk after a frame");
+	}
+	/* And a lone short non-frame is not a splitzip frame at all. */
+	static const uint8_t junk[3] = {0x12, 0x34, 0x56};
+	size_t n_out = 0;
+	uint16_t out[4];
+	hu_assert_status(splitzip_decompress(ctx, junk, 3, out, 4, &n_out),
+	                 SPLITZIP_ERROR_BAD_MAGIC, "3 junk bytes");
+	hu_assert_status(splitzip_decompress(ctx, b.frame, 2, out, 4, &n_out),
+	                 SPLITZIP_ERROR_TRUNCATED, "2 bytes of a frame");
+	hu_assert_status(splitzip_decompress(ctx, junk, 0, out, 4, &n_out),
+	                 SPLITZIP_ERROR_TRUNCATED, "empty input");
+	free(f);
+	free_base(&b);
+	splitzip_ctx_free(ctx);
+}
+END_TEST
+
 Suite *sz_suite_header(void);
 Suite *sz_suite_header(void)
 {
@@ -444,6 +503,7 @@ Suite *sz_suite_header(void)
 	tcase_set_timeout(tc, 0);
 	tcase_add_loop_test(tc, header_fields, 0, nb);
 	tcase_add_loop_test(tc, crafted_bodies, 0, nb);
+	tcase_add_loop_test(tc, stream_trailing_bytes, 0, nb);
 	suite_add_tcase(s, tc);
 	return s;
 }
