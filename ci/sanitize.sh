@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# ci/sanitize.sh -- the whole project and test suite under AddressSanitizer + UndefinedBehavior-
+# Sanitizer (any report fails: -fno-sanitize-recover=all, leaks detected), then valgrind
+# memcheck of the test programs and of the command-line tool on a small file.
+#
+# Environment (all optional):
+#   SPLITZIP_SAN_CC        compiler for the sanitizer build (default cc; clang works too)
+#   SPLITZIP_SAN_BUILD     sanitizer build directory (default build-asan)
+#   SPLITZIP_VG_BUILD      valgrind build directory (default build-valgrind)
+#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind")
+#   JOBS                   parallel build and test jobs (default 2)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${JOBS:-2}
+steps=${SPLITZIP_SAN_STEPS:-"asan valgrind"}
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+
+run_asan() {
+	local build cc flags
+	build=$(abs "${SPLITZIP_SAN_BUILD:-build-asan}")
+	cc=${SPLITZIP_SAN_CC:-cc}
+	flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+	echo "== ASan+UBSan build ($cc) in $build"
+	cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
+		-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" -DSPLITZIP_WERROR=ON \
+		>/dev/null
+	cmake --build "$build" -j "$jobs"
+	echo "== ctest under ASan+UBSan"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --test-dir "$build" -j "$jobs" --output-on-failure
+}
+
+# valgrind with every error fatal: invalid accesses, uninitialised values, definite leaks.
+vg() {
+	valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		--track-origins=yes --quiet "$@"
+}
+
+run_valgrind() {
+	local build tmp
+	build=$(abs "${SPLITZIP_VG_BUILD:-build-valgrind}")
+	echo "== valgrind build in $build"
+	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITZIP_WERROR=ON \
+		>/dev/null
+	cmake --build "$build" -j "$jobs"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+
+	echo "== valgrind: fuzz corpus runners over the seed corpora"
+	"$build/tests/fuzz/gen_fuzz_seeds" "$tmp/seeds"
+	for t in decode roundtrip differential; do
+		vg "$build/tests/fuzz/fuzz_${t}_corpus" "$tmp/seeds/$t"
+	done
+	echo "== valgrind: hardening header suite (no fork)"
+	CK_FORK=no CK_RUN_SUITE=header vg "$build/tests/hardening/test_hardening"
+}
+
+for s in $steps; do
+	case $s in
+	asan) run_asan ;;
+	valgrind) run_valgrind ;;
+	*) echo "unknown step $s" >&2; exit 2 ;;
+	esac
+done
+echo "== sanitize: all clean"
