@@ -494,6 +494,89 @@ START_TEST(stream_trailing_bytes)
 }
 END_TEST
 
+START_TEST(api_limits)
+{
+	/* Limits and arguments a caller may get wrong; none of them reads the data. */
+	static const uint16_t one[1] = {0x3F80};
+	uint8_t buf[256];
+	size_t got = 0;
+	uint64_t sum = 0;
+	splitzip_ctx *ctx = hu_ctx(SPLITZIP_BACKEND_SCALAR, 10, 0, 1);
+	const size_t too_many = (size_t)SPLITZIP_MAX_FRAME_ELEMS + 1;
+
+	ck_assert_uint_eq(splitzip_compress_bound(too_many), 0);
+	ck_assert_uint_eq(splitzip_compress_bound((size_t)SPLITZIP_MAX_FRAME_ELEMS),
+	                  SPLITZIP_COMPRESS_BOUND((size_t)SPLITZIP_MAX_FRAME_ELEMS));
+	hu_assert_status(splitzip_compress(ctx, one, too_many, buf, sizeof buf, &got),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "compress 2^32 elements");
+	hu_assert_status(splitzip_content_checksum(one, too_many, 10, &sum),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "checksum of 2^32 elements");
+	hu_assert_status(splitzip_compress(ctx, NULL, 1, buf, sizeof buf, &got),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "compress NULL data");
+	hu_assert_status(splitzip_compress(ctx, one, 1, NULL, sizeof buf, &got),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "compress NULL dst");
+	hu_assert_status(splitzip_compress(ctx, one, 1, buf, 0, &got), SPLITZIP_ERROR_DST_TOO_SMALL,
+	                 "compress into 0 bytes");
+	hu_assert_status(splitzip_compress(ctx, one, 1, buf, sizeof buf, &got), SPLITZIP_OK,
+	                 "compress one element");
+
+	/* Decoding entry points with NULL arguments. */
+	uint16_t out[4];
+	size_t n = 0, used = 0;
+	splitzip_frame_info info;
+	hu_assert_status(splitzip_decompress(NULL, buf, got, out, 4, &n),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "decompress NULL ctx");
+	hu_assert_status(splitzip_decompress(ctx, NULL, got, out, 4, &n),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "decompress NULL src");
+	hu_assert_status(splitzip_decompress(ctx, buf, got, NULL, 4, &n),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "decompress NULL dst");
+	hu_assert_status(splitzip_frame_decompress(ctx, buf, got, NULL, out, 4, &n),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "frame_decompress NULL consumed");
+	hu_assert_status(splitzip_verify(ctx, NULL, got, NULL), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "verify NULL src");
+	hu_assert_status(splitzip_get_frame_info(buf, got, NULL), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "frame info NULL info");
+	hu_assert_status(splitzip_decompressed_size(NULL, got, &sum),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT, "decompressed size NULL src");
+	hu_assert_status(splitzip_frame_decompress(ctx, buf, got, &used, out, 4, &n), SPLITZIP_OK,
+	                 "frame_decompress");
+	ck_assert_uint_eq(used, got);
+	hu_assert_status(splitzip_get_frame_info(buf, got, &info), SPLITZIP_OK, "frame info");
+	splitzip_ctx_free(ctx);
+
+	/* Parameters out of range are refused when the context is created. */
+	splitzip_params p;
+	splitzip_ctx *bad = NULL;
+	static const unsigned log2s[] = {1, 9, 17, 255};
+	for (size_t k = 0; k < sizeof log2s / sizeof log2s[0]; k++) {
+		splitzip_params_init(&p);
+		p.chunk_log2 = log2s[k];
+		hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+		                 "chunk_log2 %u", log2s[k]);
+		ck_assert_ptr_null(bad);
+	}
+	splitzip_params_init(&p);
+	p.flags = 0x2;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT, "flags");
+	splitzip_params_init(&p);
+	p.codebook_mode = SPLITZIP_CODEBOOK_FIXED; /* all-zero codebook: not ascending */
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "invalid fixed codebook");
+	splitzip_params_init(&p);
+	p.codebook_mode = (splitzip_codebook_mode)7;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "codebook mode");
+	splitzip_params_init(&p);
+	p.backend = (splitzip_backend_id)99;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "backend id");
+	splitzip_params_init(&p);
+	p.struct_size = sizeof p - 1;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "struct_size");
+}
+END_TEST
+
 Suite *sz_suite_header(void);
 Suite *sz_suite_header(void)
 {
@@ -504,6 +587,7 @@ Suite *sz_suite_header(void)
 	tcase_add_loop_test(tc, header_fields, 0, nb);
 	tcase_add_loop_test(tc, crafted_bodies, 0, nb);
 	tcase_add_loop_test(tc, stream_trailing_bytes, 0, nb);
+	tcase_add_test(tc, api_limits);
 	suite_add_tcase(s, tc);
 	return s;
 }
