@@ -4,7 +4,8 @@
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config check libsimde-dev libzstd-dev liblz4-dev
       qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross
-      hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind)
+      hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
+      python3-numpy python3-pytest python3-torch)
 missing=()
 for p in "${PKGS[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
