@@ -172,13 +172,25 @@ splitzip_status splitzip_status_of_header(int r)
 static splitzip_status read_header(const void *src, size_t src_size, splitzip_header *h)
 {
 	if (src_size < SPLITZIP_HEADER_SIZE) {
-		/* Fewer than 4 bytes cannot even hold the magic; otherwise check it first so
-		 * that a short non-splitzip input is reported as such. */
-		if (src_size >= 4 && splitzip_le32(src) != SPLITZIP_MAGIC)
-			return SPLITZIP_ERROR_BAD_MAGIC;
+		/* FORMAT.md §3.2: the magic is compared first, on as many of its 4 bytes as there
+		 * are, so that a short input that is not a splitzip frame is reported as such and
+		 * only a prefix of a frame is reported as truncated. */
+		const uint8_t *b = (const uint8_t *)src;
+		for (size_t i = 0; i < src_size && i < 4; i++)
+			if (b[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
+				return SPLITZIP_ERROR_BAD_MAGIC;
 		return SPLITZIP_ERROR_TRUNCATED;
 	}
 	return splitzip_status_of_header(splitzip_header_parse((const uint8_t *)src, h));
+}
+
+/*
+ * FORMAT.md §8.2: after the first frame of a stream, bytes that do not start with the magic are
+ * not some other kind of file but damage to this one: CORRUPT_STREAM, not BAD_MAGIC.
+ */
+static splitzip_status stream_status(splitzip_status st, size_t off)
+{
+	return (st == SPLITZIP_ERROR_BAD_MAGIC && off > 0) ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
 }
 
 splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
@@ -215,7 +227,7 @@ splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uin
 		splitzip_header h;
 		splitzip_status st = read_header(p + off, src_size - off, &h);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		if (h.frame_size > src_size - off)
 			return SPLITZIP_ERROR_TRUNCATED;
 		off += (size_t)h.frame_size;
@@ -559,7 +571,7 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 			splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
 						  dst ? dst + total : NULL, dst_cap_elems - total, &got);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		off += used;
 		total += got;
 	} while (off < src_size);
@@ -579,7 +591,7 @@ splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_s
 		splitzip_header h;
 		splitzip_status st = read_header(p + off, src_size - off, &h);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		if (h.frame_size > src_size - off)
 			return SPLITZIP_ERROR_TRUNCATED;
 		if (h.n_elems > ctx->verify_cap) {
