@@ -172,11 +172,12 @@ splitzip_status splitzip_status_of_header(int r)
 static splitzip_status read_header(const void *src, size_t src_size, splitzip_header *h)
 {
 	if (src_size < SPLITZIP_HEADER_SIZE) {
-		/* Check the magic (or as much of it as there is) first, so that a short
-		 * non-splitzip input is reported as such; only a prefix of a frame is TRUNCATED. */
-		const uint8_t *p = (const uint8_t *)src;
+		/* FORMAT.md §3.2: the magic is compared first, on as many of its 4 bytes as there
+		 * are, so that a short input that is not a splitzip frame is reported as such and
+		 * only a prefix of a frame is reported as truncated. */
+		const uint8_t *b = (const uint8_t *)src;
 		for (size_t i = 0; i < src_size && i < 4; i++)
-			if (p[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
+			if (b[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
 				return SPLITZIP_ERROR_BAD_MAGIC;
 		return SPLITZIP_ERROR_TRUNCATED;
 	}
@@ -184,13 +185,12 @@ static splitzip_status read_header(const void *src, size_t src_size, splitzip_he
 }
 
 /*
- * The status of a frame that fails to parse at offset 'off' of a stream. Bytes after the last
- * frame that cannot start a frame make the stream corrupt (splitzip.h, splitzip_decompress);
- * BAD_MAGIC is kept for input that does not start with a frame at all.
+ * FORMAT.md §8.2: after the first frame of a stream, bytes that do not start with the magic are
+ * not some other kind of file but damage to this one: CORRUPT_STREAM, not BAD_MAGIC.
  */
 static splitzip_status stream_status(splitzip_status st, size_t off)
 {
-	return (off > 0 && st == SPLITZIP_ERROR_BAD_MAGIC) ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
+	return (st == SPLITZIP_ERROR_BAD_MAGIC && off > 0) ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
 }
 
 splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,

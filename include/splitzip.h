@@ -324,8 +324,9 @@ typedef struct splitzip_frame_info {
  * splitzip_get_frame_info() parses and validates the header of the frame at 'src' without
  * decoding it. Only the first SPLITZIP_FRAME_HEADER_SIZE bytes are read, so it also serves a
  * streaming reader: read the header, learn info->frame_size, read the rest of the frame.
- * Errors: INVALID_ARGUMENT (NULL), TRUNCATED (src_size < header size), BAD_MAGIC,
- * HEADER_CHECKSUM, UNSUPPORTED_FORMAT, CORRUPT_STREAM (a field out of range).
+ * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (the bytes present do not begin with the magic),
+ * TRUNCATED (src_size < header size, the bytes present begin like a frame), HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM (a field out of range).
  * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
  */
 SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
@@ -352,7 +353,7 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
  * stream of concatenated frames; 'src_size' bytes) by reading their headers only, and stores
  * the total in '*n_elems'. Errors: as splitzip_get_frame_info() for each header, TRUNCATED if
- * the last frame is incomplete.
+ * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
  */
 SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
 							uint64_t *n_elems);
