@@ -93,9 +93,15 @@ typedef struct out_file {
 	FILE *f;
 	const char *path; /* NULL for stdout */
 	int to_stdout;
+	int direct; /* a device, FIFO or socket written in place (no temporary file) */
 } out_file;
 
-/* Open the output: '-' is stdout; a path gets a temporary sibling renamed on success. */
+/*
+ * Open the output: '-' is stdout; a device, FIFO or socket (/dev/null, /dev/full, a named pipe)
+ * is written in place: it holds no data that could be overwritten, and renaming a temporary
+ * file over it would replace the special file itself. Any other path gets a temporary sibling
+ * that is renamed over the target on success.
+ */
 static int out_open(out_file *o, const char *path, int force)
 {
 	memset(o, 0, sizeof *o);
@@ -105,6 +111,19 @@ static int out_open(out_file *o, const char *path, int force)
 		return EXIT_OK;
 	}
 	struct stat sb;
+	if (stat(path, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode) ||
+				     S_ISSOCK(sb.st_mode))) {
+		int fd = open(path, O_WRONLY | O_NOCTTY);
+		if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+			msg("%s: %s", path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return EXIT_IO;
+		}
+		o->path = path;
+		o->direct = 1;
+		return EXIT_OK;
+	}
 	if (!force && lstat(path, &sb) == 0) {
 		msg("%s: already exists; use -f to overwrite", path);
 		return EXIT_EXISTS;
@@ -147,7 +166,9 @@ static void out_abort(out_file *o)
 {
 	if (!o->f)
 		return;
-	if (!o->to_stdout) {
+	if (o->direct) {
+		fclose(o->f);
+	} else if (!o->to_stdout) {
 		fclose(o->f);
 		unlink(tmp_path);
 		tmp_active = 0;
@@ -162,6 +183,21 @@ static int out_commit(out_file *o, int force)
 		if (fflush(stdout) != 0) {
 			msg("(stdout): write failed: %s",
 			    errno == EPIPE ? "broken pipe" : strerror(errno));
+			return EXIT_IO;
+		}
+		return EXIT_OK;
+	}
+	if (o->direct) {
+		int bad = fflush(o->f) != 0;
+		int err = errno;
+		if (fclose(o->f) != 0 && !bad) {
+			bad = 1;
+			err = errno;
+		}
+		o->f = NULL;
+		if (bad) {
+			msg("%s: write failed: %s", o->path,
+			    err == EPIPE ? "broken pipe" : strerror(err));
 			return EXIT_IO;
 		}
 		return EXIT_OK;
