@@ -925,6 +925,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN); /* broken pipes become EPIPE write errors with a message */
+	signal(SIGXFSZ, SIG_IGN); /* a file size limit becomes an EFBIG write error, and the
+				   * temporary file is removed instead of left behind */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
