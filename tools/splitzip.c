@@ -139,6 +139,17 @@ static int out_open(out_file *o, const char *path, int force)
 		return EXIT_IO;
 	}
 	tmp_active = 1;
+	/* mkstemp() creates the file with mode 0600; give the output the mode any new file gets
+	 * (0666 less the umask), as a shell redirection would. */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0) {
+		msg("%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp_path);
+		tmp_active = 0;
+		return EXIT_IO;
+	}
 	o->f = fdopen(fd, "wb");
 	if (!o->f) {
 		msg("%s: %s", path, strerror(errno));
