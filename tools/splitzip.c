@@ -543,6 +543,10 @@ static int next_frame(frame_reader *r, size_t *size, splitzip_frame_info *fi)
 	if (got == 0)
 		return 0;
 	splitzip_status st = splitzip_get_frame_info(hdr, got, fi);
+	/* FORMAT.md §8.2: after the first frame, bytes that do not start a frame are damage to
+	 * this stream, not some other kind of file. */
+	if (st == SPLITZIP_ERROR_BAD_MAGIC && r->offset > 0)
+		st = SPLITZIP_ERROR_CORRUPT_STREAM;
 	if (st != SPLITZIP_OK) {
 		msg("%s: frame at byte %llu: %s", r->path, (unsigned long long)r->offset,
 		    splitzip_error_string(st));
@@ -556,24 +560,46 @@ static int next_frame(frame_reader *r, size_t *size, splitzip_frame_info *fi)
 	}
 	if (fi->frame_size > (uint64_t)SIZE_MAX / 2)
 		return -EXIT_RESOURCES;
-	if (fi->frame_size > r->cap) {
-		unsigned char *nb = (unsigned char *)realloc(r->buf, (size_t)fi->frame_size);
+	/*
+	 * Read the body in steps that at most double what has arrived (at least 1 MiB), growing
+	 * the buffer only as data comes: on a pipe the frame size is still an unverified claim,
+	 * and a header announcing a frame of gigabytes must not reserve them before the data
+	 * is there.
+	 */
+	const size_t want = (size_t)fi->frame_size;
+	size_t have = sizeof hdr;
+	if (r->cap < have) {
+		unsigned char *nb = (unsigned char *)realloc(r->buf, have);
 		if (!nb) {
-			msg("out of memory (frame of %llu bytes)", (unsigned long long)fi->frame_size);
+			msg("out of memory");
 			return -EXIT_RESOURCES;
 		}
 		r->buf = nb;
-		r->cap = (size_t)fi->frame_size;
+		r->cap = have;
 	}
 	memcpy(r->buf, hdr, sizeof hdr);
-	size_t body = (size_t)fi->frame_size - sizeof hdr;
-	got = read_full(r->in, r->buf + sizeof hdr, body, r->path);
-	if (got == (size_t)-1)
-		return -EXIT_IO;
-	if (got != body) {
-		msg("%s: frame at byte %llu: %s", r->path, (unsigned long long)r->offset,
-		    splitzip_error_string(SPLITZIP_ERROR_TRUNCATED));
-		return -EXIT_DATA;
+	while (have < want) {
+		size_t step = have < ((size_t)1 << 20) ? (size_t)1 << 20 : have;
+		size_t target = want - have < step ? want : have + step;
+		if (target > r->cap) {
+			unsigned char *nb = (unsigned char *)realloc(r->buf, target);
+			if (!nb) {
+				msg("out of memory (frame of %llu bytes)",
+				    (unsigned long long)fi->frame_size);
+				return -EXIT_RESOURCES;
+			}
+			r->buf = nb;
+			r->cap = target;
+		}
+		got = read_full(r->in, r->buf + have, target - have, r->path);
+		if (got == (size_t)-1)
+			return -EXIT_IO;
+		have += got;
+		if (have != target) {
+			msg("%s: frame at byte %llu: %s", r->path, (unsigned long long)r->offset,
+			    splitzip_error_string(SPLITZIP_ERROR_TRUNCATED));
+			return -EXIT_DATA;
+		}
 	}
 	*size = (size_t)fi->frame_size;
 	if (r->remaining >= 0)
