@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh --minimal
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
-cmake --build build -j"$(nproc)" --target splitzip_cli >/dev/null
-Z=build/tools/splitzip
+cmake -S . -B build/demo -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null
+cmake --build build/demo -j"$(nproc)" --target splitzip_cli >/dev/null
+Z=build/demo/tools/splitzip
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 "$Z" backends

@@ -287,6 +287,10 @@ START_TEST(stream_of_frames)
 	memcpy(junk, f1.p, f1.n);
 	memset(junk + f1.n, 0xAB, 3);
 	ck_assert_int_eq(splitzip_decompress(ctx, junk, f1.n + 3, back, n1, &got),
+			 SPLITZIP_ERROR_CORRUPT_STREAM);
+	/* ... while a prefix of a frame after a frame is a truncation */
+	memcpy(junk + f1.n, f1.p, 3);
+	ck_assert_int_eq(splitzip_decompress(ctx, junk, f1.n + 3, back, n1, &got),
 			 SPLITZIP_ERROR_TRUNCATED);
 	free(junk);
 	free(s);
