@@ -216,8 +216,17 @@ START_TEST(header_fields)
 	expect_decode(ctx, f, s4.size, s4.n, SPLITZIP_ERROR_HEADER_CHECKSUM, "header checksum");
 	expect_info(f, s4.size, SPLITZIP_ERROR_HEADER_CHECKSUM, "header checksum");
 	memcpy(f, s4.frame, s4.size);
-	f[SZ_H_VERSION] = 2; /* a field changed, checksum not recomputed */
+	f[SZ_H_DTYPE] = 2; /* a field changed, checksum not recomputed */
 	expect_decode(ctx, f, s4.size, s4.n, SPLITZIP_ERROR_HEADER_CHECKSUM, "unsealed");
+	/* FORMAT.md §3.2: the version is checked before the header checksum, so a later version
+	 * is UNSUPPORTED whatever the rest of its header looks like. */
+	memcpy(f, s4.frame, s4.size);
+	f[SZ_H_VERSION] = 2;
+	memset(f + 8, 0xEE, SPLITZIP_FRAME_HEADER_SIZE - 8);
+	expect_decode(ctx, f, s4.size, s4.n, UNS, "version 2, unsealed");
+	expect_info(f, s4.size, UNS, "version 2, unsealed");
+	f[SZ_H_VERSION] = 0;
+	expect_decode(ctx, f, s4.size, s4.n, COR, "version 0, unsealed");
 
 	/* The largest element count, with the frame size that goes with it: a valid header of
 	 * an ~6 GiB frame. Only the header is read; nothing is allocated for the body. */
