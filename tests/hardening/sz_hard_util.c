@@ -54,6 +54,27 @@ void hu_put(uint8_t *p, uint64_t v, unsigned n_bytes)
 	splitzip_put_u8s(p, v, n_bytes);
 }
 
+int hu_host_backend(int i, const char *suite)
+{
+	const char *name = splitzip_backend_name((size_t)i);
+	if (!splitzip_backend_available((size_t)i)) {
+		printf("%s: backend %s not usable on this machine, skipped\n", suite, name);
+		return 0;
+	}
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = splitzip_backend_id_of((size_t)i);
+	splitzip_ctx *ctx = NULL;
+	splitzip_status st = splitzip_ctx_create(&p, &ctx);
+	splitzip_ctx_free(ctx);
+	if (st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE) {
+		printf("%s: backend %s does not take host memory, skipped\n", suite, name);
+		return 0;
+	}
+	hu_assert_status(st, SPLITZIP_OK, "ctx_create(%s)", name);
+	return 1;
+}
+
 int hu_is_decode_status(splitzip_status st)
 {
 	switch (st) {

@@ -42,6 +42,13 @@ void hu_reseal(uint8_t *frame);
 /* Little-endian stores into a frame. */
 void hu_put(uint8_t *p, uint64_t v, unsigned n_bytes);
 
+/*
+ * 1 if backend index i (0..splitzip_backend_count()-1) is usable here for host memory; else
+ * prints why it is skipped (not usable on this machine, or a device-memory backend such as
+ * cuda, which host calls cannot use) and returns 0. 'suite' names the caller in the message.
+ */
+int hu_host_backend(int i, const char *suite);
+
 /* 1 if the decode status is one a decoder may return for hostile input, else 0. */
 int hu_is_decode_status(splitzip_status st);
 

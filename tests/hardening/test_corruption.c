@@ -64,11 +64,7 @@ static uint16_t *case_data(const frame_case *c)
 
 static int usable(int i)
 {
-	if (splitzip_backend_available((size_t)i))
-		return 1;
-	printf("corruption: backend %s not available here, skipped\n",
-	       splitzip_backend_name((size_t)i));
-	return 0;
+	return hu_host_backend(i, "corruption");
 }
 
 START_TEST(bit_flips)

@@ -144,10 +144,7 @@ static void run_sizes(int backend_index, unsigned log2, unsigned flags, unsigned
 /* Skip (and say so) a backend that is compiled in but unusable on this machine. */
 static int usable(int i)
 {
-	if (splitzip_backend_available((size_t)i))
-		return 1;
-	printf("guard: backend %s not available here, skipped\n", splitzip_backend_name((size_t)i));
-	return 0;
+	return hu_host_backend(i, "guard");
 }
 
 START_TEST(guard_small_sizes)

@@ -174,11 +174,7 @@ static void run_tampers(splitzip_ctx *ctx, const base_frame *b, const tamper *t,
 
 static int usable(int i)
 {
-	if (splitzip_backend_available((size_t)i))
-		return 1;
-	printf("header: backend %s not available here, skipped\n",
-	       splitzip_backend_name((size_t)i));
-	return 0;
+	return hu_host_backend(i, "header");
 }
 
 START_TEST(header_fields)
