@@ -1,0 +1,80 @@
+/*
+ * sz_common.h -- fixed-width types, little-endian loads/stores and the host/device qualifier
+ * shared by the core, every backend and the GPU kernels.
+ *
+ * This header holds only macros and static inline functions, so it is safe to include from
+ * translation units compiled with different ISA flags (see STYLE: a non-static inline compiled
+ * once with -mavx2 could be merged by the linker into every caller).
+ */
+#ifndef SZ_COMMON_H
+#define SZ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* SPLITZIP_HD marks helpers callable from host and device code. */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SPLITZIP_HD __host__ __device__ __forceinline__
+#else
+#define SPLITZIP_HD static inline
+#endif
+
+/* The format is little-endian and so are all supported targets (x86-64, aarch64, GPUs). The
+ * loads and stores below go through memcpy, which compilers turn into one unaligned access. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "splitzip supports little-endian targets only"
+#endif
+
+static inline uint16_t splitzip_le16(const void *p)
+{
+	uint16_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline uint32_t splitzip_le32(const void *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline uint64_t splitzip_le64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+static inline void splitzip_st16(void *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline void splitzip_st32(void *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+static inline void splitzip_st64(void *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SZ_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SZ_LIKELY(x) (x)
+#define SZ_UNLIKELY(x) (x)
+#endif
+
+/* Internal (non-static) symbols carry the splitzip_ prefix and hidden visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SZ_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define SZ_INTERNAL
+#endif
+
+#endif /* SZ_COMMON_H */

@@ -1,0 +1,20 @@
+/*
+ * sz_registry.c -- compiled-in backends in priority order, best first. Only backends that are
+ * compiled in appear; scalar is always present and always last.
+ */
+#include "splitzip_config.h"
+#include "sz_backend.h"
+
+static const splitzip_backend *const registry[] = {
+	&splitzip_backend_scalar,
+};
+
+size_t splitzip_registry_count(void)
+{
+	return sizeof registry / sizeof registry[0];
+}
+
+const splitzip_backend *splitzip_registry_get(size_t i)
+{
+	return i < splitzip_registry_count() ? registry[i] : NULL;
+}

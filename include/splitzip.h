@@ -1,0 +1,410 @@
+/*
+ * splitzip.h -- the public C API of splitzip
+ *
+ * splitzip compresses BF16 tensors (above all the KV cache of LLM serving) losslessly: every
+ * value is split into a 4-bit code for its exponent (a 16-entry codebook) and one byte of
+ * sign + mantissa; exponents outside the codebook are stored as sparse escapes. The bitstream
+ * is specified in doc/FORMAT.md; every backend (scalar, SIMD, GPU) writes it byte for byte
+ * identically.
+ *
+ * Conventions used throughout this header:
+ *   - Every function that can fail returns a splitzip_status. SPLITZIP_OK is 0.
+ *   - Element counts are counts of BF16 values (uint16_t bit patterns); byte sizes say "bytes".
+ *   - Unless a function says otherwise, the caller owns every buffer it passes in, and the
+ *     library keeps no pointer to it after the call returns.
+ *   - Unless a function says otherwise, NULL pointers are rejected with
+ *     SPLITZIP_ERROR_INVALID_ARGUMENT (a NULL data pointer is allowed when its count is 0).
+ *   - On failure, output buffers may have been partly written; their contents are unspecified.
+ *   - Functions that take no splitzip_ctx are thread-safe. A splitzip_ctx must not be used by
+ *     two threads at once; separate contexts may be used concurrently.
+ *   - The library never prints, never aborts and never calls exit().
+ */
+#ifndef SPLITZIP_H
+#define SPLITZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(SPLITZIP_DLL_EXPORT)
+#define SPLITZIP_API __declspec(dllexport)
+#elif defined(__GNUC__) || defined(__clang__)
+#define SPLITZIP_API __attribute__((visibility("default")))
+#else
+#define SPLITZIP_API
+#endif
+
+/* ==================================================================== */
+/*                               Version                                */
+/* ==================================================================== */
+
+#define SPLITZIP_VERSION_MAJOR 0
+#define SPLITZIP_VERSION_MINOR 1
+#define SPLITZIP_VERSION_PATCH 0
+#define SPLITZIP_VERSION_NUMBER                                                                    \
+	(SPLITZIP_VERSION_MAJOR * 10000 + SPLITZIP_VERSION_MINOR * 100 + SPLITZIP_VERSION_PATCH)
+#define SPLITZIP_VERSION_STRING "0.1.0"
+
+/* The frame format version this library writes (doc/FORMAT.md, Format_Version). */
+#define SPLITZIP_FORMAT_VERSION 1
+
+/*
+ * splitzip_version_number() returns SPLITZIP_VERSION_NUMBER of the library actually loaded,
+ * which may differ from the header a program was compiled against.
+ */
+SPLITZIP_API unsigned splitzip_version_number(void);
+
+/*
+ * splitzip_version_string() returns the library version as a static string, e.g. "0.1.0".
+ * Never NULL; the caller must not free it.
+ */
+SPLITZIP_API const char *splitzip_version_string(void);
+
+/* ==================================================================== */
+/*                                Errors                                */
+/* ==================================================================== */
+
+/*
+ * Status codes. The numeric values are part of the ABI: they are never renumbered, new codes are
+ * only appended. Decoders return a distinct code per kind of fault so that callers (and tests)
+ * can tell a truncated transfer from a corrupted one.
+ */
+typedef enum splitzip_status {
+	SPLITZIP_OK = 0,
+	/* A NULL pointer, a count out of range, an unknown parameter value. */
+	SPLITZIP_ERROR_INVALID_ARGUMENT = 1,
+	/* The output buffer is too small; nothing useful was written. */
+	SPLITZIP_ERROR_DST_TOO_SMALL = 2,
+	/* The frame is structurally invalid or not canonical: a field out of range, a reserved
+	 * bit set, nonzero padding, an escape out of range or out of order (doc/FORMAT.md). */
+	SPLITZIP_ERROR_CORRUPT_STREAM = 3,
+	/* The frame uses a format version, dtype or mode this library does not know. */
+	SPLITZIP_ERROR_UNSUPPORTED_FORMAT = 4,
+	/* The requested backend is unknown, not compiled in, or unusable on this machine. */
+	SPLITZIP_ERROR_BACKEND_UNAVAILABLE = 5,
+	SPLITZIP_ERROR_OUT_OF_MEMORY = 6,
+	/* A CUDA/HIP runtime call failed. */
+	SPLITZIP_ERROR_DEVICE = 7,
+	/* The data does not start with the splitzip frame magic: not a splitzip frame at all. */
+	SPLITZIP_ERROR_BAD_MAGIC = 8,
+	/* The input ends before the frame (or its header) does. */
+	SPLITZIP_ERROR_TRUNCATED = 9,
+	/* The header checksum does not match the header: the header is damaged. */
+	SPLITZIP_ERROR_HEADER_CHECKSUM = 10,
+	/* The frame decoded, but the decoded data does not match the content checksum. */
+	SPLITZIP_ERROR_CONTENT_CHECKSUM = 11,
+	/* A codebook file or codebook value is invalid (bad magic, checksum, order). */
+	SPLITZIP_ERROR_BAD_CODEBOOK = 12
+} splitzip_status;
+
+/* The number of status codes defined above (for tests and language bindings). */
+#define SPLITZIP_STATUS_COUNT 13
+
+/*
+ * splitzip_error_string() returns a short English description of a status code, e.g.
+ * "corrupt stream". Never NULL (unknown values give "unknown status"); the string is static.
+ */
+SPLITZIP_API const char *splitzip_error_string(splitzip_status status);
+
+/*
+ * splitzip_status_name() returns the enumerator spelling of a status code without the
+ * "SPLITZIP_" prefix, e.g. "ERROR_TRUNCATED", or "UNKNOWN". Never NULL; static.
+ */
+SPLITZIP_API const char *splitzip_status_name(splitzip_status status);
+
+/* ==================================================================== */
+/*                              Codebooks                               */
+/* ==================================================================== */
+
+/* Number of entries of a 4-bit codebook. */
+#define SPLITZIP_CODEBOOK_SIZE 16
+
+/*
+ * A codebook: the 16 BF16 exponent values (0..255) that get a 4-bit code. Valid codebooks hold
+ * 16 distinct values in strictly ascending order; code k means exponents[k] (doc/FORMAT.md §5).
+ */
+typedef struct splitzip_codebook {
+	uint8_t exponents[SPLITZIP_CODEBOOK_SIZE];
+} splitzip_codebook;
+
+/*
+ * splitzip_histogram() adds, for each of the 'n_elems' BF16 values in 'src', one to
+ * hist[exponent]. 'hist' is not cleared first, so several samples can be accumulated.
+ * Returns SPLITZIP_ERROR_INVALID_ARGUMENT if 'hist' is NULL or 'src' is NULL with n_elems > 0.
+ */
+SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems,
+						uint64_t hist[256]);
+
+/*
+ * splitzip_codebook_from_histogram() selects the canonical codebook for an exponent histogram:
+ * the 16 exponents with the highest counts, ties broken towards the smaller exponent value,
+ * then sorted ascending (doc/FORMAT.md §5.1). Exponents with count 0 are eligible, so the
+ * result is always a valid codebook. Errors: SPLITZIP_ERROR_INVALID_ARGUMENT on NULL.
+ */
+SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256],
+							      splitzip_codebook *cb);
+
+/*
+ * splitzip_calibrate() computes the canonical codebook of 'n_elems' BF16 values; it is
+ * splitzip_histogram() followed by splitzip_codebook_from_histogram(). To calibrate on several
+ * samples, accumulate one histogram and call splitzip_codebook_from_histogram() once.
+ */
+SPLITZIP_API splitzip_status splitzip_calibrate(const uint16_t *src, size_t n_elems,
+						splitzip_codebook *cb);
+
+/*
+ * splitzip_codebook_validate() returns SPLITZIP_OK if 'cb' is valid (16 strictly ascending
+ * values), SPLITZIP_ERROR_BAD_CODEBOOK otherwise, SPLITZIP_ERROR_INVALID_ARGUMENT on NULL.
+ */
+SPLITZIP_API splitzip_status splitzip_codebook_validate(const splitzip_codebook *cb);
+
+/* Size in bytes of a serialised codebook (the codebook file format of doc/FORMAT.md §9). */
+#define SPLITZIP_CODEBOOK_FILE_SIZE 28
+
+/*
+ * splitzip_codebook_serialize() writes 'cb' as SPLITZIP_CODEBOOK_FILE_SIZE bytes to 'dst'
+ * ('dst_cap' bytes available). Errors: INVALID_ARGUMENT (NULL), BAD_CODEBOOK (invalid 'cb'),
+ * DST_TOO_SMALL.
+ */
+SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *dst,
+							 size_t dst_cap);
+
+/*
+ * splitzip_codebook_deserialize() reads a serialised codebook from 'src' ('src_size' bytes,
+ * which must be exactly SPLITZIP_CODEBOOK_FILE_SIZE). Errors: INVALID_ARGUMENT (NULL),
+ * TRUNCATED (too short), BAD_CODEBOOK (bad magic, version, checksum, order, trailing bytes).
+ */
+SPLITZIP_API splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
+							   splitzip_codebook *cb);
+
+/* ==================================================================== */
+/*                          Context & backends                          */
+/* ==================================================================== */
+
+typedef struct splitzip_ctx splitzip_ctx; /* opaque */
+
+/* Backend identifiers. Values are ABI; new ones are appended. */
+typedef enum splitzip_backend_id {
+	SPLITZIP_BACKEND_AUTO = 0, /* best usable backend for host memory */
+	SPLITZIP_BACKEND_SCALAR = 1,
+	SPLITZIP_BACKEND_AVX2 = 2,
+	SPLITZIP_BACKEND_NEON = 3,
+	SPLITZIP_BACKEND_CUDA = 4,
+	SPLITZIP_BACKEND_HIP = 5,
+	SPLITZIP_BACKEND_AVX512 = 6
+} splitzip_backend_id;
+
+/* Where the codebook used by splitzip_compress() comes from. */
+typedef enum splitzip_codebook_mode {
+	/* Computed from each input (one extra read of the input): best ratio, no setup. */
+	SPLITZIP_CODEBOOK_FROM_INPUT = 0,
+	/* splitzip_params.codebook, e.g. calibrated offline: single pass over the input. */
+	SPLITZIP_CODEBOOK_FIXED = 1
+} splitzip_codebook_mode;
+
+/* Frame flags (doc/FORMAT.md §3, Flags). */
+#define SPLITZIP_FLAG_CONTENT_CHECKSUM 0x01u
+
+/* Chunk size limits, as log2 of elements per chunk (doc/FORMAT.md §3, Chunk_Log2). */
+#define SPLITZIP_CHUNK_LOG2_MIN 10
+#define SPLITZIP_CHUNK_LOG2_MAX 16
+#define SPLITZIP_CHUNK_LOG2_DEFAULT 12
+
+/*
+ * Compression parameters. Always initialise with splitzip_params_init() and then change the
+ * fields you need: struct_size lets later library versions append fields without breaking
+ * programs compiled against this header.
+ */
+typedef struct splitzip_params {
+	size_t struct_size;		      /* = sizeof(splitzip_params), set by params_init */
+	splitzip_backend_id backend;	      /* default SPLITZIP_BACKEND_AUTO */
+	unsigned chunk_log2;		      /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
+	unsigned flags;			      /* SPLITZIP_FLAG_*; default 0 (no checksum) */
+	splitzip_codebook_mode codebook_mode; /* default SPLITZIP_CODEBOOK_FROM_INPUT */
+	splitzip_codebook codebook;	      /* used with SPLITZIP_CODEBOOK_FIXED */
+	unsigned n_threads;		      /* worker threads for host calls; 0 = automatic */
+} splitzip_params;
+
+/*
+ * splitzip_params_init() fills '*p' with the defaults listed in splitzip_params. NULL is a no-op.
+ */
+SPLITZIP_API void splitzip_params_init(splitzip_params *p);
+
+/*
+ * splitzip_ctx_create() creates a context bound to one backend and stores it in '*out'.
+ * 'p' may be NULL for defaults. Backend selection: p->backend if not AUTO; else the environment
+ * variable SPLITZIP_FORCE_BACKEND if set (a backend name, see splitzip_backend_name()); else the
+ * first usable backend in priority order. A named backend that is unknown, not compiled in or
+ * not usable here gives SPLITZIP_ERROR_BACKEND_UNAVAILABLE: there is never a silent fallback.
+ * Errors: INVALID_ARGUMENT (out NULL, struct_size too small, a field out of range, an invalid
+ * FIXED codebook), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out' is set to NULL.
+ * The context owns its scratch memory; free it with splitzip_ctx_free().
+ */
+SPLITZIP_API splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out);
+
+/* splitzip_ctx_free() frees a context and its scratch memory. NULL is a no-op. */
+SPLITZIP_API void splitzip_ctx_free(splitzip_ctx *ctx);
+
+/*
+ * splitzip_ctx_backend_name() returns the name of the backend the context is bound to, e.g.
+ * "scalar". Static string; "(null)" for a NULL ctx.
+ */
+SPLITZIP_API const char *splitzip_ctx_backend_name(const splitzip_ctx *ctx);
+
+/*
+ * splitzip_ctx_params() copies the context's effective parameters (defaults resolved) to '*p'.
+ * Errors: INVALID_ARGUMENT on NULL.
+ */
+SPLITZIP_API splitzip_status splitzip_ctx_params(const splitzip_ctx *ctx, splitzip_params *p);
+
+/*
+ * Backend introspection. Backends are numbered 0..splitzip_backend_count()-1 in priority order
+ * (best first); only backends compiled into this library are listed.
+ * splitzip_backend_name(i) returns the name ("scalar", "avx2", ...) or NULL if i is out of range.
+ * splitzip_backend_available(i) returns 1 if the backend is usable on this machine now, else 0.
+ * splitzip_backend_id_of(i) returns its id, or SPLITZIP_BACKEND_AUTO if i is out of range.
+ */
+SPLITZIP_API size_t splitzip_backend_count(void);
+SPLITZIP_API const char *splitzip_backend_name(size_t i);
+SPLITZIP_API int splitzip_backend_available(size_t i);
+SPLITZIP_API splitzip_backend_id splitzip_backend_id_of(size_t i);
+
+/* ==================================================================== */
+/*                      Frames: sizes and information                   */
+/* ==================================================================== */
+
+/* Size of the fixed frame header in bytes (doc/FORMAT.md §3). */
+#define SPLITZIP_FRAME_HEADER_SIZE 64
+
+/* The largest element count one frame may hold (doc/FORMAT.md §8). Larger inputs are streams
+ * of several frames. */
+#define SPLITZIP_MAX_FRAME_ELEMS ((uint64_t)0xFFFFFFFFu)
+
+/*
+ * SPLITZIP_COMPRESS_BOUND(n) is the largest frame splitzip_compress() can produce for n elements:
+ * the size of a stored frame, header + 2n bytes rounded up to 16. It is a constant expression for
+ * static sizing; splitzip_compress_bound() is its runtime twin.
+ */
+#define SPLITZIP_COMPRESS_BOUND(n_elems)                                                           \
+	((size_t)SPLITZIP_FRAME_HEADER_SIZE + ((((size_t)(n_elems)) * 2u + 15u) & ~(size_t)15u))
+
+/*
+ * splitzip_compress_bound() returns SPLITZIP_COMPRESS_BOUND(n_elems), or 0 if n_elems exceeds
+ * SPLITZIP_MAX_FRAME_ELEMS (no single frame can hold it).
+ */
+SPLITZIP_API size_t splitzip_compress_bound(size_t n_elems);
+
+/* Frame modes (doc/FORMAT.md §3, Mode). */
+typedef enum splitzip_mode {
+	SPLITZIP_MODE_STORED = 0, /* raw little-endian BF16 */
+	SPLITZIP_MODE_SPLIT4 = 1  /* 4-bit exponent codes + sign/mantissa bytes + escapes */
+} splitzip_mode;
+
+/* Dtypes (doc/FORMAT.md §3, Dtype). */
+#define SPLITZIP_DTYPE_BF16 1
+
+/* What splitzip_get_frame_info() reports about one frame. */
+typedef struct splitzip_frame_info {
+	unsigned format_version;    /* Format_Version */
+	unsigned dtype;		    /* SPLITZIP_DTYPE_BF16 */
+	splitzip_mode mode;	    /* stored or split4 */
+	unsigned chunk_log2;	    /* elements per chunk = 1 << chunk_log2 */
+	unsigned flags;		    /* SPLITZIP_FLAG_* */
+	uint64_t n_elems;	    /* decoded element count */
+	uint64_t n_escapes;	    /* escape records (0 for stored frames) */
+	uint64_t frame_size;	    /* bytes of the whole frame, header included */
+	uint64_t content_checksum;  /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
+	splitzip_codebook codebook; /* all zero for stored frames */
+} splitzip_frame_info;
+
+/*
+ * splitzip_get_frame_info() parses and validates the header of the frame at 'src' without
+ * decoding it. Only the first SPLITZIP_FRAME_HEADER_SIZE bytes are read, so it also serves a
+ * streaming reader: read the header, learn info->frame_size, read the rest of the frame.
+ * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (the bytes present do not begin with the magic),
+ * TRUNCATED (src_size < header size, the bytes present begin like a frame), HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM (a field out of range).
+ * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
+ */
+SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
+						     splitzip_frame_info *info);
+
+/* ==================================================================== */
+/*                        Host-memory one-shot API                      */
+/* ==================================================================== */
+
+/*
+ * splitzip_compress() compresses 'n_elems' BF16 values (raw uint16_t bit patterns) from 'src'
+ * into one frame at 'dst' ('dst_cap' bytes) and stores the frame size in '*dst_size'.
+ * The frame is canonical (doc/FORMAT.md §6): byte-identical for every backend and thread count.
+ * A dst_cap of splitzip_compress_bound(n_elems) always suffices; a smaller one may suffice.
+ * Incompressible input gives a stored frame, never larger than the bound.
+ * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, src NULL with n_elems > 0, n_elems above
+ * SPLITZIP_MAX_FRAME_ELEMS), DST_TOO_SMALL, OUT_OF_MEMORY.
+ */
+SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src,
+					       size_t n_elems, void *dst, size_t dst_cap,
+					       size_t *dst_size);
+
+/*
+ * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
+ * stream of concatenated frames; 'src_size' bytes) by reading their headers only, and stores
+ * the total in '*n_elems'. Errors: as splitzip_get_frame_info() for each header, TRUNCATED if
+ * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
+ */
+SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
+							uint64_t *n_elems);
+
+/*
+ * splitzip_decompress() decodes 'src' ('src_size' bytes: one frame, or several frames
+ * concatenated) into 'dst', which has room for 'dst_cap_elems' elements, and stores the number
+ * of elements written in '*n_elems'. Every field and every escape is validated before use; the
+ * decoder never reads outside src[0..src_size) nor writes outside dst[0..dst_cap_elems).
+ * If a frame carries a content checksum it is verified.
+ * Errors: INVALID_ARGUMENT, DST_TOO_SMALL, TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM (including bytes after the last frame that do not form a
+ * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
+ */
+SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src,
+						 size_t src_size, uint16_t *dst,
+						 size_t dst_cap_elems, size_t *n_elems);
+
+/*
+ * splitzip_frame_decompress() decodes exactly one frame: the frame at the start of 'src' must
+ * end at or before src + src_size, and '*src_consumed' receives its size, so a streaming reader
+ * can step through a buffer of frames. Other arguments and errors as splitzip_decompress().
+ */
+SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src,
+						       size_t src_size, size_t *src_consumed,
+						       uint16_t *dst, size_t dst_cap_elems,
+						       size_t *n_elems);
+
+/*
+ * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
+ * discards the result: it reports exactly the status splitzip_decompress() would, and stores the
+ * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
+ */
+SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
+					     uint64_t *n_elems);
+
+/* ==================================================================== */
+/*                           Content checksum                           */
+/* ==================================================================== */
+
+/*
+ * splitzip_content_checksum() computes the 64-bit content checksum of doc/FORMAT.md §7 for
+ * 'n_elems' BF16 values split into chunks of 1 << chunk_log2 elements, i.e. the value a frame
+ * of these values carries in Content_Checksum. Stores it in '*out'.
+ * Errors: INVALID_ARGUMENT (NULL, chunk_log2 out of range, n_elems above the frame limit).
+ */
+SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems,
+						       unsigned chunk_log2, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPLITZIP_H */
