@@ -16,6 +16,7 @@
  *    shuffle width a power of two <= W; up/down deltas and xor lane masks in [0, W) (NVIDIA uses
  *    only their low 5 bits, AMD the whole value: outside [0, W) the vendors disagree);
  *    the source lane of a shuffle must be live.
+ *  - sz_load16/sz_store16 need 16-byte alignment, sz_load8/sz_store8 8-byte alignment.
  */
 #ifndef SZ_GPU_COMPAT_CUH
 #define SZ_GPU_COMPAT_CUH
@@ -47,6 +48,7 @@
 #define SZ_HOST_DEVICE inline
 #define SZ_LAUNCH_BOUNDS(n)
 #define SZ_RESTRICT __restrict__
+#define SZ_UNROLL
 
 #define threadIdx (sz_simt_cur->tid)
 #define blockIdx (sz_simt_cur->bid)
@@ -213,6 +215,10 @@ SZ_DEVICE int sz_clz64(uint64_t x)
 struct sz_u32x4 {
 	uint32_t x, y, z, w;
 };
+SZ_DEVICE sz_u32x4 sz_u32x4_make(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
+{
+	return sz_u32x4{x, y, z, w};
+}
 SZ_DEVICE sz_u32x4 sz_load16(const void *p)
 {
 	sz_u32x4 v;
@@ -222,6 +228,16 @@ SZ_DEVICE sz_u32x4 sz_load16(const void *p)
 SZ_DEVICE void sz_store16(void *p, sz_u32x4 v)
 {
 	memcpy(p, &v, 16);
+}
+SZ_DEVICE uint64_t sz_load8(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+SZ_DEVICE void sz_store8(void *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
 }
 
 /* ==================================================================== */
@@ -234,6 +250,7 @@ SZ_DEVICE void sz_store16(void *p, sz_u32x4 v)
 #define SZ_HOST_DEVICE __host__ __device__ inline
 #define SZ_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define SZ_RESTRICT __restrict__
+#define SZ_UNROLL _Pragma("unroll")
 
 #define SZ_SHARED_ARRAY(T, name, N) __shared__ T name[N]
 /* One byte array for every instance: typed extern __shared__ arrays clash between templates. */
@@ -455,6 +472,10 @@ SZ_DEVICE void sz_threadfence(void)
 }
 
 typedef uint4 sz_u32x4;
+SZ_DEVICE sz_u32x4 sz_u32x4_make(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
+{
+	return make_uint4(x, y, z, w);
+}
 SZ_DEVICE sz_u32x4 sz_load16(const void *p)
 {
 	return *reinterpret_cast<const uint4 *>(p);
@@ -462,6 +483,14 @@ SZ_DEVICE sz_u32x4 sz_load16(const void *p)
 SZ_DEVICE void sz_store16(void *p, sz_u32x4 v)
 {
 	*reinterpret_cast<uint4 *>(p) = v;
+}
+SZ_DEVICE uint64_t sz_load8(const void *p)
+{
+	return *reinterpret_cast<const unsigned long long *>(p);
+}
+SZ_DEVICE void sz_store8(void *p, uint64_t v)
+{
+	*reinterpret_cast<unsigned long long *>(p) = v;
 }
 
 #endif /* flavours */
