@@ -47,6 +47,7 @@
 #define SZ_DEVICE inline
 #define SZ_HOST_DEVICE inline
 #define SZ_LAUNCH_BOUNDS(n)
+#define SZ_LAUNCH_BOUNDS_BLOCKS(n, b)
 #define SZ_RESTRICT __restrict__
 #define SZ_UNROLL
 
@@ -251,6 +252,14 @@ SZ_DEVICE void sz_store8(void *p, uint64_t v)
 #define SZ_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define SZ_RESTRICT __restrict__
 #define SZ_UNROLL _Pragma("unroll")
+
+/* n threads per block and, on CUDA, at least b resident blocks per SM (a register budget);
+ * HIP's second argument means waves per execution unit, so HIP gets n alone. */
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_LAUNCH_BOUNDS_BLOCKS(n, b) __launch_bounds__(n, b)
+#else
+#define SZ_LAUNCH_BOUNDS_BLOCKS(n, b) __launch_bounds__(n)
+#endif
 
 #define SZ_SHARED_ARRAY(T, name, N) __shared__ T name[N]
 /* One byte array for every instance: typed extern __shared__ arrays clash between templates. */

@@ -195,6 +195,42 @@ SZ_DEVICE uint64_t sz_get_le(const uint8_t *p, unsigned n_bytes)
 	return v;
 }
 
+/*
+ * The gaps of a split4 frame (FORMAT.md §4.2.6): [sz_split4_gap(k), sz_split4_gap_end(k)) for
+ * k < SZ_SPLIT4_GAPS, each shorter than 16 bytes (the nibble after an odd n aside).
+ */
+#define SZ_SPLIT4_GAPS 5
+SZ_DEVICE uint64_t sz_split4_gap(const splitzip_layout *l, int k)
+{
+	switch (k) {
+	case 0:
+		return l->codes_off + (l->n_elems + 1) / 2;
+	case 1:
+		return l->sm_off + l->n_elems;
+	case 2:
+		return l->table_off + 4 * l->n_chunks;
+	case 3:
+		return l->epos_off + 2 * l->n_escapes;
+	default:
+		return l->eexp_off + l->n_escapes;
+	}
+}
+SZ_DEVICE uint64_t sz_split4_gap_end(const splitzip_layout *l, int k)
+{
+	switch (k) {
+	case 0:
+		return l->sm_off;
+	case 1:
+		return l->table_off;
+	case 2:
+		return l->epos_off;
+	case 3:
+		return l->eexp_off;
+	default:
+		return l->frame_size;
+	}
+}
+
 /* Encoder table entry of exponent e: bit 7 = escape, bits 0-3 = code. */
 SZ_DEVICE uint8_t sz_lut_entry(const uint8_t *codebook, unsigned e)
 {
@@ -512,14 +548,11 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 			dst[lay.eexp_off + i] = exps[i];
 		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
 			/* FORMAT.md §4.2.6: every gap is zero (each is shorter than 16 bytes). */
-			const uint64_t from[5] = {lay.codes_off + (n + 1) / 2, lay.sm_off + n,
-			                          lay.table_off + 4 * C, lay.epos_off + 2 * E,
-			                          lay.eexp_off + E};
-			const uint64_t to[5] = {lay.sm_off, lay.table_off, lay.epos_off,
-			                        lay.eexp_off, lay.frame_size};
-			for (int k = 0; k < 5; k++)
-				if (from[k] + t < to[k])
-					dst[from[k] + t] = 0;
+			for (int k = 0; k < SZ_SPLIT4_GAPS; k++) {
+				const uint64_t at = sz_split4_gap(&lay, k) + t;
+				if (at < sz_split4_gap_end(&lay, k))
+					dst[at] = 0;
+			}
 		}
 	} else {
 		const uint8_t *s8 = reinterpret_cast<const uint8_t *>(sz_enc_src(a, f));
@@ -627,7 +660,8 @@ template <int W> SZ_GLOBAL void sz_k_dec_init(sz_gpu_dec a)
 	st->csum = 0;
 }
 
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_decode(sz_gpu_dec a)
+/* 3 blocks per SM: about 80 registers, the budget under which no architecture spills. */
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_decode(sz_gpu_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(splitzip_header, sh, 1);
@@ -706,14 +740,11 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_decode(sz_
 		const uint8_t *eexp = src + lay.eexp_off;
 		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
 			/* FORMAT.md §4.2.7 rule 1: zero gaps and a zero nibble after an odd n. */
-			const uint64_t from[5] = {lay.codes_off + (n + 1) / 2, lay.sm_off + n,
-			                          lay.table_off + 4 * C, lay.epos_off + 2 * E,
-			                          lay.eexp_off + E};
-			const uint64_t to[5] = {lay.sm_off, lay.table_off, lay.epos_off,
-			                        lay.eexp_off, lay.frame_size};
-			for (int k = 0; k < 5; k++)
-				if (from[k] + t < to[k] && src[from[k] + t])
+			for (int k = 0; k < SZ_SPLIT4_GAPS; k++) {
+				const uint64_t at = sz_split4_gap(&lay, k) + t;
+				if (at < sz_split4_gap_end(&lay, k) && src[at])
 					bad[0] = 1;
+			}
 			if (t == 0 && n % 2 && (codes[n / 2] >> 4))
 				bad[0] = 1;
 		}
