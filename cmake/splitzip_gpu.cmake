@@ -103,3 +103,12 @@ if(SPLITZIP_HAVE_HIP)
 	add_custom_target(splitzip_hip ALL DEPENDS ${SZ_HIP_OUT})
 	message(STATUS "splitzip: HIP module for ${SZ_HIP_BUILT}")
 endif()
+
+# The GPU benchmark (ci/gpu-check.sh runs it on a GPU machine; built here so CI compiles it).
+if(SPLITZIP_HAVE_CUDA)
+	add_executable(sz_gpu_bench ${PROJECT_SOURCE_DIR}/bench/sz_gpu_bench.cu)
+	set_target_properties(sz_gpu_bench PROPERTIES CUDA_ARCHITECTURES "${SPLITZIP_CUDA_ARCHS}"
+		CUDA_STANDARD 17)
+	target_link_libraries(sz_gpu_bench PRIVATE splitzip)
+	add_dependencies(sz_gpu_bench splitzip_cuda)
+endif()

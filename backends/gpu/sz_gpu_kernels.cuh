@@ -712,7 +712,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 		const uint8_t *body = src + SPLITZIP_HEADER_SIZE;
 		if (blockIdx.x == 0 && SPLITZIP_HEADER_SIZE + 2 * n + t < fsize &&
 		    src[SPLITZIP_HEADER_SIZE + 2 * n + t])
-			bad[0] = 1; /* FORMAT.md §4.1: zero padding */
+			sz_atomic_exch(&bad[0], 1u); /* FORMAT.md §4.1: zero padding */
 		const bool vec = sz_aligned16(body) && sz_aligned16(dst);
 		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
 			const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
@@ -743,10 +743,10 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			for (int k = 0; k < SZ_SPLIT4_GAPS; k++) {
 				const uint64_t at = sz_split4_gap(&lay, k) + t;
 				if (at < sz_split4_gap_end(&lay, k) && src[at])
-					bad[0] = 1;
+					sz_atomic_exch(&bad[0], 1u);
 			}
 			if (t == 0 && n % 2 && (codes[n / 2] >> 4))
-				bad[0] = 1;
+				sz_atomic_exch(&bad[0], 1u);
 		}
 		const bool vec = sz_aligned16(src) && sz_aligned16(dst);
 		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
@@ -757,7 +757,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			const uint64_t k1 = sz_get_le(table + 4 * c, 4);
 			if (k0 > k1 || k1 - k0 > len || k1 > E || (c == C - 1 && k1 != E)) {
 				if (t == 0)
-					bad[0] = 1;
+					sz_atomic_exch(&bad[0], 1u);
 				continue;
 			}
 			const uint32_t ng = (uint32_t)((len + SZ_GPU_GROUP - 1) / SZ_GPU_GROUP);
@@ -773,7 +773,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 				const uint64_t i = e0 + p;
 				if (!after || p >= len || !is_esc[e] ||
 				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {
-					bad[0] = 1;
+					sz_atomic_exch(&bad[0], 1u);
 					continue;
 				}
 				dst[i] = splitzip_bf16_join(e, sm[i]);
