@@ -9,6 +9,7 @@
  * Environment: SZ_VECTORS_DIR, the golden vectors (tests/vectors).
  */
 #include "sz_gpu_driver.cuh"
+#include "sz_simt_testing.h"
 
 extern "C" {
 #include "sz_test_data.h"
@@ -29,23 +30,6 @@ static const bool k_sanitized = true;
 #else
 static const bool k_sanitized = false;
 #endif
-
-static int g_failures;
-static int g_W;
-static const char *g_test = "";
-static bool g_quick;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			if (++g_failures <= 40) {                                                  \
-				fprintf(stderr, "FAIL %s W=%d (%s:%d) %s: ", g_test, g_W,          \
-				        __FILE__, __LINE__, #cond);                                \
-				fprintf(stderr, __VA_ARGS__);                                      \
-				fputc('\n', stderr);                                               \
-			}                                                                          \
-		}                                                                                  \
-	} while (0)
 
 /* ==================================================================== */
 /*                  The harness launcher and device calls               */
@@ -650,67 +634,14 @@ template <int W> static void test_corrupt_frames()
 
 /* ==================================================================== */
 
-struct test_entry {
-	const char *name;
-	void (*w32)();
-	void (*w64)();
-};
-#define TEST_ENTRY(f)                                                                              \
-	{                                                                                          \
-		&#f[5], f<32>, f<64>                                                               \
-	} /* name without "test_" */
-static const test_entry k_tests[] = {
-    TEST_ENTRY(test_encode_conformance), TEST_ENTRY(test_real_kv),
-    TEST_ENTRY(test_escape_limit),       TEST_ENTRY(test_capacity),
-    TEST_ENTRY(test_schedules),          TEST_ENTRY(test_batch),
-    TEST_ENTRY(test_golden_vectors),     TEST_ENTRY(test_corrupt_frames),
+static const sz_simt_test k_tests[] = {
+    SZ_SIMT_TEST(test_encode_conformance), SZ_SIMT_TEST(test_real_kv),
+    SZ_SIMT_TEST(test_escape_limit),       SZ_SIMT_TEST(test_capacity),
+    SZ_SIMT_TEST(test_schedules),          SZ_SIMT_TEST(test_batch),
+    SZ_SIMT_TEST(test_golden_vectors),     SZ_SIMT_TEST(test_corrupt_frames),
 };
 
 int main(int argc, char **argv)
 {
-	std::vector<std::string> want;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			g_quick = true;
-		} else if (!strcmp(argv[i], "--list")) {
-			for (const test_entry &t : k_tests)
-				printf("%s\n", t.name);
-			return 0;
-		} else {
-			want.push_back(argv[i]);
-		}
-	}
-	for (const std::string &w : want) {
-		bool known = false;
-		for (const test_entry &t : k_tests)
-			known |= w == t.name;
-		if (!known) {
-			fprintf(stderr, "unknown test '%s' (--list)\n", w.c_str());
-			return 2;
-		}
-	}
-	for (const test_entry &t : k_tests) {
-		bool run = want.empty();
-		for (const std::string &w : want)
-			run |= w == t.name;
-		if (!run)
-			continue;
-		g_test = t.name;
-		sz_simt_watchdog(280);
-		const int before = g_failures;
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		g_W = 32;
-		t.w32();
-		g_W = 64;
-		t.w64();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		const double s =
-		    (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-		printf("%-4s %-20s %7.2f s\n", g_failures == before ? "ok" : "FAIL", t.name, s);
-		fflush(stdout);
-	}
-	sz_simt_watchdog(0);
-	sz_simt_release();
-	return g_failures ? 1 : 0;
+	return sz_simt_run_tests(k_tests, sizeof(k_tests) / sizeof(k_tests[0]), argc, argv);
 }

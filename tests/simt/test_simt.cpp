@@ -9,6 +9,7 @@
 #include "sz_gpu_compat.cuh"
 #include "simt_kernels.cuh"
 #include "simt_neg_kernels.h"
+#include "sz_simt_testing.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -25,23 +26,6 @@ static const bool k_sanitized = true;
 #else
 static const bool k_sanitized = false;
 #endif
-
-static int g_failures;
-static int g_W;
-static const char *g_test = "";
-static bool g_quick;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			if (++g_failures <= 30) {                                                  \
-				fprintf(stderr, "FAIL %s W=%d (%s:%d) %s: ", g_test, g_W,          \
-				        __FILE__, __LINE__, #cond);                                \
-				fprintf(stderr, __VA_ARGS__);                                      \
-				fputc('\n', stderr);                                               \
-			}                                                                          \
-		}                                                                                  \
-	} while (0)
 
 #define CHECK_OK(res, what) CHECK((res).code == SZ_SIMT_OK, "%s: %s", what, (res).msg)
 
@@ -732,67 +716,16 @@ template <int W> static void test_threads()
 
 /* ==================================================================== */
 
-struct test_entry {
-	const char *name;
-	void (*w32)();
-	void (*w64)();
-};
-#define TEST_ENTRY(f)                                                                              \
-	{                                                                                          \
-		&#f[5], f<32>, f<64>                                                               \
-	} /* name without "test_" */
-static const test_entry k_tests[] = {
-    TEST_ENTRY(test_indices),    TEST_ENTRY(test_barrier_phases), TEST_ENTRY(test_shfl_table),
-    TEST_ENTRY(test_block_scan), TEST_ENTRY(test_compaction),     TEST_ENTRY(test_compaction_big),
-    TEST_ENTRY(test_votes),      TEST_ENTRY(test_atomics),        TEST_ENTRY(test_shared_memory),
-    TEST_ENTRY(test_negative),   TEST_ENTRY(test_determinism),    TEST_ENTRY(test_threads),
+static const sz_simt_test k_tests[] = {
+    SZ_SIMT_TEST(test_indices),       SZ_SIMT_TEST(test_barrier_phases),
+    SZ_SIMT_TEST(test_shfl_table),    SZ_SIMT_TEST(test_block_scan),
+    SZ_SIMT_TEST(test_compaction),    SZ_SIMT_TEST(test_compaction_big),
+    SZ_SIMT_TEST(test_votes),         SZ_SIMT_TEST(test_atomics),
+    SZ_SIMT_TEST(test_shared_memory), SZ_SIMT_TEST(test_negative),
+    SZ_SIMT_TEST(test_determinism),   SZ_SIMT_TEST(test_threads),
 };
 
 int main(int argc, char **argv)
 {
-	std::vector<std::string> want;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick")) {
-			g_quick = true;
-		} else if (!strcmp(argv[i], "--list")) {
-			for (const test_entry &t : k_tests)
-				printf("%s\n", t.name);
-			return 0;
-		} else {
-			want.push_back(argv[i]);
-		}
-	}
-	for (const std::string &w : want) {
-		bool known = false;
-		for (const test_entry &t : k_tests)
-			known |= w == t.name;
-		if (!known) {
-			fprintf(stderr, "unknown test '%s' (--list)\n", w.c_str());
-			return 2;
-		}
-	}
-	for (const test_entry &t : k_tests) {
-		bool run = want.empty();
-		for (const std::string &w : want)
-			run |= w == t.name;
-		if (!run)
-			continue;
-		g_test = t.name;
-		sz_simt_watchdog(240); /* below ctest's TIMEOUT: the report names the thread */
-		int before = g_failures;
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		g_W = 32;
-		t.w32();
-		g_W = 64;
-		t.w64();
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		double s =
-		    (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-		printf("%-4s %-18s %7.2f s\n", g_failures == before ? "ok" : "FAIL", t.name, s);
-		fflush(stdout);
-	}
-	sz_simt_watchdog(0);
-	sz_simt_release();
-	return g_failures ? 1 : 0;
+	return sz_simt_run_tests(k_tests, sizeof(k_tests) / sizeof(k_tests[0]), argc, argv);
 }
