@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${JOBS:-$(nproc)}
-ALL_STEPS="release backends"
+ALL_STEPS="release backends gpu_sanitize"
 STEPS=${STEPS:-$ALL_STEPS}
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 
@@ -27,6 +27,18 @@ step_backends() {
 		echo "== SPLITZIP_FORCE_BACKEND=$b"
 		(cd build/release && SPLITZIP_FORCE_BACKEND=$b ctest --output-on-failure -j"$JOBS" -L 'unit|cli|xbackend|vectors')
 	done
+}
+
+step_gpu_sanitize() {
+	# The CPU SIMT harness and the GPU conformance suite (the CUDA/HIP kernels run on the CPU
+	# at warp 32 and 64) under ASan + UBSan: any out-of-bounds access of a kernel is an error.
+	local f="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+	cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITZIP_WERROR=ON \
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF \
+		-DCMAKE_C_FLAGS="$f" -DCMAKE_CXX_FLAGS="$f" >/dev/null
+	cmake --build build/sanitize -j"$JOBS" --target splitzip simt_selftest simt_crash \
+		test_gpu_simt test_gpu_api
+	(cd build/sanitize && ctest --output-on-failure -j"$JOBS" -L 'simt|gpu')
 }
 
 for s in $STEPS; do

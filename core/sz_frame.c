@@ -77,12 +77,12 @@ splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out
 	if ((unsigned)q.backend > SPLITZIP_BACKEND_AVX512)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 
+	/* AUTO selects a host backend; a device backend is bound only when named (by id or by
+	 * SPLITZIP_FORCE_BACKEND), and then serves the *_async calls of splitzip.h. */
 	splitzip_status st;
 	const splitzip_backend *b = splitzip_select_backend(q.backend, &st);
 	if (!b)
 		return st;
-	if (b->mem_space != SPLITZIP_MEM_HOST)
-		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 
 	splitzip_ctx *ctx = (splitzip_ctx *)calloc(1, sizeof *ctx);
 	if (!ctx)
@@ -289,6 +289,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	if (!ctx || !dst_v || !dst_size || (!src && n_elems) ||
 	    (uint64_t)n_elems > SPLITZIP_MAX_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (ctx->backend->gpu) /* a device context: through the device, synchronously */
+		return splitzip_gpu_host_compress(ctx, src, n_elems, dst_v, dst_cap, dst_size);
 	uint8_t *dst = (uint8_t *)dst_v;
 	const splitzip_backend *b = ctx->backend;
 	const uint64_t n = n_elems;
@@ -472,6 +474,9 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 {
 	if (!ctx || !src_v || !src_consumed || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (ctx->backend->gpu)
+		return splitzip_gpu_host_decompress_frame(ctx, src_v, src_size, src_consumed, dst,
+							  dst_cap_elems, n_elems);
 	const uint8_t *src = (const uint8_t *)src_v;
 	const splitzip_backend *b = ctx->backend;
 	splitzip_header h;
