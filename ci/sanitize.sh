@@ -4,7 +4,8 @@
 # memcheck of the test programs and of the command-line tool on a small file.
 #
 # Environment (all optional):
-#   SPLITZIP_SAN_CC        compiler for the sanitizer build (default cc; clang works too)
+#   SPLITZIP_SAN_CC        C compiler for the sanitizer build (default cc; clang works too;
+#                          C++ parts use CMake's default C++ compiler)
 #   SPLITZIP_SAN_BUILD     sanitizer build directory (default build-asan)
 #   SPLITZIP_VG_BUILD      valgrind build directory (default build-valgrind)
 #   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind")
@@ -22,10 +23,14 @@ run_asan() {
 	cc=${SPLITZIP_SAN_CC:-cc}
 	flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 	echo "== ASan+UBSan build ($cc) in $build"
+	# The GPU modules are left out: device code cannot run under the host sanitizers (their
+	# kernels run here on the CPU SIMT harness, instrumented like everything else).
 	cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
-		-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-		-DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" -DSPLITZIP_WERROR=ON \
-		>/dev/null
+		-DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+		-DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WERROR=ON >/dev/null
 	cmake --build "$build" -j "$jobs"
 	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -60,8 +65,9 @@ run_valgrind() {
 	local build tmp
 	build=$(abs "${SPLITZIP_VG_BUILD:-build-valgrind}")
 	echo "== valgrind build in $build"
+	# Without the GPU modules: valgrind cannot follow a GPU driver.
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITZIP_WERROR=ON \
-		>/dev/null
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF >/dev/null
 	cmake --build "$build" -j "$jobs"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN

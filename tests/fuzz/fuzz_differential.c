@@ -20,7 +20,8 @@ typedef struct backends {
 	const char *names[MAX_BACKENDS];
 } backends;
 
-/* The usable host backends; a device backend's ctx_create fails and it is left out. */
+/* The usable backends that a context for the host calls can be bound to (a GPU backend serves
+ * them through the device where one is present); the others are left out. */
 static void find_backends(backends *b)
 {
 	memset(b, 0, sizeof *b);

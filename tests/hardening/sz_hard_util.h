@@ -43,9 +43,9 @@ void hu_reseal(uint8_t *frame);
 void hu_put(uint8_t *p, uint64_t v, unsigned n_bytes);
 
 /*
- * 1 if backend index i (0..splitzip_backend_count()-1) is usable here for host memory; else
- * prints why it is skipped (not usable on this machine, or a device-memory backend such as
- * cuda, which host calls cannot use) and returns 0. 'suite' names the caller in the message.
+ * 1 if backend index i (0..splitzip_backend_count()-1) is usable here and a context for the
+ * host calls can be bound to it (a GPU backend serves them through the device); else prints
+ * why it is skipped and returns 0. 'suite' names the caller in the message.
  */
 int hu_host_backend(int i, const char *suite);
 
