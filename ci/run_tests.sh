@@ -9,6 +9,8 @@ JOBS=${JOBS:-$(nproc)}
 ALL_STEPS="release backends sanitize fuzz"
 STEPS=${STEPS:-$ALL_STEPS}
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
+# The CUDA toolkit lives outside the default PATH.
+if [ -d /usr/local/cuda/bin ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
 
 step_release() {
 	# Release build, warnings are errors, every ctest label. The GPU modules are required
