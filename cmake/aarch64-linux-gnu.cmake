@@ -4,6 +4,7 @@
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++) # the SIMT harness tests (g++-aarch64-linux-gnu)
 
 set(SZ_AARCH64_SYSROOT /usr/aarch64-linux-gnu CACHE PATH "aarch64 runtime root for qemu -L")
 set(CMAKE_FIND_ROOT_PATH ${SZ_AARCH64_SYSROOT})

@@ -88,15 +88,15 @@ splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out
 	if (q.codebook_mode == SPLITZIP_CODEBOOK_FIXED &&
 	    splitzip_codebook_validate(&q.codebook) != SPLITZIP_OK)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if ((unsigned)q.backend > SPLITZIP_BACKEND_AVX512)
+	if ((unsigned)q.backend > SPLITZIP_BACKEND_AVX512VBMI)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 
+	/* AUTO selects a host backend; a device backend is bound only when named (by id or by
+	 * SPLITZIP_FORCE_BACKEND), and then serves the *_async calls of splitzip.h. */
 	splitzip_status st;
 	const splitzip_backend *b = splitzip_select_backend(q.backend, &st);
 	if (!b)
 		return st;
-	if (b->mem_space != SPLITZIP_MEM_HOST)
-		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 
 	splitzip_ctx *ctx = (splitzip_ctx *)calloc(1, sizeof *ctx);
 	if (!ctx)
@@ -186,13 +186,25 @@ splitzip_status splitzip_status_of_header(int r)
 static splitzip_status read_header(const void *src, size_t src_size, splitzip_header *h)
 {
 	if (src_size < SPLITZIP_HEADER_SIZE) {
-		/* Fewer than 4 bytes cannot even hold the magic; otherwise check it first so
-		 * that a short non-splitzip input is reported as such. */
-		if (src_size >= 4 && splitzip_le32(src) != SPLITZIP_MAGIC)
-			return SPLITZIP_ERROR_BAD_MAGIC;
+		/* FORMAT.md §3.2: the magic is compared first, on as many of its 4 bytes as there
+		 * are, so that a short input that is not a splitzip frame is reported as such and
+		 * only a prefix of a frame is reported as truncated. */
+		const uint8_t *b = (const uint8_t *)src;
+		for (size_t i = 0; i < src_size && i < 4; i++)
+			if (b[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
+				return SPLITZIP_ERROR_BAD_MAGIC;
 		return SPLITZIP_ERROR_TRUNCATED;
 	}
 	return splitzip_status_of_header(splitzip_header_parse((const uint8_t *)src, h));
+}
+
+/*
+ * FORMAT.md §8.2: after the first frame of a stream, bytes that do not start with the magic are
+ * not some other kind of file but damage to this one: CORRUPT_STREAM, not BAD_MAGIC.
+ */
+static splitzip_status stream_status(splitzip_status st, size_t off)
+{
+	return (st == SPLITZIP_ERROR_BAD_MAGIC && off > 0) ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
 }
 
 splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
@@ -229,7 +241,7 @@ splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uin
 		splitzip_header h;
 		splitzip_status st = read_header(p + off, src_size - off, &h);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		if (h.frame_size > src_size - off)
 			return SPLITZIP_ERROR_TRUNCATED;
 		off += (size_t)h.frame_size;
@@ -319,6 +331,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	if (!ctx || !dst_v || !dst_size || (!src && n_elems) ||
 	    (uint64_t)n_elems > SPLITZIP_MAX_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (ctx->backend->gpu) /* a device context: through the device, synchronously */
+		return splitzip_gpu_host_compress(ctx, src, n_elems, dst_v, dst_cap, dst_size);
 	uint8_t *dst = (uint8_t *)dst_v;
 	const splitzip_backend *b = ctx->backend;
 	const uint64_t n = n_elems;
@@ -530,6 +544,9 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src_v, 
 {
 	if (!ctx || !src_v || !src_consumed || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (ctx->backend->gpu)
+		return splitzip_gpu_host_decompress_frame(ctx, src_v, src_size, src_consumed, dst,
+							  dst_cap_elems, n_elems);
 	const uint8_t *src = (const uint8_t *)src_v;
 	const splitzip_backend *b = ctx->backend;
 	splitzip_header h;
@@ -626,7 +643,7 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 			splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
 						  dst ? dst + total : NULL, dst_cap_elems - total, &got);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		off += used;
 		total += got;
 	} while (off < src_size);
@@ -646,7 +663,7 @@ splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_s
 		splitzip_header h;
 		splitzip_status st = read_header(p + off, src_size - off, &h);
 		if (st != SPLITZIP_OK)
-			return st;
+			return stream_status(st, off);
 		if (h.frame_size > src_size - off)
 			return SPLITZIP_ERROR_TRUNCATED;
 		if (h.n_elems > ctx->verify_cap) {

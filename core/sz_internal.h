@@ -23,6 +23,16 @@ SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
 					   const uint8_t *sm, size_t n, uint16_t *dst);
 
+/* dispatch/sz_gpu.c: host-memory calls on a context bound to a GPU backend. */
+SZ_INTERNAL splitzip_status splitzip_gpu_host_compress(splitzip_ctx *ctx, const uint16_t *src,
+						       size_t n, void *dst, size_t dst_cap,
+						       size_t *dst_size);
+SZ_INTERNAL splitzip_status splitzip_gpu_host_decompress_frame(splitzip_ctx *ctx, const void *src,
+							       size_t src_size,
+							       size_t *src_consumed, uint16_t *dst,
+							       size_t dst_cap_elems,
+							       size_t *n_elems);
+
 /* core/sz_frame.c: map a header parse result to a status. */
 SZ_INTERNAL splitzip_status splitzip_status_of_header(int hdr_result);
 

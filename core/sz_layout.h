@@ -237,6 +237,13 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 {
 	if (splitzip_get_u8s(h + SZ_H_MAGIC, 4) != SPLITZIP_MAGIC)
 		return SZ_HDR_BAD_MAGIC;
+	/* FORMAT.md §3.2: the version comes before the header checksum, so a later version may
+	 * change everything after byte 4 and still be reported as unsupported. Version 0 never
+	 * existed. */
+	if (h[SZ_H_VERSION] == 0)
+		return SZ_HDR_CORRUPT;
+	if (h[SZ_H_VERSION] > SPLITZIP_V1)
+		return SZ_HDR_UNSUPPORTED;
 	if (splitzip_get_u8s(h + SZ_H_HEADER_CHECKSUM, 4) != splitzip_header_checksum(h))
 		return SZ_HDR_BAD_CHECKSUM;
 	f->version = h[SZ_H_VERSION];
@@ -251,10 +258,8 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	f->frame_size = splitzip_get_u8s(h + SZ_H_FRAME_SIZE, 8);
 	f->content_checksum = splitzip_get_u8s(h + SZ_H_CONTENT_CHECKSUM, 8);
 
-	/* FORMAT.md §3.2: version 0 never existed; versions above 1 are from the future. */
-	if (f->version == 0)
-		return SZ_HDR_CORRUPT;
-	if (f->version > SPLITZIP_V1 || f->dtype != SPLITZIP_DTYPE_BF16_ID ||
+	/* FORMAT.md §3.2: dtypes and modes this version does not know. */
+	if (f->dtype != SPLITZIP_DTYPE_BF16_ID ||
 	    (f->mode != SPLITZIP_MODE_STORED_ID && f->mode != SPLITZIP_MODE_SPLIT4_ID))
 		return SZ_HDR_UNSUPPORTED;
 	/* FORMAT.md §3.2: reserved bits and bytes must be zero. */

@@ -64,13 +64,19 @@ typedef struct splitzip_backend {
 
 	/* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 	uint64_t (*hash_chunk)(const void *p, size_t n_bytes);
+
+	/* Device backends only (dispatch/sz_gpu.c): the loader of their module; NULL otherwise. */
+	struct splitzip_gpu_loader *gpu;
 } splitzip_backend;
 
 /* The scalar reference backend (core/sz_ref.c): always compiled in, always usable. */
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_scalar;
 
-/* Host SIMD backends (backends/cpu_*), present when splitzip_config.h says so. The two AVX-512
- * backends share the id SPLITZIP_BACKEND_AVX512: selecting by id gets the best one usable. */
+/* The GPU backends (dispatch/sz_gpu.c), compiled in when their module is built. */
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_cuda;
+SZ_INTERNAL extern const splitzip_backend splitzip_backend_hip;
+
+/* Host SIMD backends (backends/cpu_*), present when splitzip_config.h says so. */
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx2;
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx512;
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_avx512vbmi;

@@ -6,6 +6,12 @@
 #include "sz_backend.h"
 
 static const splitzip_backend *const registry[] = {
+#if SPLITZIP_HAVE_CUDA
+	&splitzip_backend_cuda,
+#endif
+#if SPLITZIP_HAVE_HIP
+	&splitzip_backend_hip,
+#endif
 #if SPLITZIP_HAVE_AVX512VBMI
 	&splitzip_backend_avx512vbmi,
 #endif

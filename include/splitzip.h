@@ -194,7 +194,8 @@ typedef enum splitzip_backend_id {
 	SPLITZIP_BACKEND_NEON = 3,
 	SPLITZIP_BACKEND_CUDA = 4,
 	SPLITZIP_BACKEND_HIP = 5,
-	SPLITZIP_BACKEND_AVX512 = 6
+	SPLITZIP_BACKEND_AVX512 = 6,	 /* AVX-512 F/BW/DQ/VL */
+	SPLITZIP_BACKEND_AVX512VBMI = 7 /* the same plus VBMI/VBMI2 (Ice Lake, Zen 4) */
 } splitzip_backend_id;
 
 /* Where the codebook used by splitzip_compress() comes from. */
@@ -324,8 +325,9 @@ typedef struct splitzip_frame_info {
  * splitzip_get_frame_info() parses and validates the header of the frame at 'src' without
  * decoding it. Only the first SPLITZIP_FRAME_HEADER_SIZE bytes are read, so it also serves a
  * streaming reader: read the header, learn info->frame_size, read the rest of the frame.
- * Errors: INVALID_ARGUMENT (NULL), TRUNCATED (src_size < header size), BAD_MAGIC,
- * HEADER_CHECKSUM, UNSUPPORTED_FORMAT, CORRUPT_STREAM (a field out of range).
+ * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (the bytes present do not begin with the magic),
+ * TRUNCATED (src_size < header size, the bytes present begin like a frame), HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM (a field out of range).
  * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
  */
 SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
@@ -352,7 +354,7 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
  * stream of concatenated frames; 'src_size' bytes) by reading their headers only, and stores
  * the total in '*n_elems'. Errors: as splitzip_get_frame_info() for each header, TRUNCATED if
- * the last frame is incomplete.
+ * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
  */
 SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
 							uint64_t *n_elems);
@@ -401,6 +403,102 @@ SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src,
  */
 SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems,
 						       unsigned chunk_log2, uint64_t *out);
+
+/* ==================================================================== */
+/*                  Device-memory async API (CUDA / HIP)                */
+/* ==================================================================== */
+
+/*
+ * A context bound to the "cuda" or "hip" backend (splitzip_params.backend, or
+ * SPLITZIP_FORCE_BACKEND) compresses and decompresses device memory, asynchronously and in stream
+ * order. The contract of every *_async call below:
+ *
+ *   - Buffers are device pointers (prefixed d_) on the current device; 'stream' is a cudaStream_t
+ *     or hipStream_t cast to void * (NULL: the default stream).
+ *   - The caller owns everything: the output, the workspace (splitzip_workspace_size...) and the
+ *     result slots. The call allocates nothing, copies nothing to or from the host and never
+ *     waits for the device, so it can be captured into a CUDA/HIP graph.
+ *   - Results are written to device memory when the kernels run: per frame, a size_t (frame
+ *     size in bytes, or decoded elements) and an int32_t holding a splitzip_status. On any
+ *     per-frame error the size is 0 and the output contents are unspecified.
+ *   - The return value only covers what the host can check before enqueueing: NULL or
+ *     out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
+ *     is not bound to a GPU backend (BACKEND_UNAVAILABLE), a launch the runtime rejects
+ *     (DEVICE). If it is not SPLITZIP_OK, nothing was enqueued and no result is written.
+ *   - A workspace serves one call at a time: calls that may overlap need separate workspaces.
+ *     Its contents need no initialisation and are garbage afterwards.
+ *   - Frames are byte-identical to splitzip_compress() with the same parameters, on every GPU
+ *     and for every batch composition. Decoding validates every frame as splitzip_decompress()
+ *     does and reports the same status; it never reads outside d_src[0..src_size) nor writes
+ *     outside the output's capacity.
+ *   - The context's parameters (chunk_log2, flags, codebook_mode, codebook) apply as for
+ *     splitzip_compress(). SPLITZIP_CODEBOOK_FROM_INPUT costs one extra read of the input;
+ *     SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
+ * context: they copy through the device and wait.
+ */
+
+/*
+ * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression or
+ * decompression of a frame of up to 'max_elems' elements needs with this context's parameters.
+ * splitzip_workspace_size_batch() is the same for a batch of 'n_frames' frames of up to
+ * 'max_elems' elements each. Works on any context. Errors: INVALID_ARGUMENT (NULL, max_elems
+ * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
+						     size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx,
+							   size_t n_frames, size_t max_elems,
+							   size_t *bytes);
+
+/*
+ * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
+ * one frame at 'd_dst' ('dst_cap' bytes; splitzip_compress_bound(n_elems) always suffices) and
+ * writes the frame size to '*d_dst_size' and the status to '*d_status' (OK or DST_TOO_SMALL).
+ * 'd_src' may be NULL when n_elems is 0. See the contract above.
+ */
+SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src,
+						     size_t n_elems, void *d_dst, size_t dst_cap,
+						     size_t *d_dst_size, int32_t *d_status,
+						     void *d_workspace, size_t ws_bytes,
+						     void *stream);
+
+/*
+ * splitzip_decompress_async() enqueues the decoding of the one frame at the start of 'd_src'
+ * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
+ * element count to '*d_n_elems' and the status to '*d_status': any status splitzip_frame_decompress()
+ * can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM, UNSUPPORTED_FORMAT,
+ * CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for dst_cap_elems.
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
+						       size_t src_size, uint16_t *d_dst,
+						       size_t dst_cap_elems, size_t *d_n_elems,
+						       int32_t *d_status, void *d_workspace,
+						       size_t ws_bytes, void *stream);
+
+/*
+ * splitzip_compress_batch_async() compresses 'n_frames' independent buffers (e.g. KV cache
+ * pages), each into its own frame, in one launch sequence. Every array has n_frames entries
+ * and lives in device memory: d_srcs[i] (d_n_elems[i] elements, at most 'max_elems', which the
+ * host must know to size the launch), d_dsts[i] (d_dst_caps[i] bytes), and the results
+ * d_dst_sizes[i] and d_statuses[i]. A frame with bad arguments (n above max_elems, a NULL
+ * pointer) gets INVALID_ARGUMENT in its status; the other frames are not affected.
+ */
+SPLITZIP_API splitzip_status splitzip_compress_batch_async(
+	splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
+	size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
+	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+
+/*
+ * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
+ * bytes available) into d_dsts[i] (room for d_dst_caps[i] elements, at most 'max_dst_elems'),
+ * writing d_n_elems[i] and d_statuses[i]. Device arrays of n_frames entries; the workspace is
+ * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
+	splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+	uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
+	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

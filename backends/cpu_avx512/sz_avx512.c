@@ -4,8 +4,8 @@
  * Must match splitzip_ref_encode_chunk/decode_chunk/histogram (core/sz_ref.c) and
  * splitzip_hash_bytes (core/sz_checksum.c) bit for bit.
  *
- * The two builds are two backends, "avx512vbmi" and "avx512", so that both paths are tested on
- * any VBMI machine. The VBMI build uses vpermt2b for the byte deinterleave, the 256-entry
+ * The two builds are two backends, "avx512vbmi" and "avx512" (each with its own id), so that
+ * both paths are tested on any VBMI machine. The VBMI build uses vpermt2b for the byte deinterleave, the 256-entry
  * exponent -> code table and the decode interleave, and vpcompressw/vpcompressb (VBMI2) to
  * compact escapes; the plain build uses vpmovwb, a vpshufb binary search and a bit loop.
  */
@@ -25,10 +25,12 @@
 #endif
 #define SZ_BACKEND_SYMBOL splitzip_backend_avx512vbmi
 #define SZ_BACKEND_NAME "avx512vbmi"
+#define SZ_BACKEND_ID SPLITZIP_BACKEND_AVX512VBMI
 #define SZ_BACKEND_PROBE splitzip_probe_avx512vbmi
 #else
 #define SZ_BACKEND_SYMBOL splitzip_backend_avx512
 #define SZ_BACKEND_NAME "avx512"
+#define SZ_BACKEND_ID SPLITZIP_BACKEND_AVX512
 #define SZ_BACKEND_PROBE splitzip_probe_avx512
 #endif
 
@@ -654,7 +656,7 @@ static uint64_t avx512_hash_chunk(const void *p, size_t n_bytes)
 
 const splitzip_backend SZ_BACKEND_SYMBOL = {
     .name = SZ_BACKEND_NAME,
-    .id = SPLITZIP_BACKEND_AVX512,
+    .id = SZ_BACKEND_ID,
     .mem_space = SPLITZIP_MEM_HOST,
     .probe = SZ_BACKEND_PROBE,
     .histogram = avx512_histogram,

@@ -57,11 +57,16 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* The registry entry _i, or NULL (and a note) if it is not usable here. */
+/* The registry entry _i, or NULL (and a note) if it is not a host backend usable here. */
 static const splitzip_backend *usable(int i)
 {
 	const splitzip_backend *b = splitzip_registry_get((size_t)i);
 	ck_assert_ptr_nonnull(b);
+	if (b->mem_space != SPLITZIP_MEM_HOST) {
+		printf("xbackend: %s works on device memory (tests/gpu covers it): skipped\n",
+		       b->name);
+		return NULL;
+	}
 	if (!b->probe()) {
 		printf("xbackend: %s is compiled in but not usable here: skipped\n", b->name);
 		return NULL;
@@ -263,10 +268,25 @@ START_TEST(force_backend)
 		              "FORCE_BACKEND=\"%s\" gave %s", bad[i], splitzip_status_name(st));
 		ck_assert_ptr_null(ctx);
 	}
-	/* Without the override, AUTO picks the first usable backend in priority order. */
+	/* Every id selects exactly its backend (ids are unique). */
+	for (size_t i = 0; i < splitzip_backend_count(); i++) {
+		if (!splitzip_backend_available(i) ||
+		    splitzip_registry_get(i)->mem_space != SPLITZIP_MEM_HOST)
+			continue;
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.backend = splitzip_backend_id_of(i);
+		ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+		ck_assert_str_eq(splitzip_ctx_backend_name(ctx), splitzip_backend_name(i));
+		splitzip_ctx_free(ctx);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_int_ne(splitzip_backend_id_of(j), splitzip_backend_id_of(i));
+	}
+	/* Without the override, AUTO picks the first usable host backend in priority order. */
 	ck_assert_int_eq(splitzip_ctx_create(NULL, &ctx), SPLITZIP_OK);
 	for (size_t i = 0; i < splitzip_backend_count(); i++) {
-		if (splitzip_backend_available(i)) {
+		if (splitzip_backend_available(i) &&
+		    splitzip_registry_get(i)->mem_space == SPLITZIP_MEM_HOST) {
 			ck_assert_str_eq(splitzip_ctx_backend_name(ctx), splitzip_backend_name(i));
 			break;
 		}

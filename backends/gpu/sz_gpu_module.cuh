@@ -1,0 +1,198 @@
+/*
+ * sz_gpu_module.cuh -- the body of a GPU module (libsplitzip_cuda.so, libsplitzip_hip.so):
+ * the launcher over the vendor runtime, the host-memory staging calls, and the exported
+ * module table (sz_gpu_module.h). Included once by backends/cuda/sz_cuda.cu and
+ * backends/hip/sz_hip.hip, after the vendor's sz_gpu_runtime.h.
+ */
+#ifndef SZ_GPU_MODULE_CUH
+#define SZ_GPU_MODULE_CUH
+
+#include "sz_gpu_driver.cuh"
+#include "sz_gpu_module.h"
+
+namespace
+{
+
+/* Kernel launches in order on one stream; the first runtime error is kept. */
+struct rt_launcher {
+	sz_rt_stream stream;
+	sz_rt_error err;
+	template <typename... P, typename... A>
+	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	{
+		if (err != SZ_RT_OK)
+			return;
+		k<<<dim3(g.x, g.y), block, 0, stream>>>(args...);
+		err = SZ_RT(GetLastError)();
+	}
+};
+
+int mod_probe(void)
+{
+	int n = 0;
+	return SZ_RT(GetDeviceCount)(&n) == SZ_RT_OK && n > 0 && sz_rt_warp_size() != 0;
+}
+
+template <int W> splitzip_status run_compress(const sz_gpu_enc *a, uint64_t nf, void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_compress<W>(lc, *a, nf);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+template <int W>
+splitzip_status run_decompress(const sz_gpu_dec *a, uint64_t nf, uint64_t max_dst, void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_decompress<W>(lc, *a, nf, max_dst, a->ws_stride);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+/* The kernels are instantiated for the device's warp size: 32 only under CUDA. */
+splitzip_status mod_compress(const sz_gpu_enc *a, uint64_t nf, void *stream)
+{
+	const int w = sz_rt_warp_size();
+#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	if (w == 64)
+		return run_compress<64>(a, nf, stream);
+#endif
+	return w == 32 ? run_compress<32>(a, nf, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_decompress(const sz_gpu_dec *a, uint64_t nf, uint64_t max_dst, void *stream)
+{
+	const int w = sz_rt_warp_size();
+#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	if (w == 64)
+		return run_decompress<64>(a, nf, max_dst, stream);
+#endif
+	return w == 32 ? run_decompress<32>(a, nf, max_dst, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
+/* One device allocation carved into 256-byte aligned parts; freed on scope exit. */
+struct staging {
+	uint8_t *base = nullptr;
+	uint64_t used = 0;
+	uint64_t take(uint64_t bytes)
+	{
+		uint64_t at = used;
+		used += sz_gpu_round256(bytes ? bytes : 1);
+		return at;
+	}
+	bool alloc()
+	{
+		return SZ_RT(Malloc)((void **)&base, used) == SZ_RT_OK;
+	}
+	~staging()
+	{
+		if (base)
+			(void)SZ_RT(Free)(base);
+	}
+};
+
+splitzip_status mod_host_compress(const sz_gpu_enc *p, const uint16_t *src, size_t n, void *dst,
+                                  size_t dst_cap, size_t *dst_size)
+{
+	const uint64_t bound = splitzip_stored_frame_size(n);
+	const uint64_t cap = dst_cap < bound ? dst_cap : bound;
+	staging s;
+	const uint64_t o_src = s.take(2 * (uint64_t)n), o_dst = s.take(cap);
+	const uint64_t o_ws = s.take(sz_gpu_workspace_size(1, n, p->chunk_log2));
+	const uint64_t o_size = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
+	if (!s.alloc())
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	if (n && SZ_RT(Memcpy)(s.base + o_src, src, 2 * n, SZ_RT_H2D) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	sz_gpu_enc a = *p;
+	a.srcs = nullptr;
+	a.src1 = n ? reinterpret_cast<const uint16_t *>(s.base + o_src) : nullptr;
+	a.n1 = n;
+	a.dst1 = s.base + o_dst;
+	a.cap1 = cap;
+	a.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
+	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.ws = s.base + o_ws;
+	a.max_elems = n;
+	splitzip_status st = mod_compress(&a, 1, nullptr);
+	if (st != SPLITZIP_OK)
+		return st;
+	size_t size = 0;
+	int32_t status = SPLITZIP_ERROR_DEVICE;
+	if (SZ_RT(Memcpy)(&size, s.base + o_size, sizeof size, SZ_RT_D2H) != SZ_RT_OK ||
+	    SZ_RT(Memcpy)(&status, s.base + o_st, sizeof status, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	if (status != SPLITZIP_OK)
+		return (splitzip_status)status;
+	if (SZ_RT(Memcpy)(dst, s.base + o_dst, size, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	*dst_size = size;
+	return SPLITZIP_OK;
+}
+
+splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size_t *src_consumed,
+                                          uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
+{
+	/* The device reports every header error itself; the host reads the header only to size
+	 * the output, which a frame that fits its input keeps below src_size elements. */
+	splitzip_header h;
+	uint64_t n = 0, fsize = 0;
+	if (src_size >= SPLITZIP_HEADER_SIZE &&
+	    splitzip_header_parse(static_cast<const uint8_t *>(src), &h) == SZ_HDR_OK &&
+	    h.frame_size <= src_size) {
+		n = h.n_elems;
+		fsize = h.frame_size;
+	}
+	const uint64_t cap = dst_cap_elems < n ? dst_cap_elems : n;
+	staging s;
+	const uint64_t o_src = s.take(src_size), o_dst = s.take(2 * cap);
+	const uint64_t o_ws = s.take(sizeof(sz_gpu_frame_state));
+	const uint64_t o_n = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
+	if (!s.alloc())
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	if (src_size && SZ_RT(Memcpy)(s.base + o_src, src, src_size, SZ_RT_H2D) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	sz_gpu_dec a;
+	memset(&a, 0, sizeof a);
+	a.src1 = s.base + o_src;
+	a.size1 = src_size;
+	a.dst1 = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
+	a.cap1 = cap;
+	a.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
+	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.ws = s.base + o_ws;
+	a.ws_stride = sz_gpu_round256(sizeof(sz_gpu_frame_state));
+	splitzip_status st = mod_decompress(&a, 1, cap, nullptr);
+	if (st != SPLITZIP_OK)
+		return st;
+	size_t got = 0;
+	int32_t status = SPLITZIP_ERROR_DEVICE;
+	if (SZ_RT(Memcpy)(&got, s.base + o_n, sizeof got, SZ_RT_D2H) != SZ_RT_OK ||
+	    SZ_RT(Memcpy)(&status, s.base + o_st, sizeof status, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	if (status != SPLITZIP_OK)
+		return (splitzip_status)status;
+	if (got && SZ_RT(Memcpy)(dst, s.base + o_dst, 2 * got, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	*src_consumed = (size_t)fsize;
+	*n_elems = got;
+	return SPLITZIP_OK;
+}
+
+} /* namespace */
+
+extern "C" __attribute__((visibility("default"))) const splitzip_gpu_module *
+splitzip_gpu_module_v1(void)
+{
+	static const splitzip_gpu_module m = {
+	    SPLITZIP_GPU_MODULE_ABI,
+	    SZ_RT_MODULE_NAME,
+	    mod_probe,
+	    mod_compress,
+	    mod_decompress,
+	    mod_host_compress,
+	    mod_host_decompress_frame,
+	};
+	return &m;
+}
+
+#endif /* SZ_GPU_MODULE_CUH */

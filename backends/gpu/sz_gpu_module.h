@@ -1,0 +1,55 @@
+/*
+ * sz_gpu_module.h -- the interface between libsplitzip and a GPU module (libsplitzip_cuda.so,
+ * libsplitzip_hip.so). libsplitzip links no GPU runtime: the dispatcher (dispatch/sz_gpu.c)
+ * dlopen()s a module when a context asks for its backend, looks up SPLITZIP_GPU_MODULE_SYMBOL
+ * and checks the ABI number. Plain C; the argument structs are those of sz_gpu_args.h.
+ */
+#ifndef SZ_GPU_MODULE_H
+#define SZ_GPU_MODULE_H
+
+#include "sz_gpu_args.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever this struct or the argument structs change. */
+#define SPLITZIP_GPU_MODULE_ABI 1u
+#define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
+
+typedef struct splitzip_gpu_module {
+	uint32_t abi;     /* SPLITZIP_GPU_MODULE_ABI */
+	const char *name; /* "cuda" or "hip" */
+
+	/* 1 if the runtime loads and a device is present. May initialise the driver (slow). */
+	int (*probe)(void);
+
+	/*
+	 * Enqueue the compression / decompression of a batch on 'stream' (cudaStream_t or
+	 * hipStream_t; NULL is the default stream). The dispatcher has checked every host-side
+	 * argument; the workspace is large enough. Nothing is allocated and nothing waits.
+	 * Returns SPLITZIP_ERROR_DEVICE if the runtime rejects a launch.
+	 */
+	splitzip_status (*compress)(const sz_gpu_enc *a, uint64_t n_frames, void *stream);
+	splitzip_status (*decompress)(const sz_gpu_dec *a, uint64_t n_frames,
+	                              uint64_t max_dst_elems, void *stream);
+
+	/*
+	 * Host-memory calls on a device context (splitzip_compress / splitzip_frame_decompress):
+	 * copy to the device, run the kernels, copy back, synchronously. 'p' carries the
+	 * parameters (chunk_log2, flags, from_input, codebook); its pointers are ignored.
+	 */
+	splitzip_status (*host_compress)(const sz_gpu_enc *p, const uint16_t *src, size_t n,
+	                                 void *dst, size_t dst_cap, size_t *dst_size);
+	splitzip_status (*host_decompress_frame)(const void *src, size_t src_size,
+	                                         size_t *src_consumed, uint16_t *dst,
+	                                         size_t dst_cap_elems, size_t *n_elems);
+} splitzip_gpu_module;
+
+typedef const splitzip_gpu_module *(*splitzip_gpu_module_get_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SZ_GPU_MODULE_H */

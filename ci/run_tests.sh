@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The whole test suite: every build and test that CI runs, in order; fails on the first failure.
+#   bash ci/run_tests.sh            all steps
+#   STEPS="release backends" bash ci/run_tests.sh   only the named steps
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+JOBS=${JOBS:-$(nproc)}
+ALL_STEPS="release backends sanitize fuzz"
+STEPS=${STEPS:-$ALL_STEPS}
+export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
+# The CUDA toolkit lives outside the default PATH.
+if [ -d /usr/local/cuda/bin ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+
+step_release() {
+	# Release build, warnings are errors, every ctest label. The GPU modules are required
+	# (nvcc from the CUDA toolkit, Debian's hipcc): a missing compiler fails the run rather
+	# than silently building less. SPLITZIP_GPU=AUTO relaxes that for machines without them.
+	local gpu=${SPLITZIP_GPU:-ON}
+	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DSPLITZIP_WERROR=ON \
+		-DSPLITZIP_WITH_CUDA="$gpu" -DSPLITZIP_WITH_HIP="$gpu" >/dev/null
+	cmake --build build/release -j"$JOBS"
+	(cd build/release && ctest --output-on-failure -j"$JOBS")
+}
+
+step_backends() {
+	# Rerun the host suites once per usable backend, forced through SPLITZIP_FORCE_BACKEND
+	# (a forced backend that is unusable fails the run instead of falling back).
+	local Z=build/release/tools/splitzip
+	local names
+	names=$("$Z" backends | awk 'NR > 1 && $2 == "yes" && $3 == "yes" && $1 != "cuda" && $1 != "hip" { print $1 }')
+	for b in $names; do
+		echo "== SPLITZIP_FORCE_BACKEND=$b"
+		(cd build/release && SPLITZIP_FORCE_BACKEND=$b ctest --output-on-failure -j"$JOBS" -L 'unit|cli|xbackend|vectors')
+	done
+}
+
+step_sanitize() {
+	# The whole project and every ctest label under ASan + UBSan (the SIMT harness runs the GPU
+	# kernels on the CPU there too), then valgrind memcheck of the CLI and corpus runners.
+	JOBS="$JOBS" bash ci/sanitize.sh
+}
+
+step_fuzz() {
+	# libFuzzer targets (decode, round trip, differential) for a bounded time each.
+	SPLITZIP_FUZZ_SECONDS=${SPLITZIP_FUZZ_SECONDS:-60} JOBS="$JOBS" bash ci/fuzz.sh
+}
+
+for s in $STEPS; do
+	echo "===== step: $s ====="
+	t0=$(date +%s)
+	"step_$s"
+	echo "===== step $s passed in $(( $(date +%s) - t0 )) s ====="
+done
+echo "run_tests: all steps passed ($STEPS)"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# ci/sanitize.sh -- the whole project and test suite under AddressSanitizer + UndefinedBehavior-
+# Sanitizer (any report fails: -fno-sanitize-recover=all, leaks detected), then valgrind
+# memcheck of the test programs and of the command-line tool on a small file.
+#
+# Environment (all optional):
+#   SPLITZIP_SAN_CC        C compiler for the sanitizer build (default cc; clang works too;
+#                          C++ parts use CMake's default C++ compiler)
+#   SPLITZIP_SAN_BUILD     sanitizer build directory (default build-asan)
+#   SPLITZIP_VG_BUILD      valgrind build directory (default build-valgrind)
+#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind")
+#   JOBS                   parallel build and test jobs (default 2)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${JOBS:-2}
+steps=${SPLITZIP_SAN_STEPS:-"asan valgrind"}
+abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+
+run_asan() {
+	local build cc flags
+	build=$(abs "${SPLITZIP_SAN_BUILD:-build-asan}")
+	cc=${SPLITZIP_SAN_CC:-cc}
+	flags="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+	echo "== ASan+UBSan build ($cc) in $build"
+	# The GPU modules are left out: device code cannot run under the host sanitizers (their
+	# kernels run here on the CPU SIMT harness, instrumented like everything else).
+	cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=None \
+		-DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
+		-DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WERROR=ON >/dev/null
+	cmake --build "$build" -j "$jobs"
+	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	echo "== ctest under ASan+UBSan (all but the Python binding)"
+	ASAN_OPTIONS=detect_leaks=1:$asan ctest --test-dir "$build" -j "$jobs" --output-on-failure \
+		-LE python
+	# The Python binding loads the instrumented library into an uninstrumented interpreter:
+	# the sanitizer runtimes must be preloaded, and the interpreter's own allocations are not
+	# ours to leak-check.
+	if ctest --test-dir "$build" -N -L python | grep -q 'Total Tests: [1-9]'; then
+		local rt_asan rt_ubsan
+		rt_asan=$("$cc" -print-file-name=libasan.so)
+		rt_ubsan=$("$cc" -print-file-name=libubsan.so)
+		if [ -f "$rt_asan" ] && [ -f "$rt_ubsan" ]; then
+			echo "== ctest -L python under ASan+UBSan (runtimes preloaded, no leak check)"
+			LD_PRELOAD="$rt_asan:$rt_ubsan" ASAN_OPTIONS=detect_leaks=0:$asan \
+				ctest --test-dir "$build" --output-on-failure -L python
+		else
+			echo "== ctest -L python skipped: no shared sanitizer runtimes for $cc"
+		fi
+	fi
+}
+
+# valgrind with every error fatal: invalid accesses, uninitialised values, definite leaks.
+vg() {
+	valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		--track-origins=yes --quiet "$@"
+}
+
+run_valgrind() {
+	local build tmp
+	build=$(abs "${SPLITZIP_VG_BUILD:-build-valgrind}")
+	echo "== valgrind build in $build"
+	# Without the GPU modules: valgrind cannot follow a GPU driver.
+	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITZIP_WERROR=ON \
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF >/dev/null
+	cmake --build "$build" -j "$jobs"
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+
+	echo "== valgrind: fuzz corpus runners over the seed corpora"
+	"$build/tests/fuzz/gen_fuzz_seeds" "$tmp/seeds"
+	for t in decode roundtrip differential; do
+		vg "$build/tests/fuzz/fuzz_${t}_corpus" "$tmp/seeds/$t"
+	done
+	echo "== valgrind: hardening header suite (no fork)"
+	CK_FORK=no CK_RUN_SUITE=header vg "$build/tests/hardening/test_hardening"
+
+	local z=$build/tools/splitzip
+	if [ ! -x "$z" ]; then
+		echo "valgrind: no CLI at $z" >&2
+		return 1
+	fi
+	echo "== valgrind: the CLI on a small file"
+	head -c 65536 "$root/data/kv/aidreams260k__shakespeare.K.bf16" >"$tmp/in.bf16"
+	vg "$z" compress "$tmp/in.bf16" "$tmp/in.sz"
+	vg "$z" decompress "$tmp/in.sz" "$tmp/out.bf16"
+	cmp "$tmp/in.bf16" "$tmp/out.bf16"
+	vg "$z" verify "$tmp/in.sz"
+	vg "$z" info "$tmp/in.sz" >/dev/null
+	vg "$z" calibrate "$tmp/in.bf16" -o "$tmp/cb.bin"
+	vg "$z" compress --codebook "$tmp/cb.bin" --no-checksum --chunk-log2 10 --frame-elems 5000 \
+		"$tmp/in.bf16" "$tmp/multi.sz"
+	vg "$z" decompress - - <"$tmp/multi.sz" >"$tmp/multi.bf16"
+	cmp "$tmp/in.bf16" "$tmp/multi.bf16"
+	# Error paths: the documented exit code (3: bad data, 4: exists), not valgrind's 99.
+	cp "$tmp/in.sz" "$tmp/bad.sz"
+	printf '\x55' | dd of="$tmp/bad.sz" bs=1 seek=3000 conv=notrunc 2>/dev/null
+	local rc
+	for args in "decompress $tmp/bad.sz $tmp/bad.out" "verify $tmp/bad.sz" \
+		"compress $tmp/in.bf16 $tmp/in.sz"; do
+		rc=0
+		# shellcheck disable=SC2086
+		vg "$z" $args 2>"$tmp/err" || rc=$?
+		case "$args:$rc" in
+		decompress*:3 | verify*:3 | compress*:4) ;;
+		*)
+			cat "$tmp/err" >&2
+			echo "valgrind: splitzip $args: exit $rc" >&2
+			return 1
+			;;
+		esac
+	done
+}
+
+for s in $steps; do
+	case $s in
+	asan) run_asan ;;
+	valgrind) run_valgrind ;;
+	*) echo "unknown step $s" >&2; exit 2 ;;
+	esac
+done
+echo "== sanitize: all clean"

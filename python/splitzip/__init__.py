@@ -1,0 +1,218 @@
+"""Python binding of splitzip: lossless BF16 compression (ctypes over libsplitzip).
+
+    import numpy as np, splitzip
+    frame = splitzip.compress(kv)            # kv: uint16/int16 numpy array of BF16 bit patterns,
+                                             # or a torch.bfloat16 / int16 tensor on the CPU
+    back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
+    t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
+
+The shared library is found through $SPLITZIP_LIBRARY, then the build trees of this checkout,
+then the system loader path.
+"""
+import ctypes
+import ctypes.util
+import os
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
+           "compress_bound", "backends", "version"]
+
+_STATUS_NAMES = ["OK", "ERROR_INVALID_ARGUMENT", "ERROR_DST_TOO_SMALL", "ERROR_CORRUPT_STREAM",
+                 "ERROR_UNSUPPORTED_FORMAT", "ERROR_BACKEND_UNAVAILABLE", "ERROR_OUT_OF_MEMORY",
+                 "ERROR_DEVICE", "ERROR_BAD_MAGIC", "ERROR_TRUNCATED", "ERROR_HEADER_CHECKSUM",
+                 "ERROR_CONTENT_CHECKSUM", "ERROR_BAD_CODEBOOK"]
+
+FLAG_CONTENT_CHECKSUM = 1
+_BACKEND_IDS = {"auto": 0, "scalar": 1, "avx2": 2, "neon": 3, "cuda": 4, "hip": 5, "avx512": 6,
+                "avx512vbmi": 7}
+
+
+class SplitzipError(Exception):
+    """A splitzip call failed; .status is the numeric splitzip_status, .name its spelling."""
+
+    def __init__(self, status, message):
+        self.status = status
+        self.name = _STATUS_NAMES[status] if 0 <= status < len(_STATUS_NAMES) else "UNKNOWN"
+        super().__init__(f"{message}: {self.name}")
+
+
+def _find_library():
+    env = os.environ.get("SPLITZIP_LIBRARY")
+    if env:
+        return env
+    root = Path(__file__).resolve().parents[2]
+    for cand in sorted(root.glob("build*/libsplitzip.so")) + sorted(root.glob("build/*/libsplitzip.so")):
+        return str(cand)
+    found = ctypes.util.find_library("splitzip")
+    if found:
+        return found
+    raise OSError("libsplitzip.so not found: build the project or set SPLITZIP_LIBRARY")
+
+
+class _Codebook(ctypes.Structure):
+    _fields_ = [("exponents", ctypes.c_uint8 * 16)]
+
+
+class _Params(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int),
+                ("chunk_log2", ctypes.c_uint), ("flags", ctypes.c_uint),
+                ("codebook_mode", ctypes.c_int), ("codebook", _Codebook),
+                ("n_threads", ctypes.c_uint)]
+
+
+class _FrameInfo(ctypes.Structure):
+    _fields_ = [("format_version", ctypes.c_uint), ("dtype", ctypes.c_uint), ("mode", ctypes.c_int),
+                ("chunk_log2", ctypes.c_uint), ("flags", ctypes.c_uint),
+                ("n_elems", ctypes.c_uint64), ("n_escapes", ctypes.c_uint64),
+                ("frame_size", ctypes.c_uint64), ("content_checksum", ctypes.c_uint64),
+                ("codebook", _Codebook)]
+
+
+_lib = ctypes.CDLL(_find_library())
+_P = ctypes.c_void_p
+_SZ = ctypes.c_size_t
+for name, res, args in [
+    ("splitzip_params_init", None, [ctypes.POINTER(_Params)]),
+    ("splitzip_ctx_create", ctypes.c_int, [ctypes.POINTER(_Params), ctypes.POINTER(_P)]),
+    ("splitzip_ctx_free", None, [_P]),
+    ("splitzip_ctx_backend_name", ctypes.c_char_p, [_P]),
+    ("splitzip_compress_bound", _SZ, [_SZ]),
+    ("splitzip_compress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
+    ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_get_frame_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_FrameInfo)]),
+    ("splitzip_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Codebook)]),
+    ("splitzip_backend_count", _SZ, []),
+    ("splitzip_backend_name", ctypes.c_char_p, [_SZ]),
+    ("splitzip_backend_available", ctypes.c_int, [_SZ]),
+    ("splitzip_version_string", ctypes.c_char_p, []),
+]:
+    fn = getattr(_lib, name)
+    fn.restype = res
+    fn.argtypes = args
+
+
+def version():
+    """The version string of the loaded library."""
+    return _lib.splitzip_version_string().decode()
+
+
+def backends():
+    """[(name, usable_here)] for every backend compiled into the library, best first."""
+    return [(_lib.splitzip_backend_name(i).decode(), bool(_lib.splitzip_backend_available(i)))
+            for i in range(_lib.splitzip_backend_count())]
+
+
+def compress_bound(n_elems):
+    """Largest frame size in bytes for n_elems values."""
+    return _lib.splitzip_compress_bound(n_elems)
+
+
+def _as_u16(data):
+    """A C-contiguous uint16 numpy view of BF16 bit patterns (numpy array or CPU torch tensor)."""
+    mod = type(data).__module__
+    if mod.startswith("torch"):
+        import torch
+        if data.device.type != "cpu":
+            raise ValueError("only CPU tensors are supported by the host API")
+        if data.dtype not in (torch.bfloat16, torch.int16, torch.uint8) or \
+                (data.dtype == torch.uint8 and data.numel() % 2):
+            raise TypeError(f"expected a bfloat16 or int16 tensor, got {data.dtype}")
+        data = data.contiguous().view(torch.int16).numpy()
+    arr = np.asarray(data)
+    if arr.dtype not in (np.uint16, np.int16):
+        raise TypeError(f"expected BF16 bit patterns as uint16/int16, got {arr.dtype}")
+    return np.ascontiguousarray(arr).view(np.uint16).reshape(-1)
+
+
+def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0):
+    p = _Params()
+    _lib.splitzip_params_init(ctypes.byref(p))
+    if backend not in _BACKEND_IDS:
+        raise ValueError(f"unknown backend {backend!r}")
+    p.backend = _BACKEND_IDS[backend]
+    p.chunk_log2 = chunk_log2
+    p.flags = FLAG_CONTENT_CHECKSUM if checksum else 0
+    p.n_threads = threads
+    if codebook is not None:
+        cb = list(codebook)
+        if len(cb) != 16:
+            raise ValueError("a codebook has 16 exponents")
+        p.codebook_mode = 1
+        p.codebook.exponents[:] = cb
+    ctx = _P()
+    st = _lib.splitzip_ctx_create(ctypes.byref(p), ctypes.byref(ctx))
+    if st:
+        raise SplitzipError(st, "splitzip_ctx_create")
+    return ctx
+
+
+def compress(data, *, checksum=False, chunk_log2=12, codebook=None, backend="auto", threads=0):
+    """Compress BF16 values into one frame (bytes). See include/splitzip.h."""
+    src = _as_u16(data)
+    n = src.size
+    cap = _lib.splitzip_compress_bound(n)
+    if cap == 0:
+        raise ValueError("too many elements for one frame")
+    out = ctypes.create_string_buffer(cap)
+    size = _SZ()
+    ctx = _ctx(backend, chunk_log2, checksum, codebook, threads)
+    try:
+        st = _lib.splitzip_compress(ctx, src.ctypes.data, n, out, cap, ctypes.byref(size))
+    finally:
+        _lib.splitzip_ctx_free(ctx)
+    if st:
+        raise SplitzipError(st, "splitzip_compress")
+    return out.raw[:size.value]
+
+
+def decompress(frame, *, like="numpy", backend="auto"):
+    """Decode one frame or a stream of frames. Returns a uint16 numpy array of BF16 bit
+    patterns, or with like="torch" a torch.bfloat16 tensor."""
+    buf = bytes(frame)
+    n = ctypes.c_uint64()
+    st = _lib.splitzip_decompressed_size(buf, len(buf), ctypes.byref(n))
+    if st:
+        raise SplitzipError(st, "splitzip_decompressed_size")
+    out = np.empty(n.value, dtype=np.uint16)
+    got = _SZ()
+    ctx = _ctx(backend)
+    try:
+        st = _lib.splitzip_decompress(ctx, buf, len(buf), out.ctypes.data, out.size,
+                                      ctypes.byref(got))
+    finally:
+        _lib.splitzip_ctx_free(ctx)
+    if st:
+        raise SplitzipError(st, "splitzip_decompress")
+    if like == "torch":
+        import torch
+        return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
+    if like != "numpy":
+        raise ValueError("like must be 'numpy' or 'torch'")
+    return out
+
+
+def frame_info(frame):
+    """Header fields of the first frame as a dict (no decoding)."""
+    buf = bytes(frame[:64])
+    fi = _FrameInfo()
+    st = _lib.splitzip_get_frame_info(buf, len(buf), ctypes.byref(fi))
+    if st:
+        raise SplitzipError(st, "splitzip_get_frame_info")
+    return {"format_version": fi.format_version, "dtype": "bf16",
+            "mode": "split4" if fi.mode == 1 else "stored", "chunk_log2": fi.chunk_log2,
+            "checksum": bool(fi.flags & FLAG_CONTENT_CHECKSUM), "n_elems": fi.n_elems,
+            "n_escapes": fi.n_escapes, "frame_size": fi.frame_size,
+            "codebook": list(fi.codebook.exponents)}
+
+
+def calibrate(data):
+    """The canonical 16-exponent codebook of the data (list of ints)."""
+    src = _as_u16(data)
+    cb = _Codebook()
+    st = _lib.splitzip_calibrate(src.ctypes.data, src.size, ctypes.byref(cb))
+    if st:
+        raise SplitzipError(st, "splitzip_calibrate")
+    return list(cb.exponents)

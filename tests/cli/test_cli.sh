@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# CLI round trips and failure behaviour of the splitzip tool on the bundled real KV sample.
+# usage: test_cli.sh SPLITZIP_BINARY DATA_DIR
+set -u
+Z=$1
+DATA=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+expect_rc() { # expected-rc description command...
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$T/out.log" 2>"$T/err.log"
+	local rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want ($(head -c 300 "$T/err.log"))"; fi
+}
+no_leftovers() { # no temporary files next to the target
+	if ls "$T"/*.splitzip-tmp.* >/dev/null 2>&1; then bad "temporary file left behind: $*"; else ok; fi
+}
+
+K=$DATA/kv/aidreams260k__shakespeare.K.bf16
+V=$DATA/kv/aidreams260k__shakespeare.V.bf16
+
+# Round trips: file, several frames, no checksum, fixed codebook, pipes.
+for f in "$K" "$V"; do
+	b=$(basename "$f")
+	expect_rc 0 "compress $b" "$Z" compress "$f" "$T/$b.sz"
+	grep -q "ratio 1\.3[2-9]" "$T/err.log" && ok || bad "ratio line for $b: $(cat "$T/err.log")"
+	expect_rc 0 "decompress $b" "$Z" decompress "$T/$b.sz" "$T/$b.out"
+	cmp -s "$f" "$T/$b.out" && ok || bad "round trip of $b differs"
+	expect_rc 0 "verify $b" "$Z" verify "$T/$b.sz"
+	expect_rc 0 "info $b" "$Z" info "$T/$b.sz"
+	grep -q "^frames: *1 " "$T/out.log" && ok || bad "info frames for $b"
+	grep -q "^checksum: *all frames" "$T/out.log" && ok || bad "info checksum for $b"
+done
+expect_rc 0 "multi-frame compress" "$Z" compress --frame-elems 10000 --no-checksum --chunk-log2 10 "$K" "$T/multi.sz"
+expect_rc 0 "multi-frame info" "$Z" info "$T/multi.sz"
+grep -q "^frames: *27 " "$T/out.log" && ok || bad "expected 27 frames: $(cat "$T/out.log")"
+grep -q "^checksum: *none" "$T/out.log" && ok || bad "expected no checksum"
+expect_rc 0 "multi-frame decompress" "$Z" decompress "$T/multi.sz" "$T/multi.out"
+cmp -s "$K" "$T/multi.out" && ok || bad "multi-frame round trip differs"
+expect_rc 0 "calibrate" "$Z" calibrate "$K" "$V" -o "$T/cb.bin"
+[ "$(stat -c %s "$T/cb.bin")" -eq 28 ] && ok || bad "codebook file size"
+expect_rc 0 "compress with codebook" "$Z" compress --codebook "$T/cb.bin" "$V" "$T/cb.sz"
+expect_rc 0 "decompress codebook frame" "$Z" decompress "$T/cb.sz" "$T/cb.out"
+cmp -s "$V" "$T/cb.out" && ok || bad "codebook round trip differs"
+if "$Z" compress -q - - <"$K" | "$Z" decompress -q - - | cmp -s - "$K"; then ok; else bad "pipe round trip"; fi
+: >"$T/empty.bf16"
+expect_rc 0 "compress empty" "$Z" compress "$T/empty.bf16" "$T/empty.sz"
+expect_rc 0 "decompress empty" "$Z" decompress "$T/empty.sz" "$T/empty.out"
+[ -f "$T/empty.out" ] && [ ! -s "$T/empty.out" ] && ok || bad "empty round trip"
+
+# Never overwrite without -f; -f overwrites.
+echo keep >"$T/exists"
+expect_rc 4 "no overwrite" "$Z" compress "$K" "$T/exists"
+[ "$(cat "$T/exists")" = keep ] && ok || bad "existing file was modified"
+expect_rc 4 "no overwrite (decompress)" "$Z" decompress "$T/$(basename "$K").sz" "$T/exists"
+expect_rc 0 "overwrite with -f" "$Z" compress -f "$K" "$T/exists"
+cmp -s "$T/exists" "$T/$(basename "$K").sz" && ok || bad "-f output differs"
+
+# Corrupt and truncated input: non-zero exit, clear message, no output, no temporary file.
+head -c 1000 "$T/$(basename "$K").sz" >"$T/trunc.sz"
+expect_rc 3 "truncated" "$Z" decompress "$T/trunc.sz" "$T/trunc.out"
+grep -q "truncated" "$T/err.log" && ok || bad "truncated message: $(cat "$T/err.log")"
+[ ! -e "$T/trunc.out" ] && ok || bad "output left after truncated input"
+cp "$T/$(basename "$K").sz" "$T/corrupt.sz"
+printf '\xff' | dd of="$T/corrupt.sz" bs=1 seek=5000 conv=notrunc 2>/dev/null
+expect_rc 3 "corrupt body" "$Z" decompress "$T/corrupt.sz" "$T/corrupt.out"
+[ ! -e "$T/corrupt.out" ] && ok || bad "output left after corrupt input"
+expect_rc 3 "verify corrupt" "$Z" verify "$T/corrupt.sz"
+expect_rc 3 "not a frame" "$Z" decompress "$K" "$T/nf.out"
+grep -q "bad magic" "$T/err.log" && ok || bad "bad magic message"
+printf 'abc' >"$T/odd.bf16"
+expect_rc 3 "odd-sized raw input" "$Z" compress "$T/odd.bf16" "$T/odd.sz"
+[ ! -e "$T/odd.sz" ] && ok || bad "output left after odd input"
+expect_rc 3 "empty compressed input" "$Z" decompress "$T/empty.bf16" "$T/e2.out"
+no_leftovers "after failures"
+
+# Usage, missing files, backends.
+expect_rc 2 "missing input" "$Z" compress "$T/nope" "$T/nope.sz"
+[ ! -e "$T/nope.sz" ] && ok || bad "output left after missing input"
+expect_rc 1 "no args" "$Z"
+expect_rc 1 "unknown command" "$Z" frobnicate
+expect_rc 1 "bad option" "$Z" compress --bogus a b
+expect_rc 1 "bad chunk" "$Z" compress --chunk-log2 9 "$K" "$T/x.sz"
+expect_rc 5 "unknown backend" "$Z" compress --backend nope "$K" "$T/x.sz"
+[ ! -e "$T/x.sz" ] && ok || bad "output left after backend failure"
+expect_rc 0 "help" "$Z" --help
+grep -q "exit codes" "$T/out.log" && ok || bad "help lists exit codes"
+expect_rc 0 "version" "$Z" --version
+expect_rc 0 "backends" "$Z" backends
+grep -q "^scalar *yes *yes" "$T/out.log" && ok || bad "backends lists scalar"
+SPLITZIP_FORCE_BACKEND=nope "$Z" compress "$K" "$T/y.sz" >/dev/null 2>&1
+[ $? -eq 5 ] && ok || bad "SPLITZIP_FORCE_BACKEND=nope must fail with 5"
+no_leftovers "at the end"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,114 @@
+/*
+ * fuzz_roundtrip.c -- compress and decompress data and parameters derived from the input
+ * (format in fuzz_common.h), with the default backend.
+ *
+ * Properties: compress succeeds into splitzip_compress_bound() bytes and into exactly the frame
+ * size, and fails with DST_TOO_SMALL one byte short; the frame size is a multiple of 16, at most
+ * the bound (= SPLITZIP_COMPRESS_BOUND); the header reports the parameters, codebook and content
+ * checksum asked for; the mode and size follow the canonical rule, recomputed here from the
+ * layout in doc/FORMAT.md independently of core/sz_layout.h; a second compression is identical;
+ * decompression into exactly n elements gives the input bit for bit.
+ */
+#include "fuzz_common.h"
+
+static uint64_t a16(uint64_t x)
+{
+	return (x + 15) & ~(uint64_t)15;
+}
+
+/* The split4 frame size of doc/FORMAT.md §4.2, written out again on purpose. */
+static uint64_t split4_size(uint64_t n, unsigned log2, uint64_t e)
+{
+	uint64_t chunks = (n + ((uint64_t)1 << log2) - 1) >> log2;
+	uint64_t off = a16(64 + (n + 1) / 2); /* codes */
+	off = a16(off + n);                   /* sign/mantissa */
+	off = a16(off + 4 * chunks);          /* chunk table */
+	off = a16(off + 2 * e);               /* escape positions */
+	return a16(off + e);                  /* escape exponents */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
+{
+	static const uint8_t empty[1];
+	if (!p)
+		p = empty;
+	fuzz_enc_input in;
+	fuzz_enc_parse(p, size, &in);
+	const size_t n = in.n;
+	const unsigned log2 = in.params.chunk_log2;
+
+	splitzip_ctx *ctx = NULL;
+	FUZZ_CHECK(splitzip_ctx_create(&in.params, &ctx) == SPLITZIP_OK, "ctx_create");
+	size_t bound = splitzip_compress_bound(n);
+	FUZZ_CHECK(bound == SPLITZIP_COMPRESS_BOUND(n) && bound == 64 + a16(2 * (uint64_t)n),
+	           "bound %zu for %zu elements", bound, n);
+	uint8_t *frame = (uint8_t *)malloc(bound);
+	FUZZ_CHECK(frame != NULL, "out of memory");
+	size_t fsize = 0;
+	splitzip_status st = splitzip_compress(ctx, in.data, n, frame, bound, &fsize);
+	FUZZ_CHECK(st == SPLITZIP_OK, "compress: %s", splitzip_status_name(st));
+	FUZZ_CHECK(fsize <= bound && fsize >= 64 && fsize % 16 == 0, "frame size %zu, bound %zu",
+	           fsize, bound);
+
+	/* The header describes what was asked for. */
+	splitzip_frame_info fi;
+	FUZZ_CHECK(splitzip_get_frame_info(frame, fsize, &fi) == SPLITZIP_OK, "frame info");
+	FUZZ_CHECK(fi.n_elems == n && fi.frame_size == fsize && fi.chunk_log2 == log2 &&
+	               fi.flags == in.params.flags,
+	           "header fields");
+	if (in.params.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) {
+		uint64_t sum = 0;
+		FUZZ_CHECK(splitzip_content_checksum(in.data, n, log2, &sum) == SPLITZIP_OK, "sum");
+		FUZZ_CHECK(fi.content_checksum == sum, "content checksum");
+	} else {
+		FUZZ_CHECK(fi.content_checksum == 0, "content checksum without the flag");
+	}
+
+	/* The canonical mode: split4 exactly when it is smaller than the stored frame. */
+	splitzip_codebook cb = in.params.codebook;
+	if (in.params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT)
+		FUZZ_CHECK(splitzip_calibrate(in.data, n, &cb) == SPLITZIP_OK, "calibrate");
+	uint8_t in_cb[256] = {0};
+	for (unsigned k = 0; k < 16; k++)
+		in_cb[cb.exponents[k]] = 1;
+	uint64_t escapes = 0;
+	for (size_t i = 0; i < n; i++)
+		escapes += !in_cb[(in.data[i] >> 7) & 0xFF];
+	uint64_t s4 = split4_size(n, log2, escapes), stored = 64 + a16(2 * (uint64_t)n);
+	if (s4 < stored) {
+		FUZZ_CHECK(fi.mode == SPLITZIP_MODE_SPLIT4 && fsize == s4 &&
+		               fi.n_escapes == escapes,
+		           "expected split4 of %llu bytes, %llu escapes", (unsigned long long)s4,
+		           (unsigned long long)escapes);
+		FUZZ_CHECK(memcmp(&fi.codebook, &cb, sizeof cb) == 0, "codebook");
+	} else {
+		FUZZ_CHECK(fi.mode == SPLITZIP_MODE_STORED && fsize == stored, "expected stored");
+	}
+
+	/* Exact room succeeds with the same bytes; one byte less fails. */
+	uint8_t *exact = (uint8_t *)malloc(fsize);
+	FUZZ_CHECK(exact != NULL, "out of memory");
+	size_t got = 0;
+	st = splitzip_compress(ctx, in.data, n, exact, fsize, &got);
+	FUZZ_CHECK(st == SPLITZIP_OK && got == fsize && memcmp(exact, frame, fsize) == 0,
+	           "compress into exact room: %s", splitzip_status_name(st));
+	st = splitzip_compress(ctx, in.data, n, exact, fsize - 1, &got);
+	FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL, "compress into room - 1: %s",
+	           splitzip_status_name(st));
+
+	/* Decompress into exactly n elements. */
+	uint16_t *back = (uint16_t *)malloc(n ? n * 2 : 1);
+	FUZZ_CHECK(back != NULL, "out of memory");
+	size_t n_back = 0;
+	st = splitzip_decompress(ctx, frame, fsize, back, n, &n_back);
+	FUZZ_CHECK(st == SPLITZIP_OK, "decompress: %s", splitzip_status_name(st));
+	FUZZ_CHECK(n_back == n && (n == 0 || memcmp(back, in.data, n * 2) == 0),
+	           "round trip differs");
+
+	free(back);
+	free(exact);
+	free(frame);
+	free(in.data);
+	splitzip_ctx_free(ctx);
+	return 0;
+}

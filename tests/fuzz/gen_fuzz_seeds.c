@@ -1,0 +1,227 @@
+/*
+ * gen_fuzz_seeds.c -- writes the seed corpora of the fuzz targets from valid frames, so that the
+ * seeds always match the current format:
+ *   <out>/decode/        frames and streams (stored, split4 with and without escapes, every
+ *                        checksum setting, chunk sizes 2^10..2^16, real KV slices), a codebook
+ *   <out>/roundtrip/     inputs in the encoder format of fuzz_common.h
+ *   <out>/differential/  both of the above
+ * Usage: gen_fuzz_seeds <out-dir>. Deterministic; every seed is at most a few KiB, so libFuzzer
+ * mutates them quickly.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "splitzip.h"
+#include "sz_test_data.h"
+
+#define CK SPLITZIP_FLAG_CONTENT_CHECKSUM
+
+static const char *out_dir;
+static int failed;
+
+static void make_dir(const char *path)
+{
+	if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "cannot create %s\n", path);
+		exit(1);
+	}
+}
+
+static void write_seed(const char *sub, const char *name, const void *p, size_t size)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s/%s", out_dir, sub, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, size, f) != size || fclose(f) != 0) {
+		fprintf(stderr, "cannot write %s\n", path);
+		failed = 1;
+	}
+}
+
+/* Data of a generator (g >= 0) or a real KV slice (g = -1 K, -2 V), malloc'ed. */
+static uint16_t *make_data(int g, size_t n)
+{
+	uint16_t *d = (uint16_t *)malloc(n ? n * 2 : 1);
+	if (!d)
+		exit(1);
+	if (g >= 0) {
+		sz_test_generate(g, 2024 + n, d, n);
+		return d;
+	}
+	size_t total = 0;
+	uint16_t *kv = sz_test_load_kv(g == -1 ? "K" : "V", &total);
+	if (!kv || total < 4096 + n) {
+		fprintf(stderr, "bundled KV sample missing\n");
+		exit(1);
+	}
+	memcpy(d, kv + 4096, n * 2);
+	free(kv);
+	return d;
+}
+
+static uint8_t *compress(const uint16_t *d, size_t n, unsigned log2, unsigned flags, size_t *size)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = SPLITZIP_BACKEND_SCALAR;
+	p.chunk_log2 = log2;
+	p.flags = flags;
+	splitzip_ctx *ctx = NULL;
+	size_t cap = splitzip_compress_bound(n);
+	uint8_t *f = (uint8_t *)malloc(cap);
+	if (!f || splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK ||
+	    splitzip_compress(ctx, d, n, f, cap, size) != SPLITZIP_OK) {
+		fprintf(stderr, "compress failed\n");
+		exit(1);
+	}
+	splitzip_ctx_free(ctx);
+	return f;
+}
+
+typedef struct frame_seed {
+	int gen;
+	size_t n;
+	unsigned log2;
+	unsigned flags;
+} frame_seed;
+
+static const frame_seed frames[] = {
+    {SZ_GEN_ZERO, 0, 12, 0},
+    {SZ_GEN_ZERO, 0, 10, CK},
+    {SZ_GEN_RANDOM, 1, 12, CK},
+    {SZ_GEN_FEW_EXPONENTS, 17, 10, 0},
+    {SZ_GEN_FEW_EXPONENTS, 100, 10, CK},
+    {SZ_GEN_ZERO, 64, 10, 0},
+    {SZ_GEN_RANDOM, 77, 12, 0},
+    {SZ_GEN_ALL_ESCAPE, 300, 10, CK},
+    {SZ_GEN_SPECIALS, 500, 11, CK},
+    {SZ_GEN_SPARSE_WINDOW, 640, 10, 0},
+    {SZ_GEN_KV_SKEWED, 1025, 10, CK},
+    {SZ_GEN_KV_SKEWED, 1500, 16, 0},
+    {SZ_GEN_ESCAPE_5PCT, 1800, 10, CK},
+    {SZ_GEN_ESCAPE_1PCT, 3001, 10, 0},
+    {SZ_GEN_ESCAPE_1PCT, 2100, 13, CK},
+    {-1, 2048, 10, CK},
+    {-2, 1500, 12, 0},
+};
+
+static void decode_seeds(void)
+{
+	char name[128];
+	for (size_t k = 0; k < sizeof frames / sizeof frames[0]; k++) {
+		const frame_seed *s = &frames[k];
+		uint16_t *d = make_data(s->gen, s->n);
+		size_t size = 0;
+		uint8_t *f = compress(d, s->n, s->log2, s->flags, &size);
+		splitzip_frame_info fi;
+		splitzip_get_frame_info(f, size, &fi);
+		snprintf(name, sizeof name, "%s_%s_%zu_l%u%s",
+		         fi.mode == SPLITZIP_MODE_STORED ? "stored" : "split4",
+		         s->gen == -1   ? "realK"
+		         : s->gen == -2 ? "realV"
+		                        : sz_test_gen_name(s->gen),
+		         s->n, s->log2, (s->flags & CK) ? "_ck" : "");
+		write_seed("decode", name, f, size);
+		write_seed("differential", name, f, size);
+		free(f);
+		free(d);
+	}
+	/* A stream of two frames: split4 with escapes, then stored. */
+	uint16_t *d1 = make_data(SZ_GEN_ESCAPE_1PCT, 600), *d2 = make_data(SZ_GEN_RANDOM, 50);
+	size_t s1 = 0, s2 = 0;
+	uint8_t *f1 = compress(d1, 600, 10, CK, &s1), *f2 = compress(d2, 50, 10, 0, &s2);
+	uint8_t *stream = (uint8_t *)malloc(s1 + s2);
+	if (!stream)
+		exit(1);
+	memcpy(stream, f1, s1);
+	memcpy(stream + s1, f2, s2);
+	write_seed("decode", "stream_split4_stored", stream, s1 + s2);
+	write_seed("differential", "stream_split4_stored", stream, s1 + s2);
+	free(stream);
+	free(f1);
+	free(f2);
+	free(d1);
+	free(d2);
+	/* A codebook file. */
+	splitzip_codebook cb;
+	for (unsigned k = 0; k < 16; k++)
+		cb.exponents[k] = (uint8_t)(112 + k);
+	uint8_t file[SPLITZIP_CODEBOOK_FILE_SIZE];
+	splitzip_codebook_serialize(&cb, file, sizeof file);
+	write_seed("decode", "codebook_112_127", file, sizeof file);
+}
+
+typedef struct enc_seed {
+	int gen;
+	size_t n;
+	uint8_t b0, b1;   /* see fuzz_common.h */
+	uint8_t cb_first; /* fixed codebook cb_first .. cb_first + 15 (if b0 bit 4) */
+} enc_seed;
+
+static const enc_seed encs[] = {
+    {SZ_GEN_ZERO, 0, 0x00, 0, 0},
+    {SZ_GEN_RANDOM, 200, 0x00, 0, 0},
+    {SZ_GEN_KV_SKEWED, 1000, 0x08, 0, 0},
+    {SZ_GEN_ESCAPE_5PCT, 700, 0x18, 0, 112},
+    {SZ_GEN_SPECIALS, 300, 0x0A, 0, 0},
+    {SZ_GEN_KV_SKEWED, 256, 0xE8, 37, 0},     /* 8 repeats: 2048 elements, 2 chunks */
+    {SZ_GEN_ESCAPE_1PCT, 300, 0x70, 11, 110}, /* 4 repeats, fixed codebook */
+    {SZ_GEN_FEW_EXPONENTS, 64, 0x10, 0, 120},
+    {SZ_GEN_ALL_ESCAPE, 400, 0x09, 0, 0},
+    {SZ_GEN_SPARSE_WINDOW, 500, 0x26, 3, 0}, /* chunk_log2 16, 2 repeats */
+    {-1, 1500, 0x02, 0, 0},
+    {-2, 1200, 0x1C, 0, 112},
+};
+
+static void encode_seeds(void)
+{
+	char name[128];
+	for (size_t k = 0; k < sizeof encs / sizeof encs[0]; k++) {
+		const enc_seed *s = &encs[k];
+		uint16_t *d = make_data(s->gen, s->n);
+		size_t size = 18 + 2 * s->n;
+		uint8_t *buf = (uint8_t *)calloc(1, size);
+		if (!buf)
+			exit(1);
+		buf[0] = s->b0;
+		buf[1] = s->b1;
+		for (unsigned j = 0; j < 16; j++)
+			buf[2 + j] = (uint8_t)(s->cb_first + j);
+		for (size_t i = 0; i < s->n; i++) {
+			buf[18 + 2 * i] = (uint8_t)d[i];
+			buf[18 + 2 * i + 1] = (uint8_t)(d[i] >> 8);
+		}
+		snprintf(name, sizeof name, "enc_%s_%zu_%02x_%02x",
+		         s->gen == -1   ? "realK"
+		         : s->gen == -2 ? "realV"
+		                        : sz_test_gen_name(s->gen),
+		         s->n, s->b0, s->b1);
+		write_seed("roundtrip", name, buf, size);
+		write_seed("differential", name, buf, size);
+		free(buf);
+		free(d);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s <out-dir>\n", argv[0]);
+		return 2;
+	}
+	out_dir = argv[1];
+	char path[4096];
+	make_dir(out_dir);
+	static const char *const subs[] = {"decode", "roundtrip", "differential"};
+	for (size_t k = 0; k < 3; k++) {
+		snprintf(path, sizeof path, "%s/%s", out_dir, subs[k]);
+		make_dir(path);
+	}
+	decode_seeds();
+	encode_seeds();
+	return failed;
+}

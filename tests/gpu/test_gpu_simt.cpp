@@ -1,0 +1,647 @@
+/*
+ * test_gpu_simt.cpp -- the GPU conformance suite, run on the CPU through the SIMT harness.
+ *
+ * The kernels and the host launch sequence are the ones the CUDA and HIP modules build
+ * (backends/gpu/sz_gpu_driver.cuh); only the launcher differs. Every test runs at warp size 32
+ * and 64. The oracle is the library's scalar backend (core/sz_ref.c via the public API).
+ *
+ * Usage: test_gpu_simt [--quick] [TEST...]   (--list prints the test names)
+ * Environment: SZ_VECTORS_DIR, the golden vectors (tests/vectors).
+ */
+#include "sz_gpu_driver.cuh"
+#include "sz_simt_testing.h"
+
+extern "C" {
+#include "sz_test_data.h"
+}
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(SZ_SIMT_SANITIZED)
+static const bool k_sanitized = true;
+#else
+static const bool k_sanitized = false;
+#endif
+
+/* ==================================================================== */
+/*                  The harness launcher and device calls               */
+/* ==================================================================== */
+
+struct schedule {
+	sz_simt_lane_order lanes;
+	sz_simt_block_order blocks;
+	uint64_t seed;
+	int fill;
+};
+static const schedule k_default_sched = {SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5};
+static const schedule k_other_scheds[] = {
+    {SZ_SIMT_LANES_REVERSE, SZ_SIMT_BLOCKS_REVERSED, 0, 0x00},
+    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 7, 0xFF},
+};
+
+struct simt_launcher {
+	int warp;
+	schedule sched;
+	bool failed = false;
+	sz_simt_result first{};
+	template <typename... P, typename... A>
+	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	{
+		if (failed)
+			return;
+		sz_simt_config c;
+		c.warp = warp;
+		c.grid = sz_simt_dim(g.x, g.y);
+		c.block = sz_simt_dim(block);
+		c.lane_order = sched.lanes;
+		c.block_order = sched.blocks;
+		c.seed = sched.seed;
+		c.fill = sched.fill;
+		sz_simt_result r = sz_simt_launch(c, k, args...);
+		if (r.code != SZ_SIMT_OK) {
+			failed = true;
+			first = r;
+		}
+	}
+};
+
+struct params {
+	unsigned log2 = 12;
+	unsigned flags = 0;
+	bool fixed = false;
+	uint8_t codebook[16] = {};
+};
+
+/* An exact-size heap copy, so that ASan sees any access past the end. */
+struct buf {
+	uint8_t *p = nullptr;
+	size_t n = 0;
+	explicit buf(size_t size, int fill = 0xEE) : p((uint8_t *)malloc(size ? size : 1)), n(size)
+	{
+		memset(p, fill, size ? size : 1);
+	}
+	buf(const void *src, size_t size) : buf(size)
+	{
+		if (size)
+			memcpy(p, src, size);
+	}
+	~buf()
+	{
+		free(p);
+	}
+	buf(const buf &) = delete;
+	buf &operator=(const buf &) = delete;
+};
+
+struct enc_result {
+	int32_t status = -1;
+	std::vector<uint8_t> frame;
+};
+
+static void fill_enc(sz_gpu_enc &a, const params &p, uint64_t max_elems, uint8_t *ws)
+{
+	memset(&a, 0, sizeof a);
+	a.ws = ws;
+	a.max_elems = max_elems;
+	a.chunk_log2 = p.log2;
+	a.flags = p.flags;
+	a.from_input = !p.fixed;
+	memcpy(a.codebook, p.codebook, 16);
+}
+
+template <int W>
+static enc_result sim_compress(const std::vector<uint16_t> &in, const params &p, size_t cap,
+                               const schedule &s = k_default_sched)
+{
+	enc_result r;
+	buf src(in.data(), in.size() * 2), dst(cap);
+	buf ws(sz_gpu_workspace_size(1, in.size(), p.log2), 0x5A);
+	size_t size = 12345;
+	sz_gpu_enc a;
+	fill_enc(a, p, in.size(), ws.p);
+	a.src1 = in.empty() ? nullptr : (const uint16_t *)src.p;
+	a.n1 = in.size();
+	a.dst1 = dst.p;
+	a.cap1 = cap;
+	a.out_sizes = &size;
+	a.statuses = &r.status;
+	simt_launcher lc{W, s};
+	sz_gpu_compress<W>(lc, a, 1);
+	CHECK(!lc.failed, "harness: %s", lc.first.msg);
+	if (r.status == SPLITZIP_OK)
+		r.frame.assign(dst.p, dst.p + size);
+	else
+		CHECK(size == 0, "size %zu on error", size);
+	return r;
+}
+
+struct dec_result {
+	int32_t status = -1;
+	std::vector<uint16_t> out;
+};
+
+template <int W>
+static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_elems,
+                                 const schedule &s = k_default_sched)
+{
+	dec_result r;
+	buf src(frame, size), dst(cap_elems * 2);
+	const uint64_t stride = sz_gpu_ws_stride(cap_elems, 12);
+	buf ws(stride, 0x5A);
+	size_t n = 777;
+	sz_gpu_dec a;
+	memset(&a, 0, sizeof a);
+	a.src1 = src.p;
+	a.size1 = size;
+	a.dst1 = cap_elems ? (uint16_t *)dst.p : nullptr;
+	a.cap1 = cap_elems;
+	a.out_elems = &n;
+	a.statuses = &r.status;
+	a.ws = ws.p;
+	simt_launcher lc{W, s};
+	sz_gpu_decompress<W>(lc, a, 1, cap_elems, stride);
+	CHECK(!lc.failed, "harness: %s", lc.first.msg);
+	if (r.status == SPLITZIP_OK) {
+		const uint16_t *o = (const uint16_t *)dst.p;
+		r.out.assign(o, o + n);
+	} else {
+		CHECK(n == 0, "n %zu on error", n);
+	}
+	return r;
+}
+
+/* ==================================================================== */
+/*                         The scalar oracle                            */
+/* ==================================================================== */
+
+static splitzip_ctx *oracle_ctx(const params &p)
+{
+	splitzip_params q;
+	splitzip_params_init(&q);
+	q.backend = SPLITZIP_BACKEND_SCALAR;
+	q.chunk_log2 = p.log2;
+	q.flags = p.flags;
+	q.n_threads = 1;
+	if (p.fixed) {
+		q.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		memcpy(q.codebook.exponents, p.codebook, 16);
+	}
+	splitzip_ctx *ctx = nullptr;
+	if (splitzip_ctx_create(&q, &ctx) != SPLITZIP_OK) {
+		fprintf(stderr, "cannot create the scalar oracle context\n");
+		exit(2);
+	}
+	return ctx;
+}
+
+static std::vector<uint8_t> oracle_compress(const std::vector<uint16_t> &in, const params &p)
+{
+	splitzip_ctx *ctx = oracle_ctx(p);
+	std::vector<uint8_t> out(splitzip_compress_bound(in.size()));
+	size_t size = 0;
+	splitzip_status st =
+	    splitzip_compress(ctx, in.data(), in.size(), out.data(), out.size(), &size);
+	splitzip_ctx_free(ctx);
+	if (st != SPLITZIP_OK) {
+		fprintf(stderr, "oracle compress failed: %s\n", splitzip_error_string(st));
+		exit(2);
+	}
+	out.resize(size);
+	return out;
+}
+
+/* Status and output of the scalar decoder for exactly one frame at the start of 'frame'. */
+static dec_result oracle_decompress(const uint8_t *frame, size_t size, size_t cap_elems)
+{
+	params p;
+	splitzip_ctx *ctx = oracle_ctx(p);
+	buf src(frame, size);
+	std::vector<uint16_t> out(cap_elems + 1);
+	size_t used = 0, n = 0;
+	dec_result r;
+	r.status = splitzip_frame_decompress(ctx, src.p, size, &used, out.data(), cap_elems, &n);
+	splitzip_ctx_free(ctx);
+	if (r.status == SPLITZIP_OK)
+		r.out.assign(out.begin(), out.begin() + (ptrdiff_t)n);
+	return r;
+}
+
+static size_t first_diff(const std::vector<uint8_t> &a, const std::vector<uint8_t> &b)
+{
+	size_t i = 0;
+	while (i < a.size() && i < b.size() && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static std::vector<uint16_t> gen(int g, uint64_t seed, size_t n)
+{
+	std::vector<uint16_t> v(n);
+	sz_test_generate(g, seed, v.data(), n);
+	return v;
+}
+
+static params window_params(unsigned log2, unsigned flags)
+{
+	params p;
+	p.log2 = log2;
+	p.flags = flags;
+	p.fixed = true;
+	for (int k = 0; k < 16; k++)
+		p.codebook[k] = (uint8_t)(112 + k);
+	return p;
+}
+
+/* Compress with the harness and the oracle; both frames must be byte-identical, and each
+ * decoder must decode the frame back to the input. */
+template <int W>
+static void roundtrip(const std::vector<uint16_t> &in, const params &p, const char *what,
+                      const schedule &s = k_default_sched)
+{
+	const std::vector<uint8_t> ref = oracle_compress(in, p);
+	enc_result got = sim_compress<W>(in, p, splitzip_compress_bound(in.size()), s);
+	CHECK(got.status == SPLITZIP_OK, "%s n=%zu L=%u: status %d", what, in.size(), p.log2,
+	      got.status);
+	if (got.status != SPLITZIP_OK)
+		return;
+	CHECK(got.frame == ref,
+	      "%s n=%zu L=%u flags=%u fixed=%d: frame differs from the oracle at byte %zu "
+	      "(sizes %zu, %zu)",
+	      what, in.size(), p.log2, p.flags, p.fixed, first_diff(got.frame, ref),
+	      got.frame.size(), ref.size());
+	dec_result d = sim_decompress<W>(ref.data(), ref.size(), in.size(), s);
+	CHECK(d.status == SPLITZIP_OK && d.out == in, "%s n=%zu: decode status %d", what, in.size(),
+	      d.status);
+}
+
+/* ==================================================================== */
+/*                                Tests                                 */
+/* ==================================================================== */
+
+static const size_t k_sizes[] = {0,    1,    2,    3,    15,   16,   17,    31,   33,
+                                 56,   57,   64,   72,   73,   120,  121,   1000, 1023,
+                                 1024, 1025, 4095, 4096, 4097, 8191, 12289, 65537};
+
+/* Every generator, the edge sizes, three chunk sizes, both codebook sources, with and without
+ * the content checksum. */
+template <int W> static void test_encode_conformance()
+{
+	const unsigned logs[] = {10, 12, 16};
+	int k = 0;
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
+		for (size_t n : k_sizes) {
+			if (g_quick && n > 5000)
+				continue;
+			const std::vector<uint16_t> in = gen(g, 100 + n, n);
+			params p;
+			p.log2 = logs[k % 3];
+			p.flags = k & 1;
+			roundtrip<W>(in, p, sz_test_gen_name(g));
+			roundtrip<W>(in, window_params(logs[(k + 1) % 3], (k >> 1) & 1),
+			             sz_test_gen_name(g));
+			k++;
+		}
+	/* A bigger multi-chunk frame at each chunk size. */
+	const size_t big = g_quick ? 70001 : 300007;
+	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 5, big);
+	for (unsigned L = 10; L <= 16; L += 3) {
+		params p;
+		p.log2 = L;
+		p.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
+		roundtrip<W>(in, p, "big");
+	}
+}
+
+/* Real KV data (the bundled sample). */
+template <int W> static void test_real_kv()
+{
+	const char *which[] = {"K", "V"};
+	for (const char *w : which) {
+		size_t n = 0;
+		uint16_t *kv = sz_test_load_kv(w, &n);
+		CHECK(kv != nullptr, "real KV sample %s missing", w);
+		if (!kv)
+			continue;
+		if (g_quick || k_sanitized)
+			n = n < 100000 ? n : 100000;
+		std::vector<uint16_t> in(kv, kv + n);
+		free(kv);
+		params p;
+		p.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
+		roundtrip<W>(in, p, w);
+		roundtrip<W>(in, window_params(12, 0), w);
+	}
+}
+
+/* The mode rule at its edge: exactly the split4 limit of escapes, and one more (split4 data is
+ * written, then replaced by a stored frame). n = 4096, L = 10: the limit is 672. */
+template <int W> static void test_escape_limit()
+{
+	const size_t n = 4096;
+	const int64_t lim = splitzip_split4_max_escapes(n, 10);
+	CHECK(lim == 672, "limit %lld", (long long)lim);
+	for (int64_t esc : {lim - 1, lim, lim + 1, (int64_t)n}) {
+		std::vector<uint16_t> in = gen(SZ_GEN_SPARSE_WINDOW, 3, n);
+		for (size_t i = 0; i < n; i++)
+			in[i] = (uint16_t)((in[i] & 0x807F) | (112 + i % 16) << 7);
+		for (int64_t k = 0; k < esc; k++) /* spread over all four chunks */
+			in[(size_t)(k * 6 % (int64_t)n)] = (uint16_t)(0x7F00 | (k & 0x7F));
+		for (unsigned flags = 0; flags < 2; flags++)
+			roundtrip<W>(in, window_params(10, flags), "escape limit");
+	}
+}
+
+/* Capacities: the exact frame size works, one byte less does not (both decoders agree). */
+template <int W> static void test_capacity()
+{
+	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_5PCT, 9, 9000);
+	const params p = window_params(12, 1);
+	const std::vector<uint8_t> ref = oracle_compress(in, p);
+	enc_result r = sim_compress<W>(in, p, ref.size());
+	CHECK(r.status == SPLITZIP_OK && r.frame == ref, "exact capacity: %d", r.status);
+	r = sim_compress<W>(in, p, ref.size() - 1);
+	CHECK(r.status == SPLITZIP_ERROR_DST_TOO_SMALL, "capacity - 1: %d", r.status);
+	r = sim_compress<W>(in, p, 64);
+	CHECK(r.status == SPLITZIP_ERROR_DST_TOO_SMALL, "capacity 64: %d", r.status);
+	dec_result d = sim_decompress<W>(ref.data(), ref.size(), in.size() - 1);
+	CHECK(d.status == SPLITZIP_ERROR_DST_TOO_SMALL, "decode into n-1: %d", d.status);
+	d = sim_decompress<W>(ref.data(), ref.size() - 1, in.size());
+	CHECK(d.status == SPLITZIP_ERROR_TRUNCATED, "decode of a truncated frame: %d", d.status);
+	d = sim_decompress<W>(ref.data(), ref.size(), in.size() + 100);
+	CHECK(d.status == SPLITZIP_OK && d.out == in, "decode into n+100: %d", d.status);
+}
+
+/* Race-free kernels give the same bytes under other lane and block orders and fill bytes. */
+template <int W> static void test_schedules()
+{
+	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_5PCT, 11, g_quick ? 20000 : 70000);
+	for (const schedule &s : k_other_scheds) {
+		params p;
+		p.log2 = 10;
+		p.flags = 1;
+		roundtrip<W>(in, p, "schedule", s);
+		roundtrip<W>(in, window_params(12, 0), "schedule", s);
+	}
+}
+
+/* Batches: one launch sequence for many frames of different sizes, including frames whose
+ * arguments are wrong (their status says so, the others are unaffected). */
+template <int W> static void test_batch()
+{
+	const size_t sizes[] = {0, 1, 100, 4096, 5000, 65536, 3, 20000, 4097, 121, 777, 65536};
+	const size_t nf = sizeof(sizes) / sizeof(sizes[0]) + 2;
+	const size_t max_elems = 65536;
+	for (int variant = 0; variant < 2; variant++) {
+		const params p = variant ? window_params(12, 1) : params();
+		std::vector<std::vector<uint16_t>> in(nf);
+		std::vector<std::vector<uint8_t>> ref(nf);
+		std::vector<buf *> srcs(nf), dsts(nf);
+		std::vector<const uint16_t *> d_srcs(nf);
+		std::vector<void *> d_dsts(nf);
+		std::vector<size_t> d_n(nf), d_caps(nf), d_sizes(nf, 999);
+		std::vector<int32_t> d_status(nf, -1);
+		for (size_t f = 0; f < nf; f++) {
+			size_t n = f < nf - 2 ? sizes[f] : 500;
+			in[f] = gen((int)(f % SZ_TEST_N_GENERATORS), f, n);
+			ref[f] = oracle_compress(in[f], p);
+			srcs[f] = new buf(in[f].data(), n * 2);
+			d_srcs[f] = n ? (const uint16_t *)srcs[f]->p : nullptr;
+			d_n[f] = n;
+			d_caps[f] = splitzip_compress_bound(n);
+			dsts[f] = new buf(d_caps[f]);
+			d_dsts[f] = dsts[f]->p;
+		}
+		d_n[nf - 2] = max_elems + 1; /* more than max_elems: INVALID_ARGUMENT */
+		d_caps[nf - 1] = 63;         /* too small for any frame */
+		buf ws(sz_gpu_workspace_size(nf, max_elems, p.log2), 0x5A);
+		sz_gpu_enc a;
+		fill_enc(a, p, max_elems, ws.p);
+		a.srcs = d_srcs.data();
+		a.n_elems = d_n.data();
+		a.dsts = d_dsts.data();
+		a.dst_caps = d_caps.data();
+		a.out_sizes = d_sizes.data();
+		a.statuses = d_status.data();
+		simt_launcher lc{W, variant ? k_other_scheds[1] : k_default_sched};
+		sz_gpu_compress<W>(lc, a, nf);
+		CHECK(!lc.failed, "harness: %s", lc.first.msg);
+		for (size_t f = 0; f < nf - 2; f++) {
+			std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + d_sizes[f]);
+			CHECK(d_status[f] == SPLITZIP_OK && got == ref[f],
+			      "batch frame %zu (n=%zu): status %d, differs at %zu", f, sizes[f],
+			      d_status[f], first_diff(got, ref[f]));
+		}
+		CHECK(d_status[nf - 2] == SPLITZIP_ERROR_INVALID_ARGUMENT, "n > max: %d",
+		      d_status[nf - 2]);
+		CHECK(d_status[nf - 1] == SPLITZIP_ERROR_DST_TOO_SMALL, "cap 63: %d",
+		      d_status[nf - 1]);
+
+		/* Decode the oracle's frames as one batch; frame 1 is damaged, frame 2 cut short.
+		 */
+		std::vector<buf *> fsrc(nf), fdst(nf);
+		std::vector<const void *> e_srcs(nf);
+		std::vector<size_t> e_sizes(nf), e_caps(nf), e_n(nf, 999);
+		std::vector<uint16_t *> e_dsts(nf);
+		std::vector<int32_t> e_status(nf, -1);
+		for (size_t f = 0; f < nf; f++) {
+			std::vector<uint8_t> fr = ref[f];
+			if (f == 1 && fr.size() > 70)
+				fr[fr.size() - 1] ^= 1; /* padding or data: the oracle knows */
+			size_t sz = f == 2 ? fr.size() - 16 : fr.size();
+			fsrc[f] = new buf(fr.data(), sz);
+			e_srcs[f] = fsrc[f]->p;
+			e_sizes[f] = sz;
+			e_caps[f] = in[f].size();
+			fdst[f] = new buf(in[f].size() * 2);
+			e_dsts[f] = in[f].empty() ? nullptr : (uint16_t *)fdst[f]->p;
+		}
+		buf ws2(sz_gpu_workspace_size(nf, max_elems, 12), 0x5A);
+		sz_gpu_dec d;
+		memset(&d, 0, sizeof d);
+		d.srcs = e_srcs.data();
+		d.src_sizes = e_sizes.data();
+		d.dsts = e_dsts.data();
+		d.dst_caps = e_caps.data();
+		d.out_elems = e_n.data();
+		d.statuses = e_status.data();
+		d.ws = ws2.p;
+		simt_launcher lc2{W, variant ? k_other_scheds[0] : k_default_sched};
+		sz_gpu_decompress<W>(lc2, d, nf, max_elems, sz_gpu_ws_stride(max_elems, 12));
+		CHECK(!lc2.failed, "harness: %s", lc2.first.msg);
+		for (size_t f = 0; f < nf; f++) {
+			dec_result o = oracle_decompress(fsrc[f]->p, e_sizes[f], e_caps[f]);
+			CHECK(e_status[f] == o.status, "batch decode frame %zu: %d, oracle %d", f,
+			      e_status[f], o.status);
+			if (o.status == SPLITZIP_OK) {
+				const uint16_t *got = (const uint16_t *)fdst[f]->p;
+				CHECK(e_n[f] == in[f].size() &&
+				          std::vector<uint16_t>(got, got + e_n[f]) == in[f],
+				      "batch decode frame %zu output", f);
+			}
+		}
+		for (size_t f = 0; f < nf; f++) {
+			delete srcs[f];
+			delete dsts[f];
+			delete fsrc[f];
+			delete fdst[f];
+		}
+	}
+}
+
+/* The golden vectors: valid ones decode to their .bf16, invalid ones give the status in their
+ * name. Streams are walked frame by frame as splitzip_decompress() does (FORMAT.md §8.2). */
+template <int W> static int stream_status(const std::vector<uint8_t> &s, std::vector<uint16_t> *out)
+{
+	size_t off = 0;
+	do {
+		/* An output of exactly the frame's size when its header is readable and the bytes
+		 * could hold it (a frame of n elements has more than n bytes). */
+		splitzip_frame_info info;
+		const size_t avail = s.size() - off;
+		const size_t cap =
+		    splitzip_get_frame_info(s.data() + off, avail, &info) == SPLITZIP_OK &&
+		            info.n_elems <= avail
+		        ? (size_t)info.n_elems
+		        : 1024;
+		dec_result d = sim_decompress<W>(s.data() + off, s.size() - off, cap);
+		if (d.status != SPLITZIP_OK)
+			return (d.status == SPLITZIP_ERROR_BAD_MAGIC && off)
+			           ? SPLITZIP_ERROR_CORRUPT_STREAM
+			           : d.status;
+		out->insert(out->end(), d.out.begin(), d.out.end());
+		off += info.frame_size;
+	} while (off < s.size());
+	return SPLITZIP_OK;
+}
+
+static std::vector<uint8_t> read_all(const std::string &path)
+{
+	size_t n = 0;
+	void *p = sz_test_read_file(path.c_str(), &n);
+	std::vector<uint8_t> v;
+	if (p)
+		v.assign((uint8_t *)p, (uint8_t *)p + n);
+	free(p);
+	return v;
+}
+
+template <int W> static void test_golden_vectors()
+{
+	const char *root = getenv("SZ_VECTORS_DIR");
+	CHECK(root != nullptr, "SZ_VECTORS_DIR is not set");
+	if (!root)
+		return;
+	int n_valid = 0, n_invalid = 0;
+	for (int kind = 0; kind < 2; kind++) {
+		std::string dir = std::string(root) + (kind ? "/invalid" : "/valid");
+		DIR *d = opendir(dir.c_str());
+		CHECK(d != nullptr, "cannot open %s", dir.c_str());
+		if (!d)
+			continue;
+		std::vector<std::string> names;
+		while (struct dirent *e = readdir(d)) {
+			std::string nm = e->d_name;
+			if (nm.size() > 3 && nm.compare(nm.size() - 3, 3, ".sz") == 0)
+				names.push_back(nm);
+		}
+		closedir(d);
+		for (const std::string &nm : names) {
+			const std::vector<uint8_t> s = read_all(dir + "/" + nm);
+			std::vector<uint16_t> out;
+			const int st = stream_status<W>(s, &out);
+			if (kind == 0) {
+				std::vector<uint8_t> want =
+				    read_all(dir + "/" + nm.substr(0, nm.size() - 3) + ".bf16");
+				std::vector<uint16_t> w(want.size() / 2);
+				if (!want.empty())
+					memcpy(w.data(), want.data(), want.size());
+				CHECK(st == SPLITZIP_OK && out == w, "%s: status %d", nm.c_str(),
+				      st);
+				n_valid++;
+			} else {
+				/* NAME.STATUS.sz */
+				size_t dot = nm.rfind('.', nm.size() - 4);
+				std::string want = nm.substr(dot + 1, nm.size() - 4 - dot);
+				const char *got = splitzip_status_name((splitzip_status)st);
+				CHECK(want == got, "%s: got %s", nm.c_str(), got);
+				n_invalid++;
+			}
+		}
+	}
+	CHECK(n_valid >= 20 && n_invalid >= 60, "only %d valid and %d invalid vectors", n_valid,
+	      n_invalid);
+}
+
+/* Damaged frames: random bit flips, byte overwrites and cuts. The device decoder must report
+ * exactly the scalar decoder's status (the spec fixes which check reports first), produce the
+ * same output when it succeeds, and never touch memory outside its buffers. */
+template <int W> static void test_corrupt_frames()
+{
+	struct base {
+		int g;
+		size_t n;
+		params p;
+	};
+	const base bases[] = {
+	    {SZ_GEN_ESCAPE_5PCT, 5000, window_params(10, 1)},
+	    {SZ_GEN_KV_SKEWED, 3001, window_params(12, 0)},
+	    {SZ_GEN_ALL_ESCAPE, 2000, window_params(10, 1)}, /* stored */
+	    {SZ_GEN_ESCAPE_1PCT, 121, window_params(12, 1)},
+	};
+	uint64_t seed = 1234 + W;
+	const int per_base = g_quick ? 60 : k_sanitized ? 150 : 400;
+	for (const base &b : bases) {
+		const std::vector<uint16_t> in = gen(b.g, 42, b.n);
+		const std::vector<uint8_t> frame = oracle_compress(in, b.p);
+		for (int k = 0; k < per_base; k++) {
+			std::vector<uint8_t> m = frame;
+			const uint64_t r = sz_test_rand(&seed);
+			const size_t at = (size_t)(r % m.size());
+			switch (k % 4) {
+			case 0:
+				m[at] ^= (uint8_t)(1u << ((r >> 32) % 8));
+				break;
+			case 1:
+				m[at] = (uint8_t)(r >> 40);
+				break;
+			case 2: /* body only, so the header checks pass and the body is exercised */
+				m[64 + (r >> 8) % (m.size() - 64)] ^=
+				    (uint8_t)(1u << ((r >> 32) % 8));
+				break;
+			default:
+				m.resize(at);
+				break;
+			}
+			const size_t cap = b.n + (size_t)(r >> 50) % 3;
+			const dec_result want = oracle_decompress(m.data(), m.size(), cap);
+			const dec_result got = sim_decompress<W>(m.data(), m.size(), cap);
+			CHECK(got.status == want.status,
+			      "mutation %d of n=%zu: status %d, oracle %d", k, b.n, got.status,
+			      want.status);
+			if (want.status == SPLITZIP_OK)
+				CHECK(got.out == want.out, "mutation %d: output differs", k);
+		}
+	}
+}
+
+/* ==================================================================== */
+
+static const sz_simt_test k_tests[] = {
+    SZ_SIMT_TEST(test_encode_conformance), SZ_SIMT_TEST(test_real_kv),
+    SZ_SIMT_TEST(test_escape_limit),       SZ_SIMT_TEST(test_capacity),
+    SZ_SIMT_TEST(test_schedules),          SZ_SIMT_TEST(test_batch),
+    SZ_SIMT_TEST(test_golden_vectors),     SZ_SIMT_TEST(test_corrupt_frames),
+};
+
+int main(int argc, char **argv)
+{
+	return sz_simt_run_tests(k_tests, sizeof(k_tests) / sizeof(k_tests[0]), argc, argv);
+}

@@ -1,0 +1,55 @@
+# cmake -DGEN=gen_vectors -DKV=sample.bf16 -DOUT=dir -DREF=tests/vectors [-DEMU=cmd|args]
+#       -P compare_vectors.cmake
+#
+# Regenerates the golden vectors into OUT and fails unless OUT/valid and OUT/invalid hold
+# exactly the files of REF/valid and REF/invalid, byte for byte.
+cmake_minimum_required(VERSION 3.18)
+foreach(_v GEN KV OUT REF)
+  if(NOT DEFINED ${_v})
+    message(FATAL_ERROR "compare_vectors.cmake: -D${_v}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE ${OUT})
+string(REPLACE "|" ";" _emu "${EMU}") # optional: an emulator command for cross builds
+execute_process(COMMAND ${_emu} ${GEN} ${OUT} ${KV} RESULT_VARIABLE _rc)
+if(NOT _rc EQUAL 0)
+  message(FATAL_ERROR "gen_vectors failed (${_rc})")
+endif()
+
+set(_bad 0)
+foreach(_sub valid invalid)
+  file(GLOB _new RELATIVE ${OUT}/${_sub} ${OUT}/${_sub}/*)
+  file(GLOB _old RELATIVE ${REF}/${_sub} ${REF}/${_sub}/*)
+  list(SORT _new)
+  list(SORT _old)
+  if(NOT _new)
+    message(SEND_ERROR "gen_vectors wrote no ${_sub} vectors")
+    set(_bad 1)
+  endif()
+  foreach(_f IN LISTS _new)
+    if(NOT _f IN_LIST _old)
+      message(SEND_ERROR "${_sub}/${_f}: generated, but not checked in")
+      set(_bad 1)
+    else()
+      file(SHA256 ${OUT}/${_sub}/${_f} _h_new)
+      file(SHA256 ${REF}/${_sub}/${_f} _h_old)
+      if(NOT _h_new STREQUAL _h_old)
+        message(SEND_ERROR "${_sub}/${_f}: differs from the checked-in file")
+        set(_bad 1)
+      endif()
+    endif()
+  endforeach()
+  foreach(_f IN LISTS _old)
+    if(NOT _f IN_LIST _new)
+      message(SEND_ERROR "${_sub}/${_f}: checked in, but no longer generated")
+      set(_bad 1)
+    endif()
+  endforeach()
+endforeach()
+if(_bad)
+  message(FATAL_ERROR "golden vectors differ from the generator's output (see above); if the "
+    "format changed on purpose, bump Format_Version, note it in doc/FORMAT.md and run the "
+    "update_vectors target")
+endif()
+message(STATUS "golden vectors: identical")

@@ -1,0 +1,345 @@
+/*
+ * test_vectors.c -- the golden vectors (tests/vectors, written by tests/gen/gen_vectors.c)
+ * against the library, through the public API only, with every host backend.
+ *
+ *   test_vectors VECTORS_DIR
+ *
+ * valid/NNNN_name.sz must decode to exactly valid/NNNN_name.bf16 (compared as bytes), and
+ * re-encoding that content with the parameters recorded in each frame header must give back
+ * the identical frame (FORMAT.md §6: every frame a decoder accepts is canonical).
+ * invalid/NNNN_name.STATUS.sz must fail with exactly STATUS (splitzip_status_name spelling).
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "splitzip.h"
+
+static const char *vec_dir;
+
+/* Vector base names (without ".sz"), sorted. */
+static char **valid_names, **invalid_names;
+static size_t n_valid, n_invalid;
+
+typedef struct blob {
+	uint8_t *p;
+	size_t n;
+} blob;
+
+/* Read a whole file; an empty file gives a 1-byte allocation and n == 0. */
+static int read_blob(const char *sub, const char *name, const char *ext, blob *b)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s/%s%s", vec_dir, sub, name, ext);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *p = (uint8_t *)malloc(cap);
+	while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			uint8_t *q = (uint8_t *)realloc(p, cap * 2);
+			if (!q)
+				free(p);
+			p = q;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	b->p = p;
+	b->n = n;
+	return p != NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Base names of the files in vec_dir/sub ending in ".sz". */
+static char **list_sz(const char *sub, size_t *count)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", vec_dir, sub);
+	DIR *d = opendir(path);
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len <= 3 || strcmp(e->d_name + len - 3, ".sz") != 0)
+			continue;
+		char **grown = (char **)realloc(names, (n + 1) * sizeof *names);
+		if (!grown)
+			break;
+		names = grown;
+		names[n] = (char *)malloc(len - 2);
+		memcpy(names[n], e->d_name, len - 3);
+		names[n][len - 3] = '\0';
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	*count = n;
+	return names;
+}
+
+/* The status named after the last '.' of an invalid vector's base name; -1 if none. */
+static int expected_status(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot)
+		return -1;
+	for (int s = 0; s < SPLITZIP_STATUS_COUNT; s++)
+		if (strcmp(dot + 1, splitzip_status_name((splitzip_status)s)) == 0)
+			return s;
+	return -1;
+}
+
+/*
+ * Host contexts, one per usable backend: the decode side of every test runs with each.
+ * A backend that is usable but serves device memory only is refused by splitzip_ctx_create
+ * with BACKEND_UNAVAILABLE; the scalar backend is always among the contexts.
+ */
+#define MAX_CTX 16
+static splitzip_ctx *ctxs[MAX_CTX];
+static size_t n_ctx;
+
+static void open_contexts(void)
+{
+	int have_scalar = 0;
+	n_ctx = 0;
+	for (size_t i = 0; i < splitzip_backend_count() && n_ctx < MAX_CTX; i++) {
+		if (!splitzip_backend_available(i))
+			continue;
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.backend = splitzip_backend_id_of(i);
+		splitzip_status st = splitzip_ctx_create(&p, &ctxs[n_ctx]);
+		if (st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE)
+			continue;
+		ck_assert_msg(st == SPLITZIP_OK, "ctx for backend %s: %s", splitzip_backend_name(i),
+			      splitzip_status_name(st));
+		have_scalar |= p.backend == SPLITZIP_BACKEND_SCALAR;
+		n_ctx++;
+	}
+	ck_assert_msg(have_scalar, "the scalar backend did not run");
+}
+
+static void close_contexts(void)
+{
+	for (size_t i = 0; i < n_ctx; i++)
+		splitzip_ctx_free(ctxs[i]);
+	n_ctx = 0;
+}
+
+/* ---- Inventory ---------------------------------------------------------------------------- */
+
+START_TEST(inventory)
+{
+	ck_assert_msg(n_valid >= 20, "only %zu valid vectors in %s/valid", n_valid, vec_dir);
+	ck_assert_msg(n_invalid >= 60, "only %zu invalid vectors in %s/invalid", n_invalid,
+		      vec_dir);
+	ck_assert_str_eq(valid_names[0], "0001_tiny"); /* FORMAT.md Appendix A */
+	for (size_t i = 0; i < n_valid; i++) {
+		blob b;
+		ck_assert_msg(read_blob("valid", valid_names[i], ".bf16", &b),
+			      "%s.sz has no .bf16", valid_names[i]);
+		ck_assert_msg(b.n % 2 == 0, "%s.bf16: odd size", valid_names[i]);
+		free(b.p);
+	}
+	for (size_t i = 0; i < n_invalid; i++) {
+		int s = expected_status(invalid_names[i]);
+		ck_assert_msg(s > 0, "%s: no error status in the file name", invalid_names[i]);
+	}
+}
+END_TEST
+
+/* ---- Valid vectors ------------------------------------------------------------------------ */
+
+START_TEST(valid_decodes)
+{
+	const char *name = valid_names[_i];
+	blob sz, raw;
+	ck_assert(read_blob("valid", name, ".sz", &sz));
+	ck_assert(read_blob("valid", name, ".bf16", &raw));
+	const size_t n = raw.n / 2;
+	uint16_t *out = (uint16_t *)malloc((n + 1) * 2);
+	ck_assert_ptr_nonnull(out);
+
+	uint64_t total = 0;
+	ck_assert_int_eq(splitzip_decompressed_size(sz.p, sz.n, &total), SPLITZIP_OK);
+	ck_assert_uint_eq(total, n);
+
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		const char *be = splitzip_ctx_backend_name(ctxs[c]);
+		size_t got = 0;
+		memset(out, 0xA5, (n + 1) * 2);
+		splitzip_status st = splitzip_decompress(ctxs[c], sz.p, sz.n, out, n, &got);
+		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, be, splitzip_status_name(st));
+		ck_assert_uint_eq(got, n);
+		ck_assert_msg(memcmp(out, raw.p, raw.n) == 0, "%s [%s]: decoded data differ", name,
+			      be);
+		ck_assert_msg(((uint8_t *)out)[2 * n] == 0xA5, "%s [%s]: wrote past the end", name,
+			      be);
+		if (n > 0) {
+			st = splitzip_decompress(ctxs[c], sz.p, sz.n, out, n - 1, &got);
+			ck_assert_msg(st == SPLITZIP_ERROR_DST_TOO_SMALL, "%s [%s]: cap n-1 gave %s",
+				      name, be, splitzip_status_name(st));
+		}
+		uint64_t vn = 0;
+		st = splitzip_verify(ctxs[c], sz.p, sz.n, &vn);
+		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: verify %s", name, be,
+			      splitzip_status_name(st));
+		ck_assert_uint_eq(vn, n);
+	}
+	close_contexts();
+	free(out);
+	free(sz.p);
+	free(raw.p);
+}
+END_TEST
+
+/* Compress src with the given parameters on the scalar oracle; returns a malloc'ed frame. */
+static uint8_t *encode(const uint16_t *src, size_t n, unsigned log2, unsigned flags,
+		       const splitzip_codebook *fixed, size_t *size)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = SPLITZIP_BACKEND_SCALAR;
+	p.chunk_log2 = log2;
+	p.flags = flags;
+	if (fixed) {
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.codebook = *fixed;
+	}
+	splitzip_ctx *ctx;
+	ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+	size_t cap = splitzip_compress_bound(n);
+	uint8_t *dst = (uint8_t *)malloc(cap);
+	ck_assert_ptr_nonnull(dst);
+	ck_assert_int_eq(splitzip_compress(ctx, src, n, dst, cap, size), SPLITZIP_OK);
+	splitzip_ctx_free(ctx);
+	return dst;
+}
+
+/*
+ * Re-encode each frame of a valid vector: with the header's codebook as a fixed codebook (or,
+ * for a stored frame, the codebook from the input) it must come out byte-identical. Vectors
+ * without "fixed" in the name were encoded from the input, so that must reproduce them too.
+ */
+START_TEST(valid_reencodes)
+{
+	const char *name = valid_names[_i];
+	blob sz, raw;
+	ck_assert(read_blob("valid", name, ".sz", &sz));
+	ck_assert(read_blob("valid", name, ".bf16", &raw));
+	const int from_input_too = strstr(name, "fixed") == NULL;
+	const uint16_t *data = (const uint16_t *)(void *)raw.p; /* little-endian host */
+	size_t off = 0, elem = 0, frames = 0;
+	do {
+		splitzip_frame_info info;
+		ck_assert_int_eq(splitzip_get_frame_info(sz.p + off, sz.n - off, &info),
+				 SPLITZIP_OK);
+		ck_assert_uint_le(info.frame_size, sz.n - off);
+		ck_assert_uint_le(elem + info.n_elems, raw.n / 2);
+		size_t fsize = 0;
+		uint8_t *f = encode(data + elem, (size_t)info.n_elems, info.chunk_log2, info.flags,
+				    info.mode == SPLITZIP_MODE_SPLIT4 ? &info.codebook : NULL,
+				    &fsize);
+		ck_assert_msg(fsize == info.frame_size &&
+				      memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
+			      "%s frame %zu: re-encoding (header codebook) differs", name, frames);
+		free(f);
+		if (from_input_too) {
+			f = encode(data + elem, (size_t)info.n_elems, info.chunk_log2, info.flags,
+				   NULL, &fsize);
+			ck_assert_msg(fsize == info.frame_size &&
+					      memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
+				      "%s frame %zu: re-encoding (codebook from input) differs", name,
+				      frames);
+			free(f);
+		}
+		off += (size_t)info.frame_size;
+		elem += (size_t)info.n_elems;
+		frames++;
+	} while (off < sz.n);
+	ck_assert_uint_eq(elem, raw.n / 2);
+	free(sz.p);
+	free(raw.p);
+}
+END_TEST
+
+/* ---- Invalid vectors ---------------------------------------------------------------------- */
+
+START_TEST(invalid_rejected)
+{
+	const char *name = invalid_names[_i];
+	const int expect = expected_status(name);
+	ck_assert_msg(expect > 0, "%s: no error status in the file name", name);
+	blob sz;
+	ck_assert(read_blob("invalid", name, ".sz", &sz));
+	/* Room for any frame the input could hold (a valid frame has at most one element per
+	 * byte), so the buffer size never decides the status. */
+	const size_t cap = sz.n + 1;
+	uint16_t *out = (uint16_t *)malloc(cap * 2);
+	ck_assert_ptr_nonnull(out);
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		const char *be = splitzip_ctx_backend_name(ctxs[c]);
+		size_t got = 0;
+		splitzip_status st = splitzip_decompress(ctxs[c], sz.p, sz.n, out, cap, &got);
+		ck_assert_msg((int)st == expect, "%s [%s]: decompress gave %s", name, be,
+			      splitzip_status_name(st));
+		uint64_t vn = 0;
+		st = splitzip_verify(ctxs[c], sz.p, sz.n, &vn);
+		ck_assert_msg((int)st == expect, "%s [%s]: verify gave %s", name, be,
+			      splitzip_status_name(st));
+	}
+	close_contexts();
+	free(out);
+	free(sz.p);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_vectors VECTORS_DIR\n");
+		return 2;
+	}
+	vec_dir = argv[1];
+	valid_names = list_sz("valid", &n_valid);
+	invalid_names = list_sz("invalid", &n_invalid);
+
+	Suite *s = suite_create("vectors");
+	TCase *tc = tcase_create("inventory");
+	tcase_add_test(tc, inventory);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("valid");
+	tcase_add_loop_test(tc, valid_decodes, 0, (int)n_valid);
+	tcase_add_loop_test(tc, valid_reencodes, 0, (int)n_valid);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("invalid");
+	tcase_add_loop_test(tc, invalid_rejected, 0, (int)n_invalid);
+	suite_add_tcase(s, tc);
+
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	for (size_t i = 0; i < n_valid; i++)
+		free(valid_names[i]);
+	for (size_t i = 0; i < n_invalid; i++)
+		free(invalid_names[i]);
+	free(valid_names);
+	free(invalid_names);
+	return failed ? 1 : 0;
+}
