@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${JOBS:-$(nproc)}
-ALL_STEPS="release backends sanitize fuzz"
+ALL_STEPS="release backends neon_simde neon_qemu sanitize fuzz"
 STEPS=${STEPS:-$ALL_STEPS}
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 # The CUDA toolkit lives outside the default PATH.
@@ -20,6 +20,19 @@ step_release() {
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DSPLITZIP_WERROR=ON \
 		-DSPLITZIP_WITH_CUDA="$gpu" -DSPLITZIP_WITH_HIP="$gpu" >/dev/null
 	cmake --build build/release -j"$JOBS"
+	# Every SIMD backend this CPU supports (read from /proc/cpuinfo, independently of our own
+	# cpuid probe) must be compiled in and usable, or the conformance suite fails.
+	if [ -z "${SPLITZIP_EXPECT_BACKENDS+x}" ] && [ -r /proc/cpuinfo ]; then
+		local flags expect=""
+		flags=$(grep -m1 '^flags' /proc/cpuinfo)
+		case " $flags " in *" avx2 "*) expect="avx2" ;; esac
+		case " $flags " in *" avx512bw "*) expect="$expect,avx512" ;; esac
+		case " $flags " in *" avx512_vbmi2 "*)
+			case " $flags " in *" avx512vbmi "*) expect="$expect,avx512vbmi" ;; esac ;;
+		esac
+		export SPLITZIP_EXPECT_BACKENDS=${expect#,}
+	fi
+	echo "expected backends: ${SPLITZIP_EXPECT_BACKENDS:-none}"
 	(cd build/release && ctest --output-on-failure -j"$JOBS")
 }
 
@@ -33,6 +46,16 @@ step_backends() {
 		echo "== SPLITZIP_FORCE_BACKEND=$b"
 		(cd build/release && SPLITZIP_FORCE_BACKEND=$b ctest --output-on-failure -j"$JOBS" -L 'unit|cli|xbackend|vectors')
 	done
+}
+
+step_neon_simde() {
+	# The NEON source built on x86 over SIMDe, through the same conformance suites.
+	JOBS="$JOBS" bash ci/neon-simde.sh
+}
+
+step_neon_qemu() {
+	# Cross-built for aarch64 and the whole test suite run under qemu-aarch64.
+	JOBS="$JOBS" bash ci/neon-qemu.sh
 }
 
 step_sanitize() {

@@ -887,7 +887,8 @@ static int cmd_calibrate(const options *o)
 
 static int cmd_backends(void)
 {
-	static const char *const known[] = {"avx512", "avx2", "neon", "cuda", "hip", "scalar"};
+	static const char *const known[] = {"avx512vbmi", "avx512", "avx2", "neon",
+					     "cuda",	   "hip",    "scalar"};
 	printf("%-10s %-12s %s\n", "backend", "compiled-in", "usable-here");
 	for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
 		size_t i, n = splitzip_backend_count();
