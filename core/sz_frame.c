@@ -297,6 +297,9 @@ static void write_stored(const splitzip_backend *b, const uint16_t *src, uint64_
 	splitzip_header_write(dst, &h);
 }
 
+/* Elements per histogram call of a speculative encode pass (128 KiB of input). */
+#define SZ_HIST_BATCH_ELEMS ((uint64_t)1 << 16)
+
 typedef size_t (*encode_fn)(const splitzip_enc_tables *, const uint16_t *, size_t, uint8_t *,
 			    uint8_t *, uint16_t *, uint8_t *);
 
@@ -309,9 +312,9 @@ static uint64_t encode_range(const splitzip_backend *b, encode_fn encode,
 			     const splitzip_enc_tables *t, const uint16_t *src, uint64_t n,
 			     unsigned log2, uint64_t c0, uint64_t c1, uint8_t *codes, uint8_t *sm,
 			     uint16_t *spos, uint8_t *sexp, uint32_t *counts, int want_sum,
-			     uint64_t *csum)
+			     uint64_t *csum, uint64_t *hist)
 {
-	uint64_t base = c0 << log2, k = 0;
+	uint64_t base = c0 << log2, k = 0, h0 = base;
 	for (uint64_t c = c0; c < c1; c++) {
 		uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
 		size_t m = encode(t, src + e0, (size_t)len, codes + e0 / 2, sm + e0,
@@ -321,9 +324,26 @@ static uint64_t encode_range(const splitzip_backend *b, encode_fn encode,
 		if (want_sum)
 			*csum += splitzip_hash_chunk_fold(
 				b->hash_chunk(src + e0, (size_t)len * 2), c);
+		/* Histogram in batches of SZ_HIST_BATCH_ELEMS, which are still in L2: no second
+		 * trip to memory, and few calls (a SIMD histogram has a per-call cost). */
+		if (hist && (e0 + len - h0 >= SZ_HIST_BATCH_ELEMS || c + 1 == c1)) {
+			b->histogram(src + h0, (size_t)(e0 + len - h0), hist);
+			h0 = e0 + len;
+		}
 	}
 	return k;
 }
+
+/*
+ * From-input codebooks of inputs at least this large are predicted from a sample of chunks and
+ * verified against the full histogram gathered during the encode pass (see splitzip_compress):
+ * one read of the input instead of two when the prediction holds. Smaller inputs stay in cache
+ * between the histogram pass and the encode pass, where a separate pass costs little.
+ */
+#ifndef SZ_SPECULATE_MIN_ELEMS
+#define SZ_SPECULATE_MIN_ELEMS ((uint64_t)1 << 22)
+#endif
+#define SZ_SPECULATE_SAMPLE_CHUNKS 16u /* at least; one chunk in 16 is sampled */
 
 splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n_elems,
 				  void *dst_v, size_t dst_cap, size_t *dst_size)
@@ -359,7 +379,24 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	/* Codebook and encoder tables. */
 	splitzip_enc_tables from_input;
 	const splitzip_enc_tables *t = &ctx->fixed_tables;
-	if (ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT) {
+	const int speculate = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT &&
+			      n >= SZ_SPECULATE_MIN_ELEMS && C >= SZ_SPECULATE_SAMPLE_CHUNKS;
+	if (speculate) {
+		/* Predict the codebook from one chunk in 16 (at least 16 chunks) spread over the
+		 * input; the encode pass
+		 * below gathers the full histogram and re-encodes if the prediction was wrong,
+		 * so the frame is the canonical one either way (FORMAT.md §5.1, §6.2). */
+		uint64_t hist[256] = {0}, n_sample = C / 16 > SZ_SPECULATE_SAMPLE_CHUNKS
+							  ? C / 16 : SZ_SPECULATE_SAMPLE_CHUNKS;
+		for (uint64_t k = 0; k < n_sample; k++) {
+			uint64_t c = C * k / n_sample;
+			b->histogram(src + (c << log2), (size_t)splitzip_chunk_len(n, log2, c), hist);
+		}
+		splitzip_codebook cb;
+		splitzip_codebook_from_histogram(hist, &cb);
+		splitzip_enc_tables_init(&from_input, cb.exponents);
+		t = &from_input;
+	} else if (ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT) {
 		uint64_t hist[256] = {0};
 		if (T == 1) /* no parallel region: even a one-thread one costs ~0.5 us */
 			b->histogram(src, (size_t)n, hist);
@@ -394,34 +431,58 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	/* Scratch: escape counts per chunk (u32), then positions (u16) and exponents (u8) with
 	 * room for every element, laid out by element index so workers never overlap. Only the
 	 * pages that escapes touch become resident. */
+	const unsigned TT = T > 64 ? 64 : T;
 	size_t cnt_bytes = (size_t)splitzip_align16(4 * C);
-	splitzip_status st = scratch_reserve(ctx, cnt_bytes + (size_t)n * 3);
+	size_t hist_bytes = speculate ? (size_t)TT * 256 * sizeof(uint64_t) : 0;
+	splitzip_status st = scratch_reserve(ctx, cnt_bytes + hist_bytes + (size_t)n * 3);
 	if (st != SPLITZIP_OK)
 		return st;
 	uint32_t *counts = (uint32_t *)ctx->scratch;
-	uint16_t *spos = (uint16_t *)((uint8_t *)ctx->scratch + cnt_bytes);
+	uint64_t *whist = speculate ? (uint64_t *)((uint8_t *)ctx->scratch + cnt_bytes) : NULL;
+	uint16_t *spos = (uint16_t *)((uint8_t *)ctx->scratch + cnt_bytes + hist_bytes);
 	uint8_t *sexp = (uint8_t *)(spos + n);
 	uint64_t wcount[64 + 1] = {0}; /* escapes per worker */
 	uint64_t csum = 0;
-	const int want_sum = (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
-	const unsigned TT = T > 64 ? 64 : T;
+	int want_sum = (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	const encode_fn encode = 2 * n >= SZ_STREAM_MIN_BYTES ? b->encode_chunk_stream
 							       : b->encode_chunk;
+	if (whist)
+		memset(whist, 0, hist_bytes);
 
-	if (TT == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
-		wcount[0] = encode_range(b, encode, t, src, n, log2, 0, C, dst + L0.codes_off,
-					 dst + L0.sm_off, spos, sexp, counts, want_sum, &csum);
-	} else {
+	for (int pass = 0;; pass++) {
+		if (TT == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
+			wcount[0] = encode_range(b, encode, t, src, n, log2, 0, C,
+						 dst + L0.codes_off, dst + L0.sm_off, spos, sexp,
+						 counts, want_sum, &csum, whist);
+		} else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(TT) reduction(+ : csum) schedule(static)
 #endif
-		for (int64_t w = 0; w < (int64_t)TT; w++)
-			wcount[w] = encode_range(b, encode, t, src, n, log2,
-						 range_start(C, TT, (unsigned)w),
-						 range_start(C, TT, (unsigned)w + 1),
-						 dst + L0.codes_off, dst + L0.sm_off, spos, sexp,
-						 counts, want_sum, &csum);
+			for (int64_t w = 0; w < (int64_t)TT; w++)
+				wcount[w] = encode_range(
+					b, encode, t, src, n, log2, range_start(C, TT, (unsigned)w),
+					range_start(C, TT, (unsigned)w + 1), dst + L0.codes_off,
+					dst + L0.sm_off, spos, sexp, counts, want_sum, &csum,
+					whist ? whist + 256 * (size_t)w : NULL);
+		}
+		if (!whist || pass > 0)
+			break;
+		/* Speculation check: the canonical codebook of the whole input. */
+		for (unsigned w = 1; w < TT; w++)
+			for (unsigned e = 0; e < 256; e++)
+				whist[e] += whist[256 * (size_t)w + e];
+		splitzip_codebook cb;
+		splitzip_codebook_from_histogram(whist, &cb);
+		if (memcmp(cb.exponents, t->codebook, 16) == 0)
+			break;
+		/* Mispredicted: encode again with the right codebook. The checksum depends
+		 * only on the input and was complete after the first pass. */
+		splitzip_enc_tables_init(&from_input, cb.exponents);
+		t = &from_input;
+		whist = NULL;
+		want_sum = 0;
 	}
+	want_sum = (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 
 	uint64_t E = 0;
 	for (unsigned w = 0; w < TT; w++)

@@ -303,6 +303,54 @@ START_TEST(stream_of_frames)
 }
 END_TEST
 
+/*
+ * Large from-input frames predict the codebook from a sample of chunks and verify it against
+ * the full histogram (core/sz_frame.c). Both outcomes must give exactly the frame that the
+ * canonical codebook, given as fixed, gives: a prediction that holds (real-KV-like data) and one
+ * that fails (the sampled chunks use other exponents than the rest).
+ */
+START_TEST(from_input_speculation_is_canonical)
+{
+	const size_t n = ((size_t)1 << 22) + 7; /* 1025 chunks of 4096 */
+	uint16_t *src = malloc(n * 2);
+	for (int mispredict = 0; mispredict <= 1; mispredict++) {
+		sz_test_generate(SZ_GEN_ESCAPE_1PCT, 21, src, n);
+		if (mispredict) {
+			/* the chunks the sample reads: one in 16, at least 16 */
+			const size_t C = (n + 4095) / 4096, n_sample = C / 16 > 16 ? C / 16 : 16;
+			for (size_t k = 0; k < n_sample; k++) {
+				size_t c = C * k / n_sample;
+				for (size_t i = c * 4096; i < (c + 1) * 4096 && i < n; i++)
+					src[i] = splitzip_bf16_join((uint8_t)(40 + i % 16), (uint8_t)i);
+			}
+		}
+		splitzip_codebook truth;
+		ck_assert_int_eq(splitzip_calibrate(src, n, &truth), SPLITZIP_OK);
+		for (unsigned flags = 0; flags < 2; flags++) {
+			splitzip_ctx *ctx = make_ctx(12, flags);
+			buf a = roundtrip(ctx, src, n);
+			splitzip_ctx_free(ctx);
+			splitzip_params p;
+			splitzip_params_init(&p);
+			p.backend = SPLITZIP_BACKEND_AUTO; /* honours SPLITZIP_FORCE_BACKEND */
+			p.flags = flags;
+			p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+			p.codebook = truth;
+			ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+			buf f = compress_with(ctx, src, n);
+			splitzip_ctx_free(ctx);
+			ck_assert_uint_eq(a.n, f.n);
+			ck_assert_msg(memcmp(a.p, f.p, a.n) == 0,
+				      "from-input frame differs from the canonical one (mispredict=%d)",
+				      mispredict);
+			free(a.p);
+			free(f.p);
+		}
+	}
+	free(src);
+}
+END_TEST
+
 /* ---- codebooks -------------------------------------------------------------------------------- */
 
 START_TEST(codebook_tie_rule)
@@ -682,6 +730,7 @@ static Suite *unit_suite(void)
 	tcase_add_test(tc, mode_threshold_exact);
 	tcase_add_test(tc, deterministic_repeat);
 	tcase_add_test(tc, stream_of_frames);
+	tcase_add_test(tc, from_input_speculation_is_canonical);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("codebook");
