@@ -277,17 +277,24 @@ static uint64_t checksum_elems(const splitzip_backend *b, const uint16_t *src, u
 	return splitzip_hash_frame_final(n, sum);
 }
 
+/* The header fields every frame this encoder writes shares (version 1, BF16). */
+static void header_init(splitzip_header *h, unsigned mode, unsigned log2, unsigned flags,
+			uint64_t n)
+{
+	memset(h, 0, sizeof *h);
+	h->version = SPLITZIP_V1;
+	h->dtype = SPLITZIP_DTYPE_BF16_ID;
+	h->mode = mode;
+	h->chunk_log2 = log2;
+	h->flags = flags;
+	h->n_elems = n;
+}
+
 static void write_stored(const splitzip_backend *b, const uint16_t *src, uint64_t n,
 			 unsigned log2, unsigned flags, unsigned T, uint8_t *dst)
 {
 	splitzip_header h;
-	memset(&h, 0, sizeof h);
-	h.version = SPLITZIP_V1;
-	h.dtype = SPLITZIP_DTYPE_BF16_ID;
-	h.mode = SPLITZIP_MODE_STORED_ID;
-	h.chunk_log2 = log2;
-	h.flags = flags;
-	h.n_elems = n;
+	header_init(&h, SPLITZIP_MODE_STORED_ID, log2, flags, n);
 	h.frame_size = splitzip_stored_frame_size(n);
 	if (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 		h.content_checksum = checksum_elems(b, src, n, log2, T);
@@ -521,14 +528,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	memset(dst + L.eexp_off + E, 0, (size_t)(L.frame_size - L.eexp_off - E));
 
 	splitzip_header h;
-	memset(&h, 0, sizeof h);
-	h.version = SPLITZIP_V1;
-	h.dtype = SPLITZIP_DTYPE_BF16_ID;
-	h.mode = SPLITZIP_MODE_SPLIT4_ID;
-	h.chunk_log2 = log2;
-	h.flags = flags;
+	header_init(&h, SPLITZIP_MODE_SPLIT4_ID, log2, flags, n);
 	h.n_escapes = (uint32_t)E;
-	h.n_elems = n;
 	memcpy(h.codebook, t->codebook, 16);
 	h.frame_size = L.frame_size;
 	if (want_sum)
