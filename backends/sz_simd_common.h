@@ -6,7 +6,7 @@
 #ifndef SZ_SIMD_COMMON_H
 #define SZ_SIMD_COMMON_H
 
-#include "../core/sz_internal.h"
+#include "../core/sz_kernels.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SZ_ALWAYS_INLINE inline __attribute__((always_inline))

@@ -5,7 +5,7 @@
  * 64-bit words and keeps the 32 lanes in an array the compiler can hold in registers or
  * vectorise; 32 independent multiply chains run at about 2 multiplies per 8 bytes.
  */
-#include "sz_internal.h"
+#include "sz_kernels.h"
 
 uint64_t splitzip_hash_bytes(const void *p, size_t n)
 {
@@ -29,20 +29,4 @@ uint64_t splitzip_hash_bytes(const void *p, size_t n)
 	for (unsigned l = 0; l < SPLITZIP_HASH_LANES; l++)
 		sum += splitzip_hash_lane_fold(acc[l], l);
 	return splitzip_hash_chunk_final(n, sum);
-}
-
-splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems, unsigned chunk_log2,
-					  uint64_t *out)
-{
-	if (!out || (!src && n_elems) || chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN ||
-	    chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX || (uint64_t)n_elems > SPLITZIP_MAX_ELEMS)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	uint64_t n_chunks = splitzip_n_chunks(n_elems, chunk_log2), sum = 0;
-	for (uint64_t c = 0; c < n_chunks; c++) {
-		uint64_t len = splitzip_chunk_len(n_elems, chunk_log2, c);
-		uint64_t d = splitzip_hash_bytes(src + (c << chunk_log2), (size_t)len * 2);
-		sum += splitzip_hash_chunk_fold(d, c);
-	}
-	*out = splitzip_hash_frame_final(n_elems, sum);
-	return SPLITZIP_OK;
 }

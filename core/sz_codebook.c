@@ -1,16 +1,8 @@
 /*
- * sz_codebook.c -- exponent histograms, canonical codebook selection (doc/FORMAT.md §5.1),
- * encoder tables and the codebook file format (doc/FORMAT.md §9).
+ * sz_codebook.c -- canonical codebook selection (doc/FORMAT.md §5.1), encoder tables and the
+ * codebook file format (doc/FORMAT.md §9).
  */
-#include "sz_internal.h"
-
-splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems, uint64_t hist[256])
-{
-	if (!hist || (!src && n_elems))
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	splitzip_ref_histogram(src, n_elems, hist);
-	return SPLITZIP_OK;
-}
+#include "sz_codebook.h"
 
 /*
  * Canonical selection (FORMAT.md §5.1): order all 256 exponents by (count descending, exponent
@@ -22,10 +14,8 @@ splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems, uint64_t
  * the last one's. About 256 comparisons: on a 64 KiB page this matters (16 x 256 took ~3 us,
  * as long as encoding the page).
  */
-splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256], splitzip_codebook *cb)
+void splitzip_codebook_select(const uint64_t hist[256], uint8_t codebook[16])
 {
-	if (!hist || !cb)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	uint8_t best[SPLITZIP_CODEBOOK_SIZE];
 	unsigned k = 0;
 	for (unsigned e = 0; e < 256; e++) {
@@ -49,29 +39,15 @@ splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256], split
 		}
 		best[j] = v;
 	}
-	memcpy(cb->exponents, best, SPLITZIP_CODEBOOK_SIZE);
-	return SPLITZIP_OK;
+	memcpy(codebook, best, SPLITZIP_CODEBOOK_SIZE);
 }
 
-splitzip_status splitzip_calibrate(const uint16_t *src, size_t n_elems, splitzip_codebook *cb)
+int splitzip_codebook_ok(const uint8_t codebook[16])
 {
-	uint64_t hist[256] = {0};
-	if (!cb)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	splitzip_status st = splitzip_histogram(src, n_elems, hist);
-	if (st != SPLITZIP_OK)
-		return st;
-	return splitzip_codebook_from_histogram(hist, cb);
-}
-
-splitzip_status splitzip_codebook_validate(const splitzip_codebook *cb)
-{
-	if (!cb)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	for (unsigned i = 1; i < SPLITZIP_CODEBOOK_SIZE; i++)
-		if (cb->exponents[i] <= cb->exponents[i - 1])
-			return SPLITZIP_ERROR_BAD_CODEBOOK;
-	return SPLITZIP_OK;
+		if (codebook[i] <= codebook[i - 1])
+			return 0;
+	return 1;
 }
 
 void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16])
@@ -92,42 +68,29 @@ void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16]
 #define SZ_CB_MAGIC 0x42435A53u /* bytes 53 5A 43 42: "SZCB" */
 #define SZ_CB_BODY 24u		/* bytes covered by the checksum */
 
-splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *dst, size_t dst_cap)
+void splitzip_codebook_file_write(const uint8_t codebook[16],
+				  uint8_t out[SPLITZIP_CODEBOOK_FILE_SIZE])
 {
-	if (!cb || !dst)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (splitzip_codebook_validate(cb) != SPLITZIP_OK)
-		return SPLITZIP_ERROR_BAD_CODEBOOK;
-	if (dst_cap < SPLITZIP_CODEBOOK_FILE_SIZE)
-		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	uint8_t b[SPLITZIP_CODEBOOK_FILE_SIZE] = {0};
-	splitzip_st32(b, SZ_CB_MAGIC);
-	b[4] = 1;  /* codebook file version */
-	b[5] = SPLITZIP_DTYPE_BF16;
-	b[6] = SPLITZIP_CODEBOOK_SIZE;
-	b[7] = 0;
-	memcpy(b + 8, cb->exponents, 16);
-	splitzip_st32(b + SZ_CB_BODY, (uint32_t)splitzip_hash_bytes_small(b, SZ_CB_BODY));
-	memcpy(dst, b, sizeof b);
-	return SPLITZIP_OK;
+	memset(out, 0, SPLITZIP_CODEBOOK_FILE_SIZE);
+	splitzip_st32(out, SZ_CB_MAGIC);
+	out[4] = 1; /* codebook file version */
+	out[5] = SPLITZIP_DTYPE_BF16;
+	out[6] = SPLITZIP_CODEBOOK_SIZE;
+	out[7] = 0;
+	memcpy(out + 8, codebook, 16);
+	splitzip_st32(out + SZ_CB_BODY, (uint32_t)splitzip_hash_bytes_small(out, SZ_CB_BODY));
 }
 
-splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
-					      splitzip_codebook *cb)
+splitzip_status splitzip_codebook_file_read(const uint8_t *b, size_t src_size,
+					    uint8_t codebook[16])
 {
-	if (!src || !cb)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (src_size < SPLITZIP_CODEBOOK_FILE_SIZE)
 		return SPLITZIP_ERROR_TRUNCATED;
-	const uint8_t *b = (const uint8_t *)src;
 	if (src_size != SPLITZIP_CODEBOOK_FILE_SIZE || splitzip_le32(b) != SZ_CB_MAGIC ||
 	    b[4] != 1 || b[5] != SPLITZIP_DTYPE_BF16 || b[6] != SPLITZIP_CODEBOOK_SIZE || b[7] != 0 ||
-	    splitzip_le32(b + SZ_CB_BODY) != (uint32_t)splitzip_hash_bytes_small(b, SZ_CB_BODY))
+	    splitzip_le32(b + SZ_CB_BODY) != (uint32_t)splitzip_hash_bytes_small(b, SZ_CB_BODY) ||
+	    !splitzip_codebook_ok(b + 8))
 		return SPLITZIP_ERROR_BAD_CODEBOOK;
-	splitzip_codebook tmp;
-	memcpy(tmp.exponents, b + 8, 16);
-	if (splitzip_codebook_validate(&tmp) != SPLITZIP_OK)
-		return SPLITZIP_ERROR_BAD_CODEBOOK;
-	*cb = tmp;
+	memcpy(codebook, b + 8, 16);
 	return SPLITZIP_OK;
 }

@@ -62,6 +62,29 @@ static inline void splitzip_st64(void *p, uint64_t v)
 	memcpy(p, &v, sizeof v);
 }
 
+/* Byte-wise little-endian stores and loads of n_bytes <= 8 bytes, any alignment, usable in
+ * device code (headers and tables that GPU kernels write or read one field at a time). */
+SPLITZIP_HD void splitzip_put_u8s(uint8_t *p, uint64_t v, unsigned n_bytes)
+{
+	for (unsigned i = 0; i < n_bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+SPLITZIP_HD uint64_t splitzip_get_u8s(const uint8_t *p, unsigned n_bytes)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n_bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+/* A compile-time check, in C and in the C++ of the GPU and harness builds. */
+#ifdef __cplusplus
+#define SZ_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define SZ_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define SZ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SZ_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -10,22 +10,26 @@
 #ifndef SZ_LAYOUT_H
 #define SZ_LAYOUT_H
 
+#include "../include/splitzip.h"
 #include "sz_common.h"
 #include "sz_hash.h"
 
 /* ---- Constants of format version 1 (doc/FORMAT.md §3) ------------------------------------ */
 
+/*
+ * The format facts that the public API states (header size, format version, dtype and mode
+ * numbers, flags, chunk-size and element limits) are defined once, in include/splitzip.h, and
+ * used here under their public names. The rest are internal to the format.
+ */
 #define SPLITZIP_MAGIC 0xBF5A5053u /* bytes 53 50 5A BF: "SPZ" then 0xBF */
-#define SPLITZIP_HEADER_SIZE 64u
 #define SPLITZIP_SECTION_ALIGN 16u
-#define SPLITZIP_V1 1u
-#define SPLITZIP_DTYPE_BF16_ID 1u
-#define SPLITZIP_MODE_STORED_ID 0u
-#define SPLITZIP_MODE_SPLIT4_ID 1u
-#define SPLITZIP_FLAGS_KNOWN 0x01u /* Content_Checksum_Flag */
-#define SPLITZIP_MAX_ELEMS 0xFFFFFFFFull
-#define SPLITZIP_LOG2_MIN 10u
-#define SPLITZIP_LOG2_MAX 16u
+#define SPLITZIP_FLAGS_KNOWN SPLITZIP_FLAG_CONTENT_CHECKSUM /* every flag version 1 defines */
+
+SZ_STATIC_ASSERT(SPLITZIP_FRAME_HEADER_SIZE % SPLITZIP_SECTION_ALIGN == 0,
+		 "sections after the header start aligned");
+SZ_STATIC_ASSERT(SPLITZIP_COMPRESS_BOUND(1) == SPLITZIP_FRAME_HEADER_SIZE + 16,
+		 "the public bound is the stored frame size");
+SZ_STATIC_ASSERT(SPLITZIP_CHUNK_LOG2_MAX <= 16, "chunk-local escape positions are u16");
 
 /* Byte offsets of the header fields. */
 #define SZ_H_MAGIC 0	       /* u32 */
@@ -69,7 +73,7 @@ SPLITZIP_HD uint64_t splitzip_chunk_len(uint64_t n, unsigned log2, uint64_t c)
 /* A stored frame: header, 2n raw bytes, zero padding to a multiple of 16 (FORMAT.md §4.1). */
 SPLITZIP_HD uint64_t splitzip_stored_frame_size(uint64_t n)
 {
-	return SPLITZIP_HEADER_SIZE + splitzip_align16(2 * n);
+	return SPLITZIP_FRAME_HEADER_SIZE + splitzip_align16(2 * n);
 }
 
 /*
@@ -96,7 +100,7 @@ SPLITZIP_HD void splitzip_split4_layout(uint64_t n, unsigned log2, uint64_t n_es
 	L->chunk_log2 = log2;
 	L->n_chunks = splitzip_n_chunks(n, log2);
 	L->n_escapes = n_escapes;
-	L->codes_off = SPLITZIP_HEADER_SIZE;
+	L->codes_off = SPLITZIP_FRAME_HEADER_SIZE;
 	L->sm_off = splitzip_align16(L->codes_off + (n + 1) / 2);
 	L->table_off = splitzip_align16(L->sm_off + n);
 	L->epos_off = splitzip_align16(L->table_off + 4 * L->n_chunks);
@@ -140,6 +144,46 @@ SPLITZIP_HD int64_t splitzip_split4_max_escapes(uint64_t n, unsigned log2)
 	return (int64_t)lo;
 }
 
+/*
+ * The gaps of a split4 frame (FORMAT.md §4.2.6): for k < SPLITZIP_SPLIT4_GAPS, the bytes
+ * [splitzip_split4_gap(L, k), splitzip_split4_gap_end(L, k)) after the codes, the sign/mantissa
+ * bytes, the chunk table, the escape positions and the escape exponents. Each is shorter than
+ * 16 bytes and must be zero; encoders write them, decoders check them.
+ */
+#define SPLITZIP_SPLIT4_GAPS 5
+
+SPLITZIP_HD uint64_t splitzip_split4_gap(const splitzip_layout *L, int k)
+{
+	switch (k) {
+	case 0:
+		return L->codes_off + (L->n_elems + 1) / 2;
+	case 1:
+		return L->sm_off + L->n_elems;
+	case 2:
+		return L->table_off + 4 * L->n_chunks;
+	case 3:
+		return L->epos_off + 2 * L->n_escapes;
+	default:
+		return L->eexp_off + L->n_escapes;
+	}
+}
+
+SPLITZIP_HD uint64_t splitzip_split4_gap_end(const splitzip_layout *L, int k)
+{
+	switch (k) {
+	case 0:
+		return L->sm_off;
+	case 1:
+		return L->table_off;
+	case 2:
+		return L->epos_off;
+	case 3:
+		return L->eexp_off;
+	default:
+		return L->frame_size;
+	}
+}
+
 /* ---- Sign/mantissa and exponent split of one BF16 value (FORMAT.md §2) -------------------- */
 
 SPLITZIP_HD uint8_t splitzip_bf16_exponent(uint16_t v)
@@ -174,20 +218,6 @@ typedef struct splitzip_header {
 	uint64_t content_checksum;
 } splitzip_header;
 
-SPLITZIP_HD void splitzip_put_u8s(uint8_t *p, uint64_t v, unsigned n_bytes)
-{
-	for (unsigned i = 0; i < n_bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-SPLITZIP_HD uint64_t splitzip_get_u8s(const uint8_t *p, unsigned n_bytes)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n_bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
 /* Header_Checksum: the low 32 bits of the chunk digest of header bytes 0..59. */
 SPLITZIP_HD uint32_t splitzip_header_checksum(const uint8_t *h)
 {
@@ -200,7 +230,7 @@ SPLITZIP_HD uint32_t splitzip_header_checksum(const uint8_t *h)
  */
 SPLITZIP_HD void splitzip_header_write(uint8_t *h, const splitzip_header *f)
 {
-	for (unsigned i = 0; i < SPLITZIP_HEADER_SIZE; i++)
+	for (unsigned i = 0; i < SPLITZIP_FRAME_HEADER_SIZE; i++)
 		h[i] = 0;
 	splitzip_put_u8s(h + SZ_H_MAGIC, SPLITZIP_MAGIC, 4);
 	h[SZ_H_VERSION] = (uint8_t)f->version;
@@ -242,7 +272,7 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	 * existed. */
 	if (h[SZ_H_VERSION] == 0)
 		return SZ_HDR_CORRUPT;
-	if (h[SZ_H_VERSION] > SPLITZIP_V1)
+	if (h[SZ_H_VERSION] > SPLITZIP_FORMAT_VERSION)
 		return SZ_HDR_UNSUPPORTED;
 	if (splitzip_get_u8s(h + SZ_H_HEADER_CHECKSUM, 4) != splitzip_header_checksum(h))
 		return SZ_HDR_BAD_CHECKSUM;
@@ -259,8 +289,8 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	f->content_checksum = splitzip_get_u8s(h + SZ_H_CONTENT_CHECKSUM, 8);
 
 	/* FORMAT.md §3.2: dtypes and modes this version does not know. */
-	if (f->dtype != SPLITZIP_DTYPE_BF16_ID ||
-	    (f->mode != SPLITZIP_MODE_STORED_ID && f->mode != SPLITZIP_MODE_SPLIT4_ID))
+	if (f->dtype != SPLITZIP_DTYPE_BF16 ||
+	    (f->mode != SPLITZIP_MODE_STORED && f->mode != SPLITZIP_MODE_SPLIT4))
 		return SZ_HDR_UNSUPPORTED;
 	/* FORMAT.md §3.2: reserved bits and bytes must be zero. */
 	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
@@ -269,15 +299,15 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	    h[SZ_H_RESERVED1] | h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] |
 	    h[SZ_H_RESERVED1 + 3])
 		return SZ_HDR_CORRUPT;
-	if (f->chunk_log2 < SPLITZIP_LOG2_MIN || f->chunk_log2 > SPLITZIP_LOG2_MAX)
+	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
 		return SZ_HDR_CORRUPT;
-	if (f->n_elems > SPLITZIP_MAX_ELEMS)
+	if (f->n_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return SZ_HDR_CORRUPT;
 	/* FORMAT.md §3.2: Content_Checksum is zero when the flag is clear. */
-	if (!(f->flags & 1u) && f->content_checksum != 0)
+	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect;
-	if (f->mode == SPLITZIP_MODE_STORED_ID) {
+	if (f->mode == SPLITZIP_MODE_STORED) {
 		/* FORMAT.md §4.1: a stored frame has no codebook and no escapes. */
 		if (f->n_escapes != 0)
 			return SZ_HDR_CORRUPT;
@@ -301,6 +331,63 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	if (f->frame_size != expect)
 		return SZ_HDR_CORRUPT;
 	return SZ_HDR_OK;
+}
+
+/* The status of a splitzip_header_parse() result (FORMAT.md §3.2). */
+SPLITZIP_HD splitzip_status splitzip_header_status(int hdr_result)
+{
+	switch (hdr_result) {
+	case SZ_HDR_OK:
+		return SPLITZIP_OK;
+	case SZ_HDR_BAD_MAGIC:
+		return SPLITZIP_ERROR_BAD_MAGIC;
+	case SZ_HDR_BAD_CHECKSUM:
+		return SPLITZIP_ERROR_HEADER_CHECKSUM;
+	case SZ_HDR_UNSUPPORTED:
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
+	default:
+		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	}
+}
+
+/*
+ * Read the header of the frame at src (size bytes available) as every decoder does, host and
+ * device: FORMAT.md §3.2 steps 0-11. An input shorter than the header is compared with the
+ * magic on as many of its 4 bytes as there are, so that a short input that is not a splitzip
+ * frame is reported as such and only a prefix of a frame is reported as truncated.
+ */
+SPLITZIP_HD splitzip_status splitzip_read_header(const uint8_t *src, uint64_t size,
+						 splitzip_header *h)
+{
+	if (size < SPLITZIP_FRAME_HEADER_SIZE) {
+		for (uint64_t i = 0; i < size && i < 4; i++)
+			if (src[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
+				return SPLITZIP_ERROR_BAD_MAGIC;
+		return SPLITZIP_ERROR_TRUNCATED;
+	}
+	return splitzip_header_status(splitzip_header_parse(src, h));
+}
+
+/*
+ * FORMAT.md §8.2: after the first frame of a stream (byte offset off > 0), bytes that do not
+ * start with the magic are not some other kind of file but damage to this one.
+ */
+SPLITZIP_HD splitzip_status splitzip_stream_status(splitzip_status st, uint64_t off)
+{
+	return (st == SPLITZIP_ERROR_BAD_MAGIC && off > 0) ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
+}
+
+/*
+ * The header of the frame at byte offset off of a stream of 'size' bytes (off < size), with the
+ * statuses of §8.2: on SPLITZIP_OK the whole frame, h->frame_size bytes, lies inside the stream.
+ */
+SPLITZIP_HD splitzip_status splitzip_stream_header(const uint8_t *src, uint64_t size,
+						   uint64_t off, splitzip_header *h)
+{
+	splitzip_status st = splitzip_read_header(src + off, size - off, h);
+	if (st != SPLITZIP_OK)
+		return splitzip_stream_status(st, off);
+	return h->frame_size > size - off ? SPLITZIP_ERROR_TRUNCATED : SPLITZIP_OK;
 }
 
 #endif /* SZ_LAYOUT_H */

@@ -4,7 +4,7 @@
  *
  * Written for obviousness, not speed: one element at a time, straight from doc/FORMAT.md §2/§4.
  */
-#include "sz_internal.h"
+#include "sz_kernels.h"
 
 void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 {
@@ -44,16 +44,7 @@ void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
 	}
 }
 
-static int probe_always(void)
-{
-	return 1;
-}
-
-const splitzip_backend splitzip_backend_scalar = {
-	.name = "scalar",
-	.id = SPLITZIP_BACKEND_SCALAR,
-	.mem_space = SPLITZIP_MEM_HOST,
-	.probe = probe_always,
+const splitzip_host_kernels splitzip_kernels_scalar = {
 	.histogram = splitzip_ref_histogram,
 	.encode_chunk = splitzip_ref_encode_chunk,
 	.decode_chunk = splitzip_ref_decode_chunk,

@@ -11,7 +11,8 @@
 #error "dispatch/ must be compiled for the baseline ISA (no -mavx2)"
 #endif
 
-const splitzip_backend *splitzip_backend_by_name(const char *name, splitzip_status *st)
+/* The backend with this exact name if it is compiled in and usable, else NULL. */
+static const splitzip_backend *backend_by_name(const char *name, splitzip_status *st)
 {
 	for (size_t i = 0; i < splitzip_registry_count(); i++) {
 		const splitzip_backend *b = splitzip_registry_get(i);
@@ -42,37 +43,14 @@ const splitzip_backend *splitzip_select_backend(splitzip_backend_id id, splitzip
 	}
 	const char *forced = getenv("SPLITZIP_FORCE_BACKEND");
 	if (forced && *forced)
-		return splitzip_backend_by_name(forced, st);
+		return backend_by_name(forced, st);
 	for (size_t i = 0; i < splitzip_registry_count(); i++) {
 		const splitzip_backend *b = splitzip_registry_get(i);
-		if (b->mem_space == SPLITZIP_MEM_HOST && b->probe()) {
+		if (b->host && b->probe()) {
 			*st = SPLITZIP_OK;
 			return b;
 		}
 	}
 	*st = SPLITZIP_ERROR_BACKEND_UNAVAILABLE; /* unreachable: scalar always probes 1 */
 	return NULL;
-}
-
-size_t splitzip_backend_count(void)
-{
-	return splitzip_registry_count();
-}
-
-const char *splitzip_backend_name(size_t i)
-{
-	const splitzip_backend *b = splitzip_registry_get(i);
-	return b ? b->name : NULL;
-}
-
-int splitzip_backend_available(size_t i)
-{
-	const splitzip_backend *b = splitzip_registry_get(i);
-	return b ? (b->probe() ? 1 : 0) : 0;
-}
-
-splitzip_backend_id splitzip_backend_id_of(size_t i)
-{
-	const splitzip_backend *b = splitzip_registry_get(i);
-	return b ? b->id : SPLITZIP_BACKEND_AUTO;
 }

@@ -6,7 +6,7 @@
 #include <immintrin.h>
 
 #include "../sz_simd_common.h"
-#include "../../dispatch/sz_cpu_features.h"
+#include "../sz_host_backends.h"
 
 #ifndef __AVX2__
 #error "sz_avx2.c must be compiled with -mavx2"
@@ -589,11 +589,7 @@ static uint64_t avx2_hash_chunk(const void *p, size_t n_bytes)
 	return splitzip_hash_chunk_final(n_bytes, total);
 }
 
-const splitzip_backend splitzip_backend_avx2 = {
-    .name = "avx2",
-    .id = SPLITZIP_BACKEND_AVX2,
-    .mem_space = SPLITZIP_MEM_HOST,
-    .probe = splitzip_probe_avx2,
+const splitzip_host_kernels splitzip_kernels_avx2 = {
     .histogram = avx2_histogram,
     .encode_chunk = avx2_encode_chunk,
     .decode_chunk = avx2_decode_chunk,

@@ -12,7 +12,7 @@
 #include <immintrin.h>
 
 #include "../sz_simd_common.h"
-#include "../../dispatch/sz_cpu_features.h"
+#include "../sz_host_backends.h"
 
 #if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512DQ__) ||                   \
     !defined(__AVX512VL__) || !defined(__BMI2__)
@@ -23,15 +23,9 @@
 #if !defined(__AVX512VBMI__) || !defined(__AVX512VBMI2__)
 #error "the VBMI build of sz_avx512.c needs -mavx512vbmi -mavx512vbmi2"
 #endif
-#define SZ_BACKEND_SYMBOL splitzip_backend_avx512vbmi
-#define SZ_BACKEND_NAME "avx512vbmi"
-#define SZ_BACKEND_ID SPLITZIP_BACKEND_AVX512VBMI
-#define SZ_BACKEND_PROBE splitzip_probe_avx512vbmi
+#define SZ_KERNELS_SYMBOL splitzip_kernels_avx512vbmi
 #else
-#define SZ_BACKEND_SYMBOL splitzip_backend_avx512
-#define SZ_BACKEND_NAME "avx512"
-#define SZ_BACKEND_ID SPLITZIP_BACKEND_AVX512
-#define SZ_BACKEND_PROBE splitzip_probe_avx512
+#define SZ_KERNELS_SYMBOL splitzip_kernels_avx512
 #endif
 
 /* Masks of the first n lanes (n <= 32 or 64); bzhi is defined for n = 32/64, a shift is not. */
@@ -654,11 +648,7 @@ static uint64_t avx512_hash_chunk(const void *p, size_t n_bytes)
 	return splitzip_hash_chunk_final(n_bytes, sum_u64x8(sum));
 }
 
-const splitzip_backend SZ_BACKEND_SYMBOL = {
-    .name = SZ_BACKEND_NAME,
-    .id = SZ_BACKEND_ID,
-    .mem_space = SPLITZIP_MEM_HOST,
-    .probe = SZ_BACKEND_PROBE,
+const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .histogram = avx512_histogram,
     .encode_chunk = avx512_encode_chunk,
     .decode_chunk = avx512_decode_chunk,

@@ -18,7 +18,7 @@
 #endif
 
 #include "../sz_simd_common.h"
-#include "../../dispatch/sz_cpu_features.h"
+#include "../sz_host_backends.h"
 
 /* ---- Encode -------------------------------------------------------------------------------- */
 
@@ -348,11 +348,7 @@ static void neon_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 	sz_hist_scalar(src + i, n - i, hist);
 }
 
-const splitzip_backend splitzip_backend_neon = {
-    .name = "neon",
-    .id = SPLITZIP_BACKEND_NEON,
-    .mem_space = SPLITZIP_MEM_HOST,
-    .probe = splitzip_probe_neon,
+const splitzip_host_kernels splitzip_kernels_neon = {
     .histogram = neon_histogram,
     .encode_chunk = neon_encode_chunk,
     .decode_chunk = neon_decode_chunk,

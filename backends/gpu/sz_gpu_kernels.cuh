@@ -1,7 +1,7 @@
 /*
  * sz_gpu_kernels.cuh -- the GPU encoder and decoder, one source for CUDA, HIP and the CPU SIMT
  * harness (include only sz_gpu_compat.cuh and core headers). Minimum: CUDA sm_70, AMD gfx9.
- * Frames must equal core/sz_frame.c + core/sz_ref.c byte for byte (doc/FORMAT.md §4, §6).
+ * Frames must equal core/sz_driver.c + core/sz_ref.c byte for byte (doc/FORMAT.md §4, §6).
  *
  * Encode (sequence in sz_gpu_driver.cuh): enc_init, [hist, codebook], encode, finish.
  *  - encode: one block per chunk. Blocks take chunk numbers from a per-frame ticket, so a
@@ -181,56 +181,6 @@ template <int W> SZ_DEVICE uint64_t sz_chunk_digest(const uint8_t *p, uint64_t m
 	return splitzip_hash_chunk_final(m, sz_warp_sum<W>(part));
 }
 
-SZ_DEVICE void sz_put_le(uint8_t *p, uint64_t v, unsigned n_bytes)
-{
-	for (unsigned i = 0; i < n_bytes; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-SZ_DEVICE uint64_t sz_get_le(const uint8_t *p, unsigned n_bytes)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n_bytes; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-/*
- * The gaps of a split4 frame (FORMAT.md §4.2.6): [sz_split4_gap(k), sz_split4_gap_end(k)) for
- * k < SZ_SPLIT4_GAPS, each shorter than 16 bytes (the nibble after an odd n aside).
- */
-#define SZ_SPLIT4_GAPS 5
-SZ_DEVICE uint64_t sz_split4_gap(const splitzip_layout *l, int k)
-{
-	switch (k) {
-	case 0:
-		return l->codes_off + (l->n_elems + 1) / 2;
-	case 1:
-		return l->sm_off + l->n_elems;
-	case 2:
-		return l->table_off + 4 * l->n_chunks;
-	case 3:
-		return l->epos_off + 2 * l->n_escapes;
-	default:
-		return l->eexp_off + l->n_escapes;
-	}
-}
-SZ_DEVICE uint64_t sz_split4_gap_end(const splitzip_layout *l, int k)
-{
-	switch (k) {
-	case 0:
-		return l->sm_off;
-	case 1:
-		return l->table_off;
-	case 2:
-		return l->epos_off;
-	case 3:
-		return l->eexp_off;
-	default:
-		return l->frame_size;
-	}
-}
-
 /* Encoder table entry of exponent e: bit 7 = escape, bits 0-3 = code. */
 SZ_DEVICE uint8_t sz_lut_entry(const uint8_t *codebook, unsigned e)
 {
@@ -320,7 +270,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(s
 	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f);
 	int32_t s = SPLITZIP_OK;
 	int64_t me = -1;
-	if (n > a.max_elems || n > SPLITZIP_MAX_ELEMS || !sz_enc_dst(a, f) ||
+	if (n > a.max_elems || n > SPLITZIP_MAX_FRAME_ELEMS || !sz_enc_dst(a, f) ||
 	    (!sz_enc_src(a, f) && n))
 		s = SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (s == SPLITZIP_OK) {
@@ -477,7 +427,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 		sz_syncthreads();
 		const uint64_t before = bc[1];
 		if (t == 0)
-			sz_put_le(dst + lay.table_off + 4 * c, before + total, 4); /* T[c] */
+			splitzip_put_u8s(dst + lay.table_off + 4 * c, before + total, 4); /* T[c] */
 
 		/* Positions to their final place, exponents to the workspace, in element order.
 		 * Beyond the split4 limit the frame will be stored: nothing to write. */
@@ -495,7 +445,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 					if (!(lut[e] & 0x80))
 						continue;
 					if (lay.epos_off + 2 * k + 2 <= cap)
-						sz_put_le(dst + lay.epos_off + 2 * k, i, 2);
+						splitzip_put_u8s(dst + lay.epos_off + 2 * k, i, 2);
 					exps[k++] = e;
 				}
 			}
@@ -548,15 +498,15 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 			dst[lay.eexp_off + i] = exps[i];
 		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
 			/* FORMAT.md §4.2.6: every gap is zero (each is shorter than 16 bytes). */
-			for (int k = 0; k < SZ_SPLIT4_GAPS; k++) {
-				const uint64_t at = sz_split4_gap(&lay, k) + t;
-				if (at < sz_split4_gap_end(&lay, k))
+			for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
+				const uint64_t at = splitzip_split4_gap(&lay, k) + t;
+				if (at < splitzip_split4_gap_end(&lay, k))
 					dst[at] = 0;
 			}
 		}
 	} else {
 		const uint8_t *s8 = reinterpret_cast<const uint8_t *>(sz_enc_src(a, f));
-		uint8_t *d8 = dst + SPLITZIP_HEADER_SIZE;
+		uint8_t *d8 = dst + SPLITZIP_FRAME_HEADER_SIZE;
 		const uint64_t bytes = 2 * n;
 		uint64_t done = 0;
 		if (sz_aligned16(s8) && sz_aligned16(dst)) {
@@ -566,14 +516,14 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 		}
 		for (uint64_t i = done + gt; i < bytes; i += gs)
 			d8[i] = s8[i];
-		if (blockIdx.x == 0 && SPLITZIP_HEADER_SIZE + bytes + t < size)
-			dst[SPLITZIP_HEADER_SIZE + bytes + t] = 0; /* FORMAT.md §4.1 padding */
+		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
+			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] = 0; /* FORMAT.md §4.1 padding */
 	}
 	if (lead) {
 		splitzip_header h;
-		h.version = SPLITZIP_V1;
-		h.dtype = SPLITZIP_DTYPE_BF16_ID;
-		h.mode = split4 ? SPLITZIP_MODE_SPLIT4_ID : SPLITZIP_MODE_STORED_ID;
+		h.version = SPLITZIP_FORMAT_VERSION;
+		h.dtype = SPLITZIP_DTYPE_BF16;
+		h.mode = split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED;
 		h.chunk_log2 = L;
 		h.flags = a.flags;
 		h.n_escapes = split4 ? (uint32_t)E : 0;
@@ -594,29 +544,12 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 /*                               Decoder                                */
 /* ==================================================================== */
 
-/* FORMAT.md §3.2 steps 0-11, as core/sz_frame.c read_header() maps them to statuses. */
+/* FORMAT.md §3.2 steps 0-11 with the statuses every decoder gives (core/sz_layout.h). */
 SZ_DEVICE int32_t sz_gpu_read_header(const uint8_t *src, uint64_t size, splitzip_header *h)
 {
 	if (!src)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (size < SPLITZIP_HEADER_SIZE) {
-		for (uint64_t i = 0; i < size && i < 4; i++)
-			if (src[i] != (uint8_t)(SPLITZIP_MAGIC >> (8 * i)))
-				return SPLITZIP_ERROR_BAD_MAGIC;
-		return SPLITZIP_ERROR_TRUNCATED;
-	}
-	switch (splitzip_header_parse(src, h)) {
-	case SZ_HDR_OK:
-		return SPLITZIP_OK;
-	case SZ_HDR_BAD_MAGIC:
-		return SPLITZIP_ERROR_BAD_MAGIC;
-	case SZ_HDR_BAD_CHECKSUM:
-		return SPLITZIP_ERROR_HEADER_CHECKSUM;
-	case SZ_HDR_UNSUPPORTED:
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
-	default:
-		return SPLITZIP_ERROR_CORRUPT_STREAM;
-	}
+	return splitzip_read_header(src, size, h);
 }
 
 /* Dense decode of group g: out[i] = join(codebook[code_i], sm[i]) (splitzip_ref_decode_chunk). */
@@ -708,10 +641,10 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 		is_esc[i] = sz_lut_entry(sh[0].codebook, i) >> 7;
 	sz_syncthreads();
 
-	if (sh[0].mode == SPLITZIP_MODE_STORED_ID) {
-		const uint8_t *body = src + SPLITZIP_HEADER_SIZE;
-		if (blockIdx.x == 0 && SPLITZIP_HEADER_SIZE + 2 * n + t < fsize &&
-		    src[SPLITZIP_HEADER_SIZE + 2 * n + t])
+	if (sh[0].mode == SPLITZIP_MODE_STORED) {
+		const uint8_t *body = src + SPLITZIP_FRAME_HEADER_SIZE;
+		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t < fsize &&
+		    src[SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t])
 			sz_atomic_exch(&bad[0], 1u); /* FORMAT.md §4.1: zero padding */
 		const bool vec = sz_aligned16(body) && sz_aligned16(dst);
 		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
@@ -740,9 +673,9 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 		const uint8_t *eexp = src + lay.eexp_off;
 		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
 			/* FORMAT.md §4.2.7 rule 1: zero gaps and a zero nibble after an odd n. */
-			for (int k = 0; k < SZ_SPLIT4_GAPS; k++) {
-				const uint64_t at = sz_split4_gap(&lay, k) + t;
-				if (at < sz_split4_gap_end(&lay, k) && src[at])
+			for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
+				const uint64_t at = splitzip_split4_gap(&lay, k) + t;
+				if (at < splitzip_split4_gap_end(&lay, k) && src[at])
 					sz_atomic_exch(&bad[0], 1u);
 			}
 			if (t == 0 && n % 2 && (codes[n / 2] >> 4))
@@ -753,8 +686,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
 			/* Rule 2 for this chunk's entries, before they are used: the escape range
 			 * [k0, k1) lies inside the escape sections and fits the chunk. */
-			const uint64_t k0 = c ? sz_get_le(table + 4 * (c - 1), 4) : 0;
-			const uint64_t k1 = sz_get_le(table + 4 * c, 4);
+			const uint64_t k0 = c ? splitzip_get_u8s(table + 4 * (c - 1), 4) : 0;
+			const uint64_t k1 = splitzip_get_u8s(table + 4 * c, 4);
 			if (k0 > k1 || k1 - k0 > len || k1 > E || (c == C - 1 && k1 != E)) {
 				if (t == 0)
 					sz_atomic_exch(&bad[0], 1u);
@@ -765,11 +698,11 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 				sz_decode_group(codes + e0 / 2, sm + e0, dst + e0, g, len, vec,
 				                exp7, contig, base);
 			sz_syncthreads(); /* the dense values are written before they are patched */
-			/* Rule 3, then the patch (splitzip's patch_chunk in core/sz_frame.c). */
+			/* Rule 3, then the patch (patch_chunk in core/sz_driver.c). */
 			for (uint64_t k = k0 + t; k < k1; k += nt) {
-				const uint64_t p = sz_get_le(epos + 2 * k, 2);
+				const uint64_t p = splitzip_get_u8s(epos + 2 * k, 2);
 				const uint8_t e = eexp[k];
-				const bool after = k == k0 || p > sz_get_le(epos + 2 * (k - 1), 2);
+				const bool after = k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
 				const uint64_t i = e0 + p;
 				if (!after || p >= len || !is_esc[e] ||
 				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {

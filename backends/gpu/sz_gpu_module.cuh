@@ -136,7 +136,7 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 	 * the output, which a frame that fits its input keeps below src_size elements. */
 	splitzip_header h;
 	uint64_t n = 0, fsize = 0;
-	if (src_size >= SPLITZIP_HEADER_SIZE &&
+	if (src_size >= SPLITZIP_FRAME_HEADER_SIZE &&
 	    splitzip_header_parse(static_cast<const uint8_t *>(src), &h) == SZ_HDR_OK &&
 	    h.frame_size <= src_size) {
 		n = h.n_elems;

@@ -187,8 +187,8 @@ static void ref_header(uint8_t *h, unsigned mode, unsigned log2, unsigned flags,
 {
 	splitzip_header f;
 	memset(&f, 0, sizeof f);
-	f.version = SPLITZIP_V1;
-	f.dtype = SPLITZIP_DTYPE_BF16_ID;
+	f.version = SPLITZIP_FORMAT_VERSION;
+	f.dtype = SPLITZIP_DTYPE_BF16;
 	f.mode = mode;
 	f.chunk_log2 = log2;
 	f.flags = flags;
@@ -206,8 +206,8 @@ static buf ref_stored(const uint16_t *x, uint64_t n, unsigned log2, unsigned fla
 {
 	buf b = buf_new((size_t)splitzip_stored_frame_size(n));
 	for (uint64_t i = 0; i < n; i++)
-		splitzip_put_u8s(b.p + SPLITZIP_HEADER_SIZE + 2 * i, x[i], 2);
-	ref_header(b.p, SPLITZIP_MODE_STORED_ID, log2, flags, 0, n, NULL, b.n,
+		splitzip_put_u8s(b.p + SPLITZIP_FRAME_HEADER_SIZE + 2 * i, x[i], 2);
+	ref_header(b.p, SPLITZIP_MODE_STORED, log2, flags, 0, n, NULL, b.n,
 		   ref_checksum(x, n, log2));
 	return b;
 }
@@ -241,7 +241,7 @@ static buf ref_split4(const uint16_t *x, uint64_t n, unsigned log2, unsigned fla
 		}
 		splitzip_put_u8s(b.p + L.table_off + 4 * c, k, 4);
 	}
-	ref_header(b.p, SPLITZIP_MODE_SPLIT4_ID, log2, flags, E, n, cb, L.frame_size,
+	ref_header(b.p, SPLITZIP_MODE_SPLIT4, log2, flags, E, n, cb, L.frame_size,
 		   ref_checksum(x, n, log2));
 	return b;
 }
@@ -383,7 +383,7 @@ static buf with_xor(buf f, uint64_t off, uint8_t x)
 static splitzip_layout layout_of(buf f)
 {
 	splitzip_header h;
-	if (splitzip_header_parse(f.p, &h) != SZ_HDR_OK || h.mode != SPLITZIP_MODE_SPLIT4_ID)
+	if (splitzip_header_parse(f.p, &h) != SZ_HDR_OK || h.mode != SPLITZIP_MODE_SPLIT4)
 		die("base frame", "not a valid split4 frame");
 	splitzip_layout L;
 	splitzip_split4_layout(h.n_elems, h.chunk_log2, h.n_escapes, &L);
@@ -695,13 +695,13 @@ int main(int argc, char **argv)
 	/* Headers whose frame would be huge: rejected as truncated before any allocation. */
 	{
 		buf b = buf_copy(S);
-		set_le(b, SZ_H_ELEMENT_COUNT, SPLITZIP_MAX_ELEMS, 8);
-		set_le(b, SZ_H_FRAME_SIZE, splitzip_stored_frame_size(SPLITZIP_MAX_ELEMS), 8);
+		set_le(b, SZ_H_ELEMENT_COUNT, SPLITZIP_MAX_FRAME_ELEMS, 8);
+		set_le(b, SZ_H_FRAME_SIZE, splitzip_stored_frame_size(SPLITZIP_MAX_FRAME_ELEMS), 8);
 		fix_hcs(b, 0);
 		invalid("stored_max_elements_truncated", SPLITZIP_ERROR_TRUNCATED, b);
 		b = buf_copy(B);
-		set_le(b, SZ_H_ELEMENT_COUNT, SPLITZIP_MAX_ELEMS, 8);
-		set_le(b, SZ_H_FRAME_SIZE, splitzip_split4_frame_size(SPLITZIP_MAX_ELEMS, 10, 7), 8);
+		set_le(b, SZ_H_ELEMENT_COUNT, SPLITZIP_MAX_FRAME_ELEMS, 8);
+		set_le(b, SZ_H_FRAME_SIZE, splitzip_split4_frame_size(SPLITZIP_MAX_FRAME_ELEMS, 10, 7), 8);
 		fix_hcs(b, 0);
 		invalid("split4_max_elements_truncated", SPLITZIP_ERROR_TRUNCATED, b);
 	}
@@ -796,7 +796,7 @@ int main(int argc, char **argv)
 			with_field(A, SZ_H_CONTENT_CHECKSUM,
 				   get_le(A, SZ_H_CONTENT_CHECKSUM, 8) ^ 1, 8));
 		invalid("stored_checksum_data_flipped", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_xor(S, SPLITZIP_HEADER_SIZE + 100, 0x40));
+			with_xor(S, SPLITZIP_FRAME_HEADER_SIZE + 100, 0x40));
 	}
 
 	/* ---- invalid: streams (§8.2) ---- */
@@ -812,7 +812,7 @@ int main(int argc, char **argv)
 		b.p[A.n + SZ_H_HEADER_CHECKSUM] ^= 0x01;
 		invalid("second_frame_header_checksum", SPLITZIP_ERROR_HEADER_CHECKSUM, b);
 		b = buf_cat(A, S.p, S.n);
-		b.p[A.n + SPLITZIP_HEADER_SIZE] ^= 0x01;
+		b.p[A.n + SPLITZIP_FRAME_HEADER_SIZE] ^= 0x01;
 		invalid("second_frame_content_checksum", SPLITZIP_ERROR_CONTENT_CHECKSUM, b);
 	}
 

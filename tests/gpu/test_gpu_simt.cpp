@@ -8,6 +8,8 @@
  * Usage: test_gpu_simt [--quick] [TEST...]   (--list prints the test names)
  * Environment: SZ_VECTORS_DIR, the golden vectors (tests/vectors).
  */
+#include "sz_simt_compat.h"
+
 #include "sz_gpu_driver.cuh"
 #include "sz_simt_testing.h"
 

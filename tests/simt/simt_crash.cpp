@@ -8,7 +8,7 @@
  * The case runs in a child process; the parent exits 0 when the child died (by a signal or a
  * sanitizer's exit), so ctest can judge the report alone, and 1 when the child survived.
  */
-#include "sz_gpu_compat.cuh"
+#include "sz_simt_compat.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,6 +8,9 @@
 #ifndef SIMT_KERNELS_CUH
 #define SIMT_KERNELS_CUH
 
+#if defined(SZ_SIMT_CPU)
+#include "sz_simt_compat.h"
+#endif
 #include "../../backends/gpu/sz_gpu_compat.cuh"
 
 SZ_DEVICE unsigned simt_block_linear(void)

@@ -6,7 +6,7 @@
  * two seeds; fill bytes 0x00 and 0xFF): race-free kernels must give the same bytes under all of
  * them. Expected results come from plain sequential C++ written here, not from the harness.
  */
-#include "sz_gpu_compat.cuh"
+#include "sz_simt_compat.h"
 #include "simt_kernels.cuh"
 #include "simt_neg_kernels.h"
 #include "sz_simt_testing.h"

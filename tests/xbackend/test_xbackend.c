@@ -19,7 +19,8 @@
 #include "splitzip.h"
 #include "splitzip_config.h"
 #include "sz_test_data.h"
-#include "../../core/sz_internal.h"
+#include "../../dispatch/sz_backend.h"
+#include "../../core/sz_codebook.h"
 
 /* ---- Helpers ------------------------------------------------------------------------------- */
 
@@ -62,7 +63,7 @@ static const splitzip_backend *usable(int i)
 {
 	const splitzip_backend *b = splitzip_registry_get((size_t)i);
 	ck_assert_ptr_nonnull(b);
-	if (b->mem_space != SPLITZIP_MEM_HOST) {
+	if (!b->host) {
 		printf("xbackend: %s works on device memory (tests/gpu covers it): skipped\n",
 		       b->name);
 		return NULL;
@@ -226,12 +227,17 @@ START_TEST(registry_well_formed)
 		const splitzip_backend *b = splitzip_registry_get(i);
 		ck_assert_ptr_nonnull(b->name);
 		ck_assert_ptr_nonnull(b->probe);
-		ck_assert_ptr_nonnull(b->histogram);
-		ck_assert_ptr_nonnull(b->encode_chunk);
-		ck_assert_ptr_nonnull(b->decode_chunk);
-		ck_assert_ptr_nonnull(b->encode_chunk_stream);
-		ck_assert_ptr_nonnull(b->decode_chunk_stream);
-		ck_assert_ptr_nonnull(b->hash_chunk);
+		/* A host backend has every kernel; a device backend has a module loader and no
+		 * host kernels: exactly one of the two. */
+		ck_assert_msg((b->host != NULL) != (b->gpu != NULL), "%s: host xor gpu", b->name);
+		if (b->host) {
+			ck_assert_ptr_nonnull(b->host->histogram);
+			ck_assert_ptr_nonnull(b->host->encode_chunk);
+			ck_assert_ptr_nonnull(b->host->decode_chunk);
+			ck_assert_ptr_nonnull(b->host->encode_chunk_stream);
+			ck_assert_ptr_nonnull(b->host->decode_chunk_stream);
+			ck_assert_ptr_nonnull(b->host->hash_chunk);
+		}
 		for (size_t j = 0; j < i; j++)
 			ck_assert_str_ne(splitzip_registry_get(j)->name, b->name);
 	}
@@ -271,7 +277,7 @@ START_TEST(force_backend)
 	/* Every id selects exactly its backend (ids are unique). */
 	for (size_t i = 0; i < splitzip_backend_count(); i++) {
 		if (!splitzip_backend_available(i) ||
-		    splitzip_registry_get(i)->mem_space != SPLITZIP_MEM_HOST)
+		    !splitzip_registry_get(i)->host)
 			continue;
 		splitzip_params p;
 		splitzip_params_init(&p);
@@ -286,7 +292,7 @@ START_TEST(force_backend)
 	ck_assert_int_eq(splitzip_ctx_create(NULL, &ctx), SPLITZIP_OK);
 	for (size_t i = 0; i < splitzip_backend_count(); i++) {
 		if (splitzip_backend_available(i) &&
-		    splitzip_registry_get(i)->mem_space == SPLITZIP_MEM_HOST) {
+		    splitzip_registry_get(i)->host) {
 			ck_assert_str_eq(splitzip_ctx_backend_name(ctx), splitzip_backend_name(i));
 			break;
 		}
@@ -416,7 +422,7 @@ static void check_encode_kernel_at(const splitzip_backend *b, encode_fn enc,
 static void check_encode_kernel(const splitzip_backend *b, const splitzip_enc_tables *t,
                                 const uint16_t *src, size_t n, const char *what)
 {
-	check_encode_kernel_at(b, b->encode_chunk, t, src, n, what, 0, 0);
+	check_encode_kernel_at(b, b->host->encode_chunk, t, src, n, what, 0, 0);
 }
 
 /* The streaming variant, for lengths around the block sizes, at every output offset. */
@@ -429,7 +435,7 @@ static void check_encode_stream_kernel(const splitzip_backend *b, const splitzip
 	snprintf(w, sizeof w, "%s (stream)", what);
 	for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++)
 		for (size_t o = 0; o < N_OUT_OFFSETS; o++)
-			check_encode_kernel_at(b, b->encode_chunk_stream, t, src, lens[j], w,
+			check_encode_kernel_at(b, b->host->encode_chunk_stream, t, src, lens[j], w,
 			                       out_offsets[o][0], out_offsets[o][1]);
 }
 
@@ -499,7 +505,7 @@ START_TEST(decode_kernel_matches_reference)
 				uint16_t *d2 = (uint16_t *)((uint8_t *)d2b + off);
 				memset(d2, 0xEE, 2 * (n + GUARD));
 				splitzip_ref_decode_chunk(cb, codes, sm, n, d0);
-				b->decode_chunk_stream(cb, codes, sm, n, d2);
+				b->host->decode_chunk_stream(cb, codes, sm, n, d2);
 				size_t i = first_diff16(d2, d0, n);
 				ck_assert_msg(i == n,
 				              "%s stream codebook %d n=%zu offset %zu: element %zu "
@@ -515,7 +521,7 @@ START_TEST(decode_kernel_matches_reference)
 			for (int off = 0; off < 2; off++) { /* aligned and misaligned inputs */
 				memset(d1, 0xEE, 2 * (n + GUARD));
 				splitzip_ref_decode_chunk(cb, codes + off, sm + off, n, d0);
-				b->decode_chunk(cb, codes + off, sm + off, n, d1);
+				b->host->decode_chunk(cb, codes + off, sm + off, n, d1);
 				size_t i = first_diff16(d1, d0, n);
 				ck_assert_msg(i == n, "%s codebook %d n=%zu: element %zu differs",
 				              b->name, c, n, i);
@@ -559,7 +565,7 @@ START_TEST(histogram_matches_reference)
 				for (unsigned e = 0; e < 256; e++)
 					h0[e] = h1[e] = e * 1000003ull; /* histograms accumulate */
 				splitzip_ref_histogram(src + off, n, h0);
-				b->histogram(src + off, n, h1);
+				b->host->histogram(src + off, n, h1);
 				unsigned e = 0;
 				while (e < 256 && h1[e] == h0[e])
 					e++;
@@ -588,20 +594,20 @@ START_TEST(hash_chunk_matches_reference)
 	for (size_t off = 0; off < 3; off++) {
 		size_t n = 0;
 		while (n <= 1100 &&
-		       b->hash_chunk(buf + off, n) == splitzip_hash_bytes(buf + off, n))
+		       b->host->hash_chunk(buf + off, n) == splitzip_hash_bytes(buf + off, n))
 			n++;
 		ck_assert_msg(n > 1100, "%s: hash of %zu bytes at offset %zu differs", b->name, n,
 		              off);
 		static const size_t big[] = {2048, 8190, 8192, 8194, 131070, 131072, 131072 + 63};
 		for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
-			ck_assert_msg(b->hash_chunk(buf + off, big[j]) ==
+			ck_assert_msg(b->host->hash_chunk(buf + off, big[j]) ==
 			                  splitzip_hash_bytes(buf + off, big[j]),
 			              "%s: hash of %zu bytes at offset %zu differs", b->name,
 			              big[j], off);
 	}
 	/* And the definition itself, on a few sizes. */
 	size_t n = 0;
-	while (n < 600 && b->hash_chunk(buf, n) == splitzip_hash_bytes_small(buf, n))
+	while (n < 600 && b->host->hash_chunk(buf, n) == splitzip_hash_bytes_small(buf, n))
 		n += 7;
 	ck_assert_msg(n >= 600, "%s: hash of %zu bytes differs from the definition", b->name, n);
 	free(buf);

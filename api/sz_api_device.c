@@ -1,150 +1,16 @@
 /*
- * sz_gpu.c -- the "cuda" and "hip" backends as seen from libsplitzip: loading their modules
- * (dlopen, never a link-time dependency), probing, and the device-memory API of splitzip.h.
- *
- * A module is looked up, in order: the path in SPLITZIP_CUDA_MODULE / SPLITZIP_HIP_MODULE if
- * set (and nothing else then: a named module that fails to load means the backend is
- * unavailable); the directory of the library or program this code is linked into; the
- * install libdir; the plain file name (the dynamic loader's search path). The result of the
- * first load and probe is cached; loading twice from two threads is harmless.
+ * sz_api_device.c -- the device-memory API of splitzip.h (public API): workspace sizes and the
+ * asynchronous calls, checked on the host and handed to the context's GPU module
+ * (backends/gpu/sz_gpu_module.h) loaded by dispatch/sz_gpu_loader.c. Also the host-memory
+ * calls on a device context, which copy through the device.
  */
-#define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "splitzip_config.h"
-#include "../core/sz_internal.h"
-#include "../backends/gpu/sz_gpu_module.h"
-
-#if SPLITZIP_HAVE_CUDA || SPLITZIP_HAVE_HIP
-
-struct splitzip_gpu_loader {
-	const char *env;  /* environment variable naming the module file */
-	const char *file; /* module file name */
-	_Atomic(const splitzip_gpu_module *) module;
-	atomic_int state; /* 0 unknown, 1 loaded and a device present, -1 unusable */
-};
-
-static const splitzip_gpu_module *try_open(const char *path, const char *name)
-{
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return NULL;
-	splitzip_gpu_module_get_fn get =
-	    (splitzip_gpu_module_get_fn)(uintptr_t)dlsym(h, SPLITZIP_GPU_MODULE_SYMBOL);
-	const splitzip_gpu_module *m = get ? get() : NULL;
-	if (!m || m->abi != SPLITZIP_GPU_MODULE_ABI || strcmp(m->name, name) != 0) {
-		dlclose(h);
-		return NULL;
-	}
-	return m; /* stays loaded for the life of the process */
-}
-
-static const splitzip_gpu_module *load_module(struct splitzip_gpu_loader *ld, const char *name)
-{
-	const char *forced = getenv(ld->env);
-	if (forced && *forced)
-		return try_open(forced, name);
-	char path[4096];
-	Dl_info info;
-	if (dladdr((void *)(uintptr_t)&load_module, &info) && info.dli_fname) {
-		const char *slash = strrchr(info.dli_fname, '/');
-		if (slash) {
-			int len = (int)(slash - info.dli_fname);
-			snprintf(path, sizeof path, "%.*s/%s", len, info.dli_fname, ld->file);
-			const splitzip_gpu_module *m = try_open(path, name);
-			if (m)
-				return m;
-		}
-	}
-	snprintf(path, sizeof path, "%s/%s", SPLITZIP_INSTALL_LIBDIR, ld->file);
-	const splitzip_gpu_module *m = try_open(path, name);
-	return m ? m : try_open(ld->file, name);
-}
-
-/* The module if it loaded and sees a device, else NULL. Probing may initialise the driver. */
-static const splitzip_gpu_module *usable(struct splitzip_gpu_loader *ld, const char *name)
-{
-	int s = atomic_load_explicit(&ld->state, memory_order_acquire);
-	if (s == 0) {
-		const splitzip_gpu_module *m = load_module(ld, name);
-		s = (m && m->probe()) ? 1 : -1;
-		atomic_store_explicit(&ld->module, m, memory_order_relaxed);
-		atomic_store_explicit(&ld->state, s, memory_order_release);
-	}
-	return s > 0 ? atomic_load_explicit(&ld->module, memory_order_relaxed) : NULL;
-}
-
-#if SPLITZIP_HAVE_CUDA
-static struct splitzip_gpu_loader cuda_loader = {"SPLITZIP_CUDA_MODULE", "libsplitzip_cuda.so",
-                                                 NULL, 0};
-static int probe_cuda(void)
-{
-	return usable(&cuda_loader, "cuda") != NULL;
-}
-/* The host slots of a device backend are never called (host-memory calls on a device context
- * go through the module); they hold the reference kernels so that every slot is valid. */
-const splitzip_backend splitzip_backend_cuda = {
-    .name = "cuda",
-    .id = SPLITZIP_BACKEND_CUDA,
-    .mem_space = SPLITZIP_MEM_DEVICE,
-    .probe = probe_cuda,
-    .histogram = splitzip_ref_histogram,
-    .encode_chunk = splitzip_ref_encode_chunk,
-    .decode_chunk = splitzip_ref_decode_chunk,
-    .encode_chunk_stream = splitzip_ref_encode_chunk,
-    .decode_chunk_stream = splitzip_ref_decode_chunk,
-    .hash_chunk = splitzip_hash_bytes,
-    .gpu = &cuda_loader,
-};
-#endif
-
-#if SPLITZIP_HAVE_HIP
-static struct splitzip_gpu_loader hip_loader = {"SPLITZIP_HIP_MODULE", "libsplitzip_hip.so", NULL,
-                                                0};
-static int probe_hip(void)
-{
-	return usable(&hip_loader, "hip") != NULL;
-}
-const splitzip_backend splitzip_backend_hip = {
-    .name = "hip",
-    .id = SPLITZIP_BACKEND_HIP,
-    .mem_space = SPLITZIP_MEM_DEVICE,
-    .probe = probe_hip,
-    .histogram = splitzip_ref_histogram,
-    .encode_chunk = splitzip_ref_encode_chunk,
-    .decode_chunk = splitzip_ref_decode_chunk,
-    .encode_chunk_stream = splitzip_ref_encode_chunk,
-    .decode_chunk_stream = splitzip_ref_decode_chunk,
-    .hash_chunk = splitzip_hash_bytes,
-    .gpu = &hip_loader,
-};
-#endif
-
-/* The module of a context bound to a GPU backend (selection probed it), else NULL. */
-static const splitzip_gpu_module *ctx_module(const splitzip_ctx *ctx)
-{
-	if (!ctx || !ctx->backend->gpu)
-		return NULL;
-	return usable(ctx->backend->gpu, ctx->backend->name);
-}
-
-#else
-static const splitzip_gpu_module *ctx_module(const splitzip_ctx *ctx)
-{
-	(void)ctx;
-	return NULL;
-}
-#endif /* SPLITZIP_HAVE_CUDA || SPLITZIP_HAVE_HIP */
+#include "sz_api.h"
 
 /* ---- Workspace ------------------------------------------------------------------------------ */
 
 static int ws_bytes_for(const splitzip_ctx *ctx, size_t n_frames, size_t max_elems, size_t *out)
 {
-	if ((uint64_t)max_elems > SPLITZIP_MAX_ELEMS)
+	if ((uint64_t)max_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return 0;
 	const uint64_t stride = sz_gpu_ws_stride(max_elems, ctx->params.chunk_log2);
 	if (n_frames && stride > (uint64_t)SIZE_MAX / n_frames)
@@ -174,7 +40,7 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 {
 	if (!ctx)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	*m = ctx_module(ctx);
+	*m = splitzip_gpu_module_of(ctx->backend);
 	if (!*m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	size_t need = 0;
@@ -296,12 +162,12 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
 	return m->decompress(&a, n_frames, max_dst_elems, stream);
 }
 
-/* ---- Host-memory calls on a device context (core/sz_frame.c) ------------------------------ */
+/* ---- Host-memory calls on a device context (api/sz_api_host.c) ---------------------------- */
 
-splitzip_status splitzip_gpu_host_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n,
+splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n,
                                            void *dst, size_t dst_cap, size_t *dst_size)
 {
-	const splitzip_gpu_module *m = ctx_module(ctx);
+	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
 	if (!m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	sz_gpu_enc p;
@@ -309,12 +175,12 @@ splitzip_status splitzip_gpu_host_compress(splitzip_ctx *ctx, const uint16_t *sr
 	return m->host_compress(&p, src, n, dst, dst_cap, dst_size);
 }
 
-splitzip_status splitzip_gpu_host_decompress_frame(splitzip_ctx *ctx, const void *src,
+splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const void *src,
                                                    size_t src_size, size_t *src_consumed,
                                                    uint16_t *dst, size_t dst_cap_elems,
                                                    size_t *n_elems)
 {
-	const splitzip_gpu_module *m = ctx_module(ctx);
+	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
 	if (!m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	return m->host_decompress_frame(src, src_size, src_consumed, dst, dst_cap_elems, n_elems);

@@ -1,5 +1,5 @@
 /*
- * sz_errors.c -- status strings and version queries.
+ * sz_api_status.c -- status strings and version queries (public API).
  */
 #include "splitzip.h"
 

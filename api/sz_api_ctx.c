@@ -1,0 +1,117 @@
+/*
+ * sz_api_ctx.c -- parameters, contexts and backend introspection (public API).
+ */
+#include <stdlib.h>
+
+#include "sz_api.h"
+#include "../core/sz_codebook.h"
+
+void splitzip_params_init(splitzip_params *p)
+{
+	if (!p)
+		return;
+	memset(p, 0, sizeof *p);
+	p->struct_size = sizeof *p;
+	p->backend = SPLITZIP_BACKEND_AUTO;
+	p->chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	p->flags = 0;
+	p->codebook_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
+	p->n_threads = 0;
+}
+
+/* The effective parameters of 'p' (NULL: defaults) in '*q', or INVALID_ARGUMENT. */
+static splitzip_status resolve_params(const splitzip_params *p, splitzip_params *q)
+{
+	splitzip_params_init(q);
+	if (p) {
+		if (p->struct_size < sizeof *q)
+			return SPLITZIP_ERROR_INVALID_ARGUMENT;
+		*q = *p;
+		q->struct_size = sizeof *q;
+	}
+	if (q->chunk_log2 == 0)
+		q->chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	if (q->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || q->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->flags & ~SPLITZIP_FLAG_CONTENT_CHECKSUM)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->codebook_mode != SPLITZIP_CODEBOOK_FROM_INPUT &&
+	    q->codebook_mode != SPLITZIP_CODEBOOK_FIXED)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->codebook_mode == SPLITZIP_CODEBOOK_FIXED &&
+	    !splitzip_codebook_ok(q->codebook.exponents))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if ((unsigned)q->backend > SPLITZIP_BACKEND_AVX512VBMI)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out)
+{
+	if (!out)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	*out = NULL;
+	splitzip_params q;
+	splitzip_status st = resolve_params(p, &q);
+	if (st != SPLITZIP_OK)
+		return st;
+	/* AUTO selects a host backend; a device backend is bound only when named (by id or by
+	 * SPLITZIP_FORCE_BACKEND), and then serves the *_async calls of splitzip.h. */
+	const splitzip_backend *b = splitzip_select_backend(q.backend, &st);
+	if (!b)
+		return st;
+	splitzip_ctx *ctx = (splitzip_ctx *)calloc(1, sizeof *ctx);
+	if (!ctx)
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	ctx->params = q;
+	ctx->backend = b;
+	if (q.codebook_mode == SPLITZIP_CODEBOOK_FIXED)
+		splitzip_enc_tables_init(&ctx->fixed_tables, q.codebook.exponents);
+	*out = ctx;
+	return SPLITZIP_OK;
+}
+
+void splitzip_ctx_free(splitzip_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	splitzip_scratch_free(&ctx->scratch);
+	splitzip_scratch_free(&ctx->verify);
+	free(ctx);
+}
+
+const char *splitzip_ctx_backend_name(const splitzip_ctx *ctx)
+{
+	return ctx ? ctx->backend->name : "(null)";
+}
+
+splitzip_status splitzip_ctx_params(const splitzip_ctx *ctx, splitzip_params *p)
+{
+	if (!ctx || !p)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	*p = ctx->params;
+	return SPLITZIP_OK;
+}
+
+size_t splitzip_backend_count(void)
+{
+	return splitzip_registry_count();
+}
+
+const char *splitzip_backend_name(size_t i)
+{
+	const splitzip_backend *b = splitzip_registry_get(i);
+	return b ? b->name : NULL;
+}
+
+int splitzip_backend_available(size_t i)
+{
+	const splitzip_backend *b = splitzip_registry_get(i);
+	return b ? (b->probe() ? 1 : 0) : 0;
+}
+
+splitzip_backend_id splitzip_backend_id_of(size_t i)
+{
+	const splitzip_backend *b = splitzip_registry_get(i);
+	return b ? b->id : SPLITZIP_BACKEND_AUTO;
+}

@@ -1,0 +1,138 @@
+/*
+ * sz_api_host.c -- the host-memory one-shot calls (public API): frame information, compress,
+ * decompress and verify. Arguments are checked here; a host context runs the frame driver
+ * (core/sz_driver.c) with its backend's kernels, a device context copies through its GPU.
+ */
+#include <stdlib.h>
+
+#include "sz_api.h"
+
+size_t splitzip_compress_bound(size_t n_elems)
+{
+	if ((uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)
+		return 0;
+	return (size_t)splitzip_stored_frame_size(n_elems);
+}
+
+splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
+					splitzip_frame_info *info)
+{
+	if (!src || !info)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	splitzip_header h;
+	splitzip_status st = splitzip_read_header((const uint8_t *)src, src_size, &h);
+	if (st != SPLITZIP_OK)
+		return st;
+	memset(info, 0, sizeof *info);
+	info->format_version = h.version;
+	info->dtype = h.dtype;
+	info->mode = (splitzip_mode)h.mode;
+	info->chunk_log2 = h.chunk_log2;
+	info->flags = h.flags;
+	info->n_elems = h.n_elems;
+	info->n_escapes = h.n_escapes;
+	info->frame_size = h.frame_size;
+	info->content_checksum = h.content_checksum;
+	memcpy(info->codebook.exponents, h.codebook, 16);
+	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uint64_t *n_elems)
+{
+	if (!src || !n_elems)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	uint64_t total = 0;
+	size_t off = 0;
+	do {
+		splitzip_header h;
+		splitzip_status st = splitzip_stream_header((const uint8_t *)src, src_size, off, &h);
+		if (st != SPLITZIP_OK)
+			return st;
+		off += (size_t)h.frame_size;
+		total += h.n_elems;
+	} while (off < src_size);
+	*n_elems = total;
+	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n_elems,
+				  void *dst, size_t dst_cap, size_t *dst_size)
+{
+	if (!ctx || !dst || !dst_size || (!src && n_elems) ||
+	    (uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (!ctx->backend->host) /* a device context: through the device, synchronously */
+		return splitzip_device_host_compress(ctx, src, n_elems, dst, dst_cap, dst_size);
+	splitzip_encoder e;
+	e.k = ctx->backend->host;
+	e.chunk_log2 = ctx->params.chunk_log2;
+	e.flags = ctx->params.flags;
+	e.n_threads = ctx->params.n_threads;
+	e.fixed = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->fixed_tables : NULL;
+	return splitzip_driver_compress(&e, &ctx->scratch, src, n_elems, (uint8_t *)dst, dst_cap,
+					dst_size);
+}
+
+splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
+					  size_t *src_consumed, uint16_t *dst,
+					  size_t dst_cap_elems, size_t *n_elems)
+{
+	if (!ctx || !src || !src_consumed || !n_elems || (!dst && dst_cap_elems))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (!ctx->backend->host)
+		return splitzip_device_host_decode(ctx, src, src_size, src_consumed, dst,
+						   dst_cap_elems, n_elems);
+	return splitzip_driver_decode(ctx->backend->host, ctx->params.n_threads,
+				      (const uint8_t *)src, src_size, src_consumed, dst,
+				      dst_cap_elems, n_elems);
+}
+
+splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
+				    uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
+{
+	if (!ctx || !src || !n_elems || (!dst && dst_cap_elems))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	const uint8_t *p = (const uint8_t *)src;
+	size_t off = 0, total = 0;
+	do {
+		size_t used = 0, got = 0;
+		splitzip_status st =
+		    splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
+					      dst ? dst + total : NULL, dst_cap_elems - total, &got);
+		if (st != SPLITZIP_OK)
+			return splitzip_stream_status(st, off);
+		off += used;
+		total += got;
+	} while (off < src_size);
+	*n_elems = total;
+	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
+				uint64_t *n_elems)
+{
+	if (!ctx || !src)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	const uint8_t *p = (const uint8_t *)src;
+	size_t off = 0;
+	uint64_t total = 0;
+	do {
+		splitzip_header h;
+		splitzip_status st = splitzip_stream_header(p, src_size, off, &h);
+		if (st != SPLITZIP_OK)
+			return st;
+		st = splitzip_scratch_reserve(&ctx->verify, h.n_elems ? (size_t)h.n_elems * 2 : 1);
+		if (st != SPLITZIP_OK)
+			return st;
+		size_t used = 0, got = 0;
+		st = splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
+					       (uint16_t *)ctx->verify.buf, (size_t)h.n_elems, &got);
+		if (st != SPLITZIP_OK)
+			return st;
+		off += used;
+		total += got;
+	} while (off < src_size);
+	if (n_elems)
+		*n_elems = total;
+	return SPLITZIP_OK;
+}

@@ -1,0 +1,82 @@
+/*
+ * sz_kernels.h -- the host kernel contract: what a CPU backend implements, and the encoder
+ * tables it receives. The frame driver (core/sz_driver.c) owns the format, validates everything
+ * that comes from outside and splits the work by chunks across threads; a backend only
+ * transforms chunks it is handed, so it never sees an unchecked field.
+ *
+ * A backend (backends/cpu_*) includes this header and nothing above core/; it exports one
+ * const splitzip_host_kernels table (declared in backends/sz_host_backends.h). Which tables
+ * exist on a machine and which one a context uses is decided by dispatch/.
+ */
+#ifndef SZ_KERNELS_H
+#define SZ_KERNELS_H
+
+#include "sz_common.h"
+#include "sz_layout.h"
+
+/* Encoder tables derived from a valid codebook (core/sz_codebook.c: splitzip_enc_tables_init). */
+typedef struct splitzip_enc_tables {
+	uint8_t code_of[256];	/* exponent -> code; 0 for exponents outside the codebook */
+	uint8_t is_escape[256]; /* 1 for exponents outside the codebook, else 0 */
+	uint8_t codebook[16];	/* code -> exponent, strictly ascending */
+	int contiguous;		/* codebook == base, base+1, ..., base+15 */
+	uint8_t base;		/* codebook[0] */
+} splitzip_enc_tables;
+
+/* hist[exponent(src[i])] += 1 for i < n. */
+typedef void (*splitzip_histogram_fn)(const uint16_t *src, size_t n, uint64_t hist[256]);
+
+/*
+ * Encode one chunk of n elements (1 <= n <= 65536): write ceil(n/2) code bytes (element 2k in
+ * the low nibble of byte k, code 0 for escapes, a zero high nibble after an odd last element)
+ * and n sign/mantissa bytes; write the chunk-local positions (ascending) and exponents of the
+ * escapes to esc_pos/esc_exp (room for n each); return the escape count.
+ * Must match splitzip_ref_encode_chunk() byte for byte.
+ */
+typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const uint16_t *src,
+					   size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+					   uint8_t *esc_exp);
+
+/*
+ * Decode the dense part of one chunk of n elements: dst[i] = join(codebook[code_i], sm[i]).
+ * Escapes are patched afterwards by the driver, which validates them first.
+ */
+typedef void (*splitzip_decode_chunk_fn)(const uint8_t codebook[16], const uint8_t *codes,
+					 const uint8_t *sm, size_t n, uint16_t *dst);
+
+/* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
+typedef uint64_t (*splitzip_hash_chunk_fn)(const void *p, size_t n_bytes);
+
+/* The kernels of one host backend. Every slot is set (a unit test checks it). */
+typedef struct splitzip_host_kernels {
+	splitzip_histogram_fn histogram;
+	splitzip_encode_chunk_fn encode_chunk;
+	splitzip_decode_chunk_fn decode_chunk;
+	/*
+	 * encode_chunk and decode_chunk for large frames, whose output will not be read back
+	 * soon: the same bytes (and the same contract), written with non-temporal stores where
+	 * the ISA has them, so the output neither evicts the cache nor costs a read for
+	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_driver.c).
+	 * Backends without such stores use their encode_chunk and decode_chunk here.
+	 */
+	splitzip_encode_chunk_fn encode_chunk_stream;
+	splitzip_decode_chunk_fn decode_chunk_stream;
+	splitzip_hash_chunk_fn hash_chunk;
+} splitzip_host_kernels;
+
+/* core/sz_ref.c: the scalar reference kernels, the oracle; also the "scalar" backend. */
+SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256]);
+SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src,
+					     size_t n, uint8_t *codes, uint8_t *sm,
+					     uint16_t *esc_pos, uint8_t *esc_exp);
+SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
+					   const uint8_t *sm, size_t n, uint16_t *dst);
+SZ_INTERNAL extern const splitzip_host_kernels splitzip_kernels_scalar;
+
+/* core/sz_checksum.c: chunk digest of n bytes (doc/FORMAT.md §7.1), word-wise, any alignment. */
+SZ_INTERNAL uint64_t splitzip_hash_bytes(const void *p, size_t n);
+
+/* core/sz_codebook.c: encoder tables for a valid codebook. */
+SZ_INTERNAL void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16]);
+
+#endif /* SZ_KERNELS_H */
