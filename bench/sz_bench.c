@@ -487,34 +487,155 @@ static splitzip_ctx *make_ctx(const char *backend, unsigned threads, unsigned fl
 	return ctx;
 }
 
-static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first)
+/* The buffers and shared results of one size. */
+typedef struct size_run {
+	size_t bytes, n, cap;
+	uint16_t *src, *out;
+	uint8_t *frame;
+	int reps;
+	splitzip_codebook cb;      /* calibrated on the input, for the enc-fixed rows */
+	double memcpy_s[MAX_LIST]; /* per thread count */
+} size_run;
+
+static void size_run_free(size_run *r)
 {
-	const size_t n = bytes / 2;
-	const int reps = o->repeats ? o->repeats : (bytes >= ((size_t)64 << 20) ? 5 : 11);
-	uint16_t *src = (uint16_t *)malloc(n * 2);
-	size_t cap = splitzip_compress_bound(n);
-	uint8_t *frame = (uint8_t *)malloc(cap);
-	uint16_t *out = (uint16_t *)malloc(n * 2);
-	if (!src || !frame || !out) {
+	free(r->src), free(r->frame), free(r->out);
+}
+
+/* Allocate and fill the buffers: the real data tiled to 'bytes', every page faulted in. */
+static int size_run_init(size_run *r, const bench_opts *o, const pool *p, size_t bytes)
+{
+	memset(r, 0, sizeof *r);
+	r->bytes = bytes;
+	r->n = bytes / 2;
+	r->reps = o->repeats ? o->repeats : (bytes >= ((size_t)64 << 20) ? 5 : 11);
+	r->cap = splitzip_compress_bound(r->n);
+	r->src = (uint16_t *)malloc(r->n * 2);
+	r->frame = (uint8_t *)malloc(r->cap);
+	r->out = (uint16_t *)malloc(r->n * 2);
+	if (!r->src || !r->frame || !r->out) {
 		fprintf(stderr, "splitzip bench: out of memory for %zu bytes\n", bytes);
-		free(src), free(frame), free(out);
+		size_run_free(r);
 		return 1;
 	}
-	for (size_t i = 0; i < n; i += p->n) /* tile the real data to the size */
-		memcpy(src + i, p->v, (n - i < p->n ? n - i : p->n) * 2);
-	memset(frame, 0, cap); /* fault the pages in before timing */
-	memset(out, 0, n * 2);
-	splitzip_codebook cb;
-	splitzip_calibrate(src, n, &cb);
-	int rc = 0;
-
-	double memcpy_s[MAX_LIST];
+	for (size_t i = 0; i < r->n; i += p->n) /* tile the real data to the size */
+		memcpy(r->src + i, p->v, (r->n - i < p->n ? r->n - i : p->n) * 2);
+	memset(r->frame, 0, r->cap);
+	memset(r->out, 0, r->n * 2);
+	splitzip_calibrate(r->src, r->n, &r->cb);
 	for (int t = 0; t < o->n_threads; t++) {
-		job j = {.src = src, .n = n, .out = out, .threads = o->threads[t]};
-		memcpy_s[t] = time_calls(do_memcpy, &j, reps, o->min_sample_s);
+		job j = {.src = r->src, .n = r->n, .out = r->out, .threads = o->threads[t]};
+		r->memcpy_s[t] = time_calls(do_memcpy, &j, r->reps, o->min_sample_s);
 	}
+	return 0;
+}
 
-	const char *names[MAX_LIST];
+/* The rows of one backend at one thread count (index t of o->threads). */
+static int bench_backend(const bench_opts *o, const size_run *s, const char *name, int t,
+                         int *first)
+{
+	const unsigned T = o->threads[t];
+	splitzip_ctx *enc = make_ctx(name, T, o->flags, NULL);
+	splitzip_ctx *fix = make_ctx(name, T, o->flags, &s->cb);
+	int rc = 0;
+	if (!enc || !fix) {
+		rc = 2;
+		goto done;
+	}
+	job j = {
+	    .ctx = enc, .src = s->src, .n = s->n, .frame = s->frame, .cap = s->cap, .out = s->out};
+	row r = {.bytes = s->bytes, .backend = name, .threads = T};
+	/* Round trip first: a benchmark of a wrong result is worthless. */
+	memset(s->out, 0, s->n * 2);
+	if (do_compress(&j) || do_decompress(&j) || memcmp(s->out, s->src, s->n * 2) != 0) {
+		fprintf(stderr, "splitzip bench: %s round trip failed at %zu bytes\n", name,
+		        s->bytes);
+		rc = 1;
+		goto done;
+	}
+	r.ratio = (double)s->bytes / (double)j.frame_size;
+	r.enc_s = time_calls(do_compress, &j, s->reps, o->min_sample_s);
+	r.dec_s = time_calls(do_decompress, &j, s->reps, o->min_sample_s);
+	j.ctx = fix;
+	r.encfix_s = time_calls(do_compress, &j, s->reps, o->min_sample_s);
+	r.memcpy_s = s->memcpy_s[t];
+	if (r.enc_s < 0 || r.dec_s < 0 || r.encfix_s < 0) {
+		fprintf(stderr, "splitzip bench: %s failed while timing\n", name);
+		rc = 1;
+	} else {
+		print_row(o, &r, first);
+	}
+done:
+	splitzip_ctx_free(enc);
+	splitzip_ctx_free(fix);
+	return rc;
+}
+
+/*
+ * A reference codec's row: compress with 'c' and decompress with 'd' (their contexts in
+ * cctx/dctx), checking the round trip before timing the decoder.
+ */
+static void bench_reference(const bench_opts *o, const size_run *s, const char *name, uint8_t *rbuf,
+                            size_t rcap, bench_fn c, void *cctx, bench_fn d, void *dctx, int *first)
+{
+	const int rreps = s->reps > 5 ? 5 : s->reps;
+	job j = {
+	    .src = s->src, .n = s->n, .frame = rbuf, .cap = rcap, .out = s->out, .ref_ctx = cctx};
+	row r = {.bytes = s->bytes,
+	         .backend = name,
+	         .threads = 1,
+	         .memcpy_s = s->memcpy_s[0],
+	         .encfix_s = -1};
+	if (c(&j) != 0)
+		return;
+	r.ratio = (double)s->bytes / (double)j.frame_size;
+	r.enc_s = time_calls(c, &j, rreps, o->min_sample_s);
+	j.ref_ctx = dctx;
+	memset(s->out, 0, s->n * 2);
+	if (d(&j) == 0 && memcmp(s->out, s->src, s->n * 2) == 0) {
+		r.dec_s = time_calls(d, &j, rreps, o->min_sample_s);
+		print_row(o, &r, first);
+	}
+}
+
+/* The zstd -1 and lz4 rows, when the benchmark is built with them. */
+static void bench_references(const bench_opts *o, const size_run *s, int *first)
+{
+#if SZ_BENCH_HAVE_ZSTD || SZ_BENCH_HAVE_LZ4
+	size_t rcap = 0; /* one buffer large enough for both references' worst case */
+#if SZ_BENCH_HAVE_ZSTD
+	rcap = ZSTD_compressBound(s->n * 2);
+#endif
+#if SZ_BENCH_HAVE_LZ4
+	const int lz4_ok = s->n * 2 <= (size_t)LZ4_MAX_INPUT_SIZE;
+	if (lz4_ok && (size_t)LZ4_compressBound((int)(s->n * 2)) > rcap)
+		rcap = (size_t)LZ4_compressBound((int)(s->n * 2));
+#endif
+	uint8_t *rbuf = (uint8_t *)malloc(rcap);
+	if (!rbuf)
+		return;
+	memset(rbuf, 0, rcap); /* fault the pages in before timing */
+#if SZ_BENCH_HAVE_ZSTD
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	if (cc && dc)
+		bench_reference(o, s, "zstd-1", rbuf, rcap, do_zstd_c, cc, do_zstd_d, dc, first);
+	ZSTD_freeCCtx(cc);
+	ZSTD_freeDCtx(dc);
+#endif
+#if SZ_BENCH_HAVE_LZ4
+	if (lz4_ok)
+		bench_reference(o, s, "lz4", rbuf, rcap, do_lz4_c, NULL, do_lz4_d, NULL, first);
+#endif
+	free(rbuf);
+#else
+	(void)o, (void)s, (void)first;
+#endif
+}
+
+/* The backends to measure: the named ones, or every usable one. Returns their number. */
+static int backend_names(const bench_opts *o, const char **names)
+{
 	int nb = 0;
 	if (o->n_backends) {
 		for (int i = 0; i < o->n_backends; i++)
@@ -524,123 +645,141 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 			if (splitzip_backend_available(i))
 				names[nb++] = splitzip_backend_name(i);
 	}
-	for (int b = 0; b < nb && rc == 0; b++) {
-		for (int t = 0; t < o->n_threads && rc == 0; t++) {
-			unsigned T = o->threads[t];
-			splitzip_ctx *enc = make_ctx(names[b], T, o->flags, NULL);
-			splitzip_ctx *fix = make_ctx(names[b], T, o->flags, &cb);
-			if (!enc || !fix) {
-				splitzip_ctx_free(enc);
-				splitzip_ctx_free(fix);
-				rc = 2;
-				break;
-			}
-			job j = {
-			    .ctx = enc, .src = src, .n = n, .frame = frame, .cap = cap, .out = out};
-			row r = {.bytes = bytes, .backend = names[b], .threads = T};
-			/* Round trip first: a benchmark of a wrong result is worthless. */
-			memset(out, 0, n * 2);
-			if (do_compress(&j) || do_decompress(&j) || memcmp(out, src, n * 2) != 0) {
-				fprintf(stderr,
-				        "splitzip bench: %s round trip failed at %zu bytes\n",
-				        names[b], bytes);
-				rc = 1;
-			} else {
-				r.ratio = (double)bytes / (double)j.frame_size;
-				r.enc_s = time_calls(do_compress, &j, reps, o->min_sample_s);
-				r.dec_s = time_calls(do_decompress, &j, reps, o->min_sample_s);
-				j.ctx = fix;
-				r.encfix_s = time_calls(do_compress, &j, reps, o->min_sample_s);
-				r.memcpy_s = memcpy_s[t];
-				if (r.enc_s < 0 || r.dec_s < 0 || r.encfix_s < 0) {
-					fprintf(stderr, "splitzip bench: %s failed while timing\n",
-					        names[b]);
-					rc = 1;
-				} else {
-					print_row(o, &r, first);
-				}
-			}
-			splitzip_ctx_free(enc);
-			splitzip_ctx_free(fix);
-		}
-	}
+	return nb;
+}
 
-#if SZ_BENCH_HAVE_ZSTD || SZ_BENCH_HAVE_LZ4
-	if (o->refs && rc == 0) {
-		/* One buffer large enough for both references' worst case. */
-		size_t rcap = cap;
-#if SZ_BENCH_HAVE_ZSTD
-		if (ZSTD_compressBound(n * 2) > rcap)
-			rcap = ZSTD_compressBound(n * 2);
-#endif
-#if SZ_BENCH_HAVE_LZ4
-		if (n * 2 <= (size_t)LZ4_MAX_INPUT_SIZE &&
-		    (size_t)LZ4_compressBound((int)(n * 2)) > rcap)
-			rcap = (size_t)LZ4_compressBound((int)(n * 2));
-#endif
-		uint8_t *rbuf = rcap > cap ? (uint8_t *)malloc(rcap) : frame;
-		if (!rbuf) {
-			rbuf = frame;
-			rcap = 0;
-		} else if (rbuf != frame) {
-			memset(rbuf, 0, rcap); /* fault the pages in before timing */
-		}
-		const int rreps = reps > 5 ? 5 : reps;
-#if SZ_BENCH_HAVE_ZSTD
-		if (rcap >= ZSTD_compressBound(n * 2)) {
-			ZSTD_CCtx *cc = ZSTD_createCCtx();
-			ZSTD_DCtx *dc = ZSTD_createDCtx();
-			job j = {.src = src,
-			         .n = n,
-			         .frame = rbuf,
-			         .cap = rcap,
-			         .out = out,
-			         .ref_ctx = cc};
-			row r = {.bytes = bytes,
-			         .backend = "zstd-1",
-			         .threads = 1,
-			         .memcpy_s = memcpy_s[0],
-			         .encfix_s = -1};
-			if (cc && dc && do_zstd_c(&j) == 0) {
-				r.ratio = (double)bytes / (double)j.frame_size;
-				r.enc_s = time_calls(do_zstd_c, &j, rreps, o->min_sample_s);
-				j.ref_ctx = dc;
-				memset(out, 0, n * 2);
-				if (do_zstd_d(&j) == 0 && memcmp(out, src, n * 2) == 0) {
-					r.dec_s = time_calls(do_zstd_d, &j, rreps, o->min_sample_s);
-					print_row(o, &r, first);
-				}
-			}
-			ZSTD_freeCCtx(cc);
-			ZSTD_freeDCtx(dc);
-		}
-#endif
-#if SZ_BENCH_HAVE_LZ4
-		if (n * 2 <= (size_t)LZ4_MAX_INPUT_SIZE &&
-		    rcap >= (size_t)LZ4_compressBound((int)(n * 2))) {
-			job j = {.src = src, .n = n, .frame = rbuf, .cap = rcap, .out = out};
-			row r = {.bytes = bytes,
-			         .backend = "lz4",
-			         .threads = 1,
-			         .memcpy_s = memcpy_s[0],
-			         .encfix_s = -1};
-			if (do_lz4_c(&j) == 0) {
-				r.ratio = (double)bytes / (double)j.frame_size;
-				r.enc_s = time_calls(do_lz4_c, &j, rreps, o->min_sample_s);
-				memset(out, 0, n * 2);
-				if (do_lz4_d(&j) == 0 && memcmp(out, src, n * 2) == 0) {
-					r.dec_s = time_calls(do_lz4_d, &j, rreps, o->min_sample_s);
-					print_row(o, &r, first);
-				}
-			}
-		}
-#endif
-		if (rbuf != frame)
-			free(rbuf);
-	}
-#endif
-	free(src), free(frame), free(out);
+static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first)
+{
+	size_run s;
+	if (size_run_init(&s, o, p, bytes) != 0)
+		return 1;
+	const char *names[MAX_LIST];
+	const int nb = backend_names(o, names);
+	int rc = 0;
+	for (int b = 0; b < nb && rc == 0; b++)
+		for (int t = 0; t < o->n_threads && rc == 0; t++)
+			rc = bench_backend(o, &s, names[b], t, first);
+	if (o->refs && rc == 0)
+		bench_references(o, &s, first);
+	size_run_free(&s);
 	return rc;
+}
+
+/* ---- Options -------------------------------------------------------------------------------- */
+
+/* The comma-separated lists of --sizes, --threads and --backends, as given (owned copies). */
+typedef struct raw_lists {
+	char *v[3];
+} raw_lists;
+
+/* Parse argv into 'o' and 'l'. Returns 0, 2 on a usage error, or -1 after --help. */
+static int parse_args(int argc, char **argv, const char *prog, bench_opts *o, raw_lists *l)
+{
+	static const char *const list_opts[3] = {"--sizes", "--threads", "--backends"};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		int li = -1;
+		for (int k = 0; k < 3; k++)
+			if (strcmp(a, list_opts[k]) == 0)
+				li = k;
+		if (strcmp(a, "--quick") == 0) {
+			o->quick = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "--no-ref") == 0) {
+			o->refs = 0;
+		} else if (strcmp(a, "--checksum") == 0) {
+			o->flags |= SPLITZIP_FLAG_CONTENT_CHECKSUM;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			usage(stdout, prog);
+			return -1;
+		} else if (li >= 0 ||
+		           ((strcmp(a, "--data") == 0 || strcmp(a, "--repeats") == 0) && val)) {
+			if (!val) {
+				fprintf(stderr, "%s: %s needs a value\n", prog, a);
+				return 2;
+			}
+			i++;
+			if (li >= 0) {
+				free(l->v[li]);
+				l->v[li] = strdup(val);
+			} else if (strcmp(a, "--data") == 0) {
+				if (o->n_data < MAX_FILES)
+					o->data[o->n_data++] = val;
+			} else if ((o->repeats = atoi(val)) < 1 || o->repeats > 64) {
+				fprintf(stderr, "%s: --repeats must be 1..64\n", prog);
+				return 2;
+			}
+		} else {
+			fprintf(stderr, "%s: unknown or incomplete option %s\n", prog, a);
+			usage(stderr, prog);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Fill 'o' from the --sizes, --threads and --backends lists. Returns 0 or 2. */
+static int apply_lists(const char *prog, raw_lists *l, bench_opts *o)
+{
+	char *items[MAX_LIST];
+	int k;
+	if (l->v[0]) {
+		if ((k = split_list(l->v[0], items, MAX_LIST)) <= 0)
+			return 2;
+		for (o->n_sizes = 0; o->n_sizes < k; o->n_sizes++) {
+			size_t b = parse_size(items[o->n_sizes]);
+			if (b < 2 || b / 2 > SPLITZIP_MAX_FRAME_ELEMS) {
+				fprintf(stderr, "%s: bad size %s\n", prog, items[o->n_sizes]);
+				return 2;
+			}
+			o->sizes[o->n_sizes] = b;
+		}
+	}
+	if (l->v[1]) {
+		if ((k = split_list(l->v[1], items, MAX_LIST)) <= 0)
+			return 2;
+		for (o->n_threads = 0; o->n_threads < k; o->n_threads++) {
+			int t = atoi(items[o->n_threads]);
+			if (t < 1 || t > 1024) {
+				fprintf(stderr, "%s: bad thread count %s\n", prog,
+				        items[o->n_threads]);
+				return 2;
+			}
+			o->threads[o->n_threads] = (unsigned)t;
+		}
+	}
+	if (l->v[2]) {
+		if ((k = split_list(l->v[2], items, MAX_LIST)) <= 0)
+			return 2;
+		for (o->n_backends = 0; o->n_backends < k; o->n_backends++)
+			o->backends[o->n_backends] = items[o->n_backends];
+	}
+	return 0;
+}
+
+/* Defaults for what the options left open. */
+static void apply_defaults(bench_opts *o)
+{
+	if (!o->n_sizes) {
+		o->sizes[o->n_sizes++] = (size_t)64 << 10;
+		o->sizes[o->n_sizes++] = (size_t)4 << 20;
+		if (!o->quick)
+			o->sizes[o->n_sizes++] = (size_t)256 << 20;
+	}
+	if (!o->n_threads) {
+		o->threads[o->n_threads++] = 1;
+#ifdef _OPENMP
+		int procs = omp_get_num_procs();
+		if (procs > 1)
+			o->threads[o->n_threads++] = (unsigned)procs;
+#endif
+	}
+	if (o->quick) {
+		if (!o->repeats)
+			o->repeats = 3;
+		o->min_sample_s = 0.002;
+	}
 }
 
 int splitzip_bench_main(int argc, char **argv)
@@ -650,119 +789,17 @@ int splitzip_bench_main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.refs = 1;
 	o.min_sample_s = 0.005;
-	char *lists[3] = {NULL, NULL, NULL}; /* sizes, threads, backends (owned copies) */
-	int rc = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		int li = -1;
-		if (strcmp(a, "--quick") == 0) {
-			o.quick = 1;
-		} else if (strcmp(a, "--json") == 0) {
-			o.json = 1;
-		} else if (strcmp(a, "--no-ref") == 0) {
-			o.refs = 0;
-		} else if (strcmp(a, "--checksum") == 0) {
-			o.flags |= SPLITZIP_FLAG_CONTENT_CHECKSUM;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			usage(stdout, prog);
-			return 0;
-		} else if (strcmp(a, "--sizes") == 0) {
-			li = 0;
-		} else if (strcmp(a, "--threads") == 0) {
-			li = 1;
-		} else if (strcmp(a, "--backends") == 0) {
-			li = 2;
-		} else if (strcmp(a, "--data") == 0 && val) {
-			if (o.n_data < MAX_FILES)
-				o.data[o.n_data++] = val;
-			i++;
-		} else if (strcmp(a, "--repeats") == 0 && val) {
-			o.repeats = atoi(val);
-			if (o.repeats < 1 || o.repeats > 64) {
-				fprintf(stderr, "%s: --repeats must be 1..64\n", prog);
-				rc = 2;
-			}
-			i++;
-		} else {
-			fprintf(stderr, "%s: unknown or incomplete option %s\n", prog, a);
-			usage(stderr, prog);
-			rc = 2;
-		}
-		if (li >= 0) {
-			if (!val) {
-				fprintf(stderr, "%s: %s needs a value\n", prog, a);
-				rc = 2;
-				break;
-			}
-			free(lists[li]);
-			lists[li] = (char *)malloc(strlen(val) + 1);
-			if (lists[li])
-				strcpy(lists[li], val);
-			i++;
-		}
-		if (rc)
-			break;
-	}
-	char *items[MAX_LIST];
-	if (rc == 0 && lists[0]) {
-		int k = split_list(lists[0], items, MAX_LIST);
-		for (int j = 0; j < k; j++) {
-			o.sizes[j] = parse_size(items[j]);
-			if (o.sizes[j] < 2 || o.sizes[j] / 2 > SPLITZIP_MAX_FRAME_ELEMS) {
-				fprintf(stderr, "%s: bad size %s\n", prog, items[j]);
-				rc = 2;
-			}
-		}
-		o.n_sizes = k < 0 ? 0 : k;
-		if (k <= 0)
-			rc = 2;
-	}
-	if (rc == 0 && lists[1]) {
-		int k = split_list(lists[1], items, MAX_LIST);
-		for (int j = 0; j < k; j++) {
-			int t = atoi(items[j]);
-			if (t < 1 || t > 1024) {
-				fprintf(stderr, "%s: bad thread count %s\n", prog, items[j]);
-				rc = 2;
-			}
-			o.threads[j] = (unsigned)t;
-		}
-		o.n_threads = k < 0 ? 0 : k;
-		if (k <= 0)
-			rc = 2;
-	}
-	if (rc == 0 && lists[2]) {
-		int k = split_list(lists[2], items, MAX_LIST);
-		for (int j = 0; j < k; j++)
-			o.backends[j] = items[j];
-		o.n_backends = k < 0 ? 0 : k;
-		if (k <= 0)
-			rc = 2;
-	}
-	if (rc == 0 && !o.n_sizes) {
-		o.sizes[o.n_sizes++] = (size_t)64 << 10;
-		o.sizes[o.n_sizes++] = (size_t)4 << 20;
-		if (!o.quick)
-			o.sizes[o.n_sizes++] = (size_t)256 << 20;
-	}
-	if (rc == 0 && !o.n_threads) {
-		o.threads[o.n_threads++] = 1;
-#ifdef _OPENMP
-		int procs = omp_get_num_procs();
-		if (procs > 1)
-			o.threads[o.n_threads++] = (unsigned)procs;
-#endif
-	}
-	if (rc == 0 && o.quick) {
-		if (!o.repeats)
-			o.repeats = 3;
-		o.min_sample_s = 0.002;
-	}
+	raw_lists l = {{NULL, NULL, NULL}};
+	int rc = parse_args(argc, argv, prog, &o, &l);
+	if (rc == 0)
+		rc = apply_lists(prog, &l, &o);
 	pool p;
 	memset(&p, 0, sizeof p);
-	if (rc == 0 && load_pool(&o, &p) != 0)
-		rc = 2;
+	if (rc == 0) {
+		apply_defaults(&o);
+		if (load_pool(&o, &p) != 0)
+			rc = 2;
+	}
 	if (rc == 0) {
 		int first = 1;
 		print_header(&o, &p);
@@ -773,6 +810,6 @@ int splitzip_bench_main(int argc, char **argv)
 	}
 	free(p.v);
 	for (int i = 0; i < 3; i++)
-		free(lists[i]);
-	return rc;
+		free(l.v[i]);
+	return rc < 0 ? 0 : rc;
 }

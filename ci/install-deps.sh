@@ -4,7 +4,7 @@
 #   bash ci/install-deps.sh            everything the whole test suite needs
 #   bash ci/install-deps.sh --minimal  only what building the library and CLI needs
 set -euo pipefail
-PKGS=(build-essential cmake pkg-config check libsimde-dev libzstd-dev liblz4-dev
+PKGS=(build-essential cmake pkg-config git python3 clang-format check libsimde-dev libzstd-dev liblz4-dev
       qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
       python3-numpy python3-pytest python3-torch)

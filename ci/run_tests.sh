@@ -6,11 +6,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${JOBS:-$(nproc)}
-ALL_STEPS="release backends neon_simde neon_qemu sanitize fuzz"
+ALL_STEPS="lint release backends neon_simde neon_qemu sanitize fuzz"
 STEPS=${STEPS:-$ALL_STEPS}
 export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 # The CUDA toolkit lives outside the default PATH.
 if [ -d /usr/local/cuda/bin ]; then export PATH=/usr/local/cuda/bin:$PATH; fi
+
+step_lint() {
+	# Source-tree rules that need no build: the .clang-format style, and the layering rules and
+	# host function lengths of doc/ARCHITECTURE.md (with a self-test of the checker).
+	bash ci/format.sh --check
+	python3 ci/check_layers.py
+	python3 ci/check_layers.py --self-test
+}
 
 step_release() {
 	# Release build, warnings are errors, every ctest label. The GPU modules are required
