@@ -10,21 +10,21 @@
 #include "../dispatch/sz_backend.h"
 
 struct splitzip_ctx {
-	splitzip_params params;		  /* effective parameters */
+	splitzip_params params;           /* effective parameters */
 	const splitzip_backend *backend;  /* bound at creation */
 	splitzip_enc_tables fixed_tables; /* for SPLITZIP_CODEBOOK_FIXED */
-	splitzip_scratch scratch;	  /* the driver's, grown on demand */
-	splitzip_scratch verify;	  /* splitzip_verify()'s output */
+	splitzip_scratch scratch;         /* the driver's, grown on demand */
+	splitzip_scratch verify;          /* splitzip_verify()'s output */
 };
 
 /* api/sz_api_device.c: the host-memory calls on a context bound to a device backend, which
  * copy through the device and wait. */
 SZ_INTERNAL splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t *src,
-							  size_t n, void *dst, size_t dst_cap,
-							  size_t *dst_size);
+                                                          size_t n, void *dst, size_t dst_cap,
+                                                          size_t *dst_size);
 SZ_INTERNAL splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const void *src,
-							size_t src_size, size_t *src_consumed,
-							uint16_t *dst, size_t dst_cap_elems,
-							size_t *n_elems);
+                                                        size_t src_size, size_t *src_consumed,
+                                                        uint16_t *dst, size_t dst_cap_elems,
+                                                        size_t *n_elems);
 
 #endif /* SZ_API_H */

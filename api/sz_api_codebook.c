@@ -55,7 +55,7 @@ splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *d
 }
 
 splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
-					      splitzip_codebook *cb)
+                                              splitzip_codebook *cb)
 {
 	if (!src || !cb)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
@@ -63,7 +63,7 @@ splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
 }
 
 splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems, unsigned chunk_log2,
-					  uint64_t *out)
+                                          uint64_t *out)
 {
 	if (!out || (!src && n_elems) || chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN ||
 	    chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX || (uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)

@@ -8,15 +8,18 @@
 
 /* ---- Workspace ------------------------------------------------------------------------------ */
 
-static int ws_bytes_for(const splitzip_ctx *ctx, size_t n_frames, size_t max_elems, size_t *out)
+/* The workspace of n_frames frames of up to max_elems elements; INVALID_ARGUMENT if a frame
+ * cannot have that many or the size overflows size_t. */
+static splitzip_status ws_bytes_for(const splitzip_ctx *ctx, size_t n_frames, size_t max_elems,
+                                    size_t *out)
 {
 	if ((uint64_t)max_elems > SPLITZIP_MAX_FRAME_ELEMS)
-		return 0;
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	const uint64_t stride = sz_gpu_ws_stride(max_elems, ctx->params.chunk_log2);
 	if (n_frames && stride > (uint64_t)SIZE_MAX / n_frames)
-		return 0;
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	*out = (size_t)(stride * n_frames);
-	return 1;
+	return SPLITZIP_OK;
 }
 
 splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems, size_t *bytes)
@@ -27,9 +30,9 @@ splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elem
 splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
                                               size_t max_elems, size_t *bytes)
 {
-	if (!ctx || !bytes || !ws_bytes_for(ctx, n_frames, max_elems, bytes))
+	if (!ctx || !bytes)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	return SPLITZIP_OK;
+	return ws_bytes_for(ctx, n_frames, max_elems, bytes);
 }
 
 /* ---- Device-memory calls ------------------------------------------------------------------- */
@@ -44,7 +47,7 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	if (!*m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	size_t need = 0;
-	if (!ws || !ws_bytes_for(ctx, n_frames, max_elems, &need) || ws_bytes < need)
+	if (!ws || ws_bytes_for(ctx, n_frames, max_elems, &need) != SPLITZIP_OK || ws_bytes < need)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	return SPLITZIP_OK;
 }
@@ -165,7 +168,7 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
 /* ---- Host-memory calls on a device context (api/sz_api_host.c) ---------------------------- */
 
 splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n,
-                                           void *dst, size_t dst_cap, size_t *dst_size)
+                                              void *dst, size_t dst_cap, size_t *dst_size)
 {
 	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
 	if (!m)
@@ -175,10 +178,9 @@ splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t 
 	return m->host_compress(&p, src, n, dst, dst_cap, dst_size);
 }
 
-splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const void *src,
-                                                   size_t src_size, size_t *src_consumed,
-                                                   uint16_t *dst, size_t dst_cap_elems,
-                                                   size_t *n_elems)
+splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const void *src, size_t src_size,
+                                            size_t *src_consumed, uint16_t *dst,
+                                            size_t dst_cap_elems, size_t *n_elems)
 {
 	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
 	if (!m)

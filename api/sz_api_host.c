@@ -14,8 +14,7 @@ size_t splitzip_compress_bound(size_t n_elems)
 	return (size_t)splitzip_stored_frame_size(n_elems);
 }
 
-splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
-					splitzip_frame_info *info)
+splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitzip_frame_info *info)
 {
 	if (!src || !info)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
@@ -45,7 +44,8 @@ splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uin
 	size_t off = 0;
 	do {
 		splitzip_header h;
-		splitzip_status st = splitzip_stream_header((const uint8_t *)src, src_size, off, &h);
+		splitzip_status st =
+		    splitzip_stream_header((const uint8_t *)src, src_size, off, &h);
 		if (st != SPLITZIP_OK)
 			return st;
 		off += (size_t)h.frame_size;
@@ -55,8 +55,8 @@ splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uin
 	return SPLITZIP_OK;
 }
 
-splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n_elems,
-				  void *dst, size_t dst_cap, size_t *dst_size)
+splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n_elems, void *dst,
+                                  size_t dst_cap, size_t *dst_size)
 {
 	if (!ctx || !dst || !dst_size || (!src && n_elems) ||
 	    (uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)
@@ -70,25 +70,25 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	e.n_threads = ctx->params.n_threads;
 	e.fixed = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->fixed_tables : NULL;
 	return splitzip_driver_compress(&e, &ctx->scratch, src, n_elems, (uint8_t *)dst, dst_cap,
-					dst_size);
+	                                dst_size);
 }
 
 splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
-					  size_t *src_consumed, uint16_t *dst,
-					  size_t dst_cap_elems, size_t *n_elems)
+                                          size_t *src_consumed, uint16_t *dst, size_t dst_cap_elems,
+                                          size_t *n_elems)
 {
 	if (!ctx || !src || !src_consumed || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (!ctx->backend->host)
 		return splitzip_device_host_decode(ctx, src, src_size, src_consumed, dst,
-						   dst_cap_elems, n_elems);
+		                                   dst_cap_elems, n_elems);
 	return splitzip_driver_decode(ctx->backend->host, ctx->params.n_threads,
-				      (const uint8_t *)src, src_size, src_consumed, dst,
-				      dst_cap_elems, n_elems);
+	                              (const uint8_t *)src, src_size, src_consumed, dst,
+	                              dst_cap_elems, n_elems);
 }
 
 splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
-				    uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
+                                    uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
 {
 	if (!ctx || !src || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
@@ -96,9 +96,9 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 	size_t off = 0, total = 0;
 	do {
 		size_t used = 0, got = 0;
-		splitzip_status st =
-		    splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
-					      dst ? dst + total : NULL, dst_cap_elems - total, &got);
+		splitzip_status st = splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
+		                                               dst ? dst + total : NULL,
+		                                               dst_cap_elems - total, &got);
 		if (st != SPLITZIP_OK)
 			return splitzip_stream_status(st, off);
 		off += used;
@@ -109,7 +109,7 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 }
 
 splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
-				uint64_t *n_elems)
+                                uint64_t *n_elems)
 {
 	if (!ctx || !src)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
@@ -125,8 +125,9 @@ splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_s
 		if (st != SPLITZIP_OK)
 			return st;
 		size_t used = 0, got = 0;
-		st = splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
-					       (uint16_t *)ctx->verify.buf, (size_t)h.n_elems, &got);
+		st =
+		    splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
+		                              (uint16_t *)ctx->verify.buf, (size_t)h.n_elems, &got);
 		if (st != SPLITZIP_OK)
 			return st;
 		off += used;

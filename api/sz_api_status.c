@@ -1,7 +1,10 @@
 /*
  * sz_api_status.c -- status strings and version queries (public API).
  */
-#include "splitzip.h"
+#include "sz_api.h"
+
+SZ_STATIC_ASSERT(SPLITZIP_STATUS_COUNT == SPLITZIP_ERROR_BAD_CODEBOOK + 1,
+                 "SPLITZIP_STATUS_COUNT counts every status");
 
 const char *splitzip_error_string(splitzip_status status)
 {

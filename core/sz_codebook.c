@@ -66,10 +66,10 @@ void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16]
 /* ---- Codebook file: "SZCB", version, dtype, entry count, reserved, 16 exponents, checksum -- */
 
 #define SZ_CB_MAGIC 0x42435A53u /* bytes 53 5A 43 42: "SZCB" */
-#define SZ_CB_BODY 24u		/* bytes covered by the checksum */
+#define SZ_CB_BODY 24u          /* bytes covered by the checksum */
 
 void splitzip_codebook_file_write(const uint8_t codebook[16],
-				  uint8_t out[SPLITZIP_CODEBOOK_FILE_SIZE])
+                                  uint8_t out[SPLITZIP_CODEBOOK_FILE_SIZE])
 {
 	memset(out, 0, SPLITZIP_CODEBOOK_FILE_SIZE);
 	splitzip_st32(out, SZ_CB_MAGIC);
@@ -81,13 +81,13 @@ void splitzip_codebook_file_write(const uint8_t codebook[16],
 	splitzip_st32(out + SZ_CB_BODY, (uint32_t)splitzip_hash_bytes_small(out, SZ_CB_BODY));
 }
 
-splitzip_status splitzip_codebook_file_read(const uint8_t *b, size_t src_size,
-					    uint8_t codebook[16])
+splitzip_status splitzip_codebook_file_read(const uint8_t *b, size_t src_size, uint8_t codebook[16])
 {
 	if (src_size < SPLITZIP_CODEBOOK_FILE_SIZE)
 		return SPLITZIP_ERROR_TRUNCATED;
 	if (src_size != SPLITZIP_CODEBOOK_FILE_SIZE || splitzip_le32(b) != SZ_CB_MAGIC ||
-	    b[4] != 1 || b[5] != SPLITZIP_DTYPE_BF16 || b[6] != SPLITZIP_CODEBOOK_SIZE || b[7] != 0 ||
+	    b[4] != 1 || b[5] != SPLITZIP_DTYPE_BF16 || b[6] != SPLITZIP_CODEBOOK_SIZE ||
+	    b[7] != 0 ||
 	    splitzip_le32(b + SZ_CB_BODY) != (uint32_t)splitzip_hash_bytes_small(b, SZ_CB_BODY) ||
 	    !splitzip_codebook_ok(b + 8))
 		return SPLITZIP_ERROR_BAD_CODEBOOK;

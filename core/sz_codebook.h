@@ -18,8 +18,8 @@ SZ_INTERNAL int splitzip_codebook_ok(const uint8_t codebook[16]);
 /* The codebook file (FORMAT.md §9): write SPLITZIP_CODEBOOK_FILE_SIZE bytes of a valid
  * codebook; read one back (BAD_CODEBOOK or TRUNCATED on failure, 'codebook' untouched). */
 SZ_INTERNAL void splitzip_codebook_file_write(const uint8_t codebook[16],
-					      uint8_t out[SPLITZIP_CODEBOOK_FILE_SIZE]);
+                                              uint8_t out[SPLITZIP_CODEBOOK_FILE_SIZE]);
 SZ_INTERNAL splitzip_status splitzip_codebook_file_read(const uint8_t *src, size_t src_size,
-							uint8_t codebook[16]);
+                                                        uint8_t codebook[16]);
 
 #endif /* SZ_CODEBOOK_H */

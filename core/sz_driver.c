@@ -109,7 +109,7 @@ static uint64_t range_start(uint64_t C, unsigned T, unsigned w)
 }
 
 uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
-				  const uint16_t *src, uint64_t n, unsigned log2)
+                                  const uint16_t *src, uint64_t n, unsigned log2)
 {
 	const uint64_t C = splitzip_n_chunks(n, log2);
 	const unsigned T = n_workers(n_threads, n, C);
@@ -120,17 +120,18 @@ uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_thr
 	for (int64_t c = 0; c < (int64_t)C; c++) {
 		uint64_t len = splitzip_chunk_len(n, log2, (uint64_t)c);
 		sum += splitzip_hash_chunk_fold(k->hash_chunk(src + ((uint64_t)c << log2), len * 2),
-						(uint64_t)c);
+		                                (uint64_t)c);
 	}
 	(void)T;
 	return splitzip_hash_frame_final(n, sum);
 }
 
-/* ---- Encoding: codebook choice ---------------------------------------------------------------- */
+/* ---- Encoding: codebook choice ----------------------------------------------------------------
+ */
 
 /* The exponent histogram of n elements, one contiguous chunk range per worker. */
 static void histogram_all(const splitzip_host_kernels *k, const uint16_t *src, uint64_t n,
-			  unsigned log2, unsigned T, uint64_t hist[256])
+                          unsigned log2, unsigned T, uint64_t hist[256])
 {
 	if (T == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
 		k->histogram(src, (size_t)n, hist);
@@ -162,7 +163,7 @@ static void histogram_all(const splitzip_host_kernels *k, const uint16_t *src, u
 
 /* The histogram of one chunk in 16 (at least SZ_SPECULATE_SAMPLE_CHUNKS), spread evenly. */
 static void histogram_sample(const splitzip_host_kernels *k, const uint16_t *src, uint64_t n,
-			     unsigned log2, uint64_t hist[256])
+                             unsigned log2, uint64_t hist[256])
 {
 	const uint64_t C = splitzip_n_chunks(n, log2);
 	const uint64_t n_sample =
@@ -180,8 +181,8 @@ static void histogram_sample(const splitzip_host_kernels *k, const uint16_t *src
  * prediction was wrong, so the frame is the canonical one either way (§6.2).
  */
 static const splitzip_enc_tables *first_tables(const splitzip_encoder *e, const uint16_t *src,
-					       uint64_t n, unsigned T, splitzip_enc_tables *own,
-					       int *speculate)
+                                               uint64_t n, unsigned T, splitzip_enc_tables *own,
+                                               int *speculate)
 {
 	const uint64_t C = splitzip_n_chunks(n, e->chunk_log2);
 	*speculate = 0;
@@ -211,14 +212,14 @@ typedef struct enc_pass {
 	const uint16_t *src;
 	uint64_t n;
 	unsigned log2;
-	unsigned T;	  /* workers */
-	uint8_t *codes;	  /* the frame's code section */
-	uint8_t *sm;	  /* the frame's sign/mantissa section */
-	uint16_t *spos;	  /* scratch: escape positions */
-	uint8_t *sexp;	  /* scratch: escape exponents */
+	unsigned T;       /* workers */
+	uint8_t *codes;   /* the frame's code section */
+	uint8_t *sm;      /* the frame's sign/mantissa section */
+	uint16_t *spos;   /* scratch: escape positions */
+	uint8_t *sexp;    /* scratch: escape exponents */
 	uint32_t *counts; /* scratch: escapes per chunk */
 	uint64_t *whist;  /* scratch: a histogram per worker (speculative pass), or NULL */
-	int want_sum;	  /* fold the content checksum in */
+	int want_sum;     /* fold the content checksum in */
 	uint64_t wcount[SZ_MAX_WORKERS + 1]; /* escapes per worker */
 } enc_pass;
 
@@ -227,14 +228,14 @@ typedef struct enc_pass {
  * range's checksum folds to '*csum' and its histogram to 'hist' when asked.
  */
 static uint64_t encode_range(const enc_pass *p, uint64_t c0, uint64_t c1, uint64_t *csum,
-			     uint64_t *hist)
+                             uint64_t *hist)
 {
 	const unsigned log2 = p->log2;
 	uint64_t base = c0 << log2, k = 0, h0 = base;
 	for (uint64_t c = c0; c < c1; c++) {
 		uint64_t e0 = c << log2, len = splitzip_chunk_len(p->n, log2, c);
 		size_t m = p->encode(p->t, p->src + e0, (size_t)len, p->codes + e0 / 2, p->sm + e0,
-				     p->spos + base + k, p->sexp + base + k);
+		                     p->spos + base + k, p->sexp + base + k);
 		p->counts[c] = (uint32_t)m;
 		k += m;
 		if (p->want_sum)
@@ -264,8 +265,8 @@ static uint64_t encode_workers(enc_pass *p)
 #endif
 	for (int64_t w = 0; w < (int64_t)p->T; w++)
 		p->wcount[w] = encode_range(p, range_start(C, p->T, (unsigned)w),
-					    range_start(C, p->T, (unsigned)w + 1), &csum,
-					    p->whist ? p->whist + 256 * (size_t)w : NULL);
+		                            range_start(C, p->T, (unsigned)w + 1), &csum,
+		                            p->whist ? p->whist + 256 * (size_t)w : NULL);
 	return csum;
 }
 
@@ -306,8 +307,7 @@ static splitzip_status pass_scratch(enc_pass *p, splitzip_scratch *s, int specul
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
 	const size_t cnt_bytes = (size_t)splitzip_align16(4 * C);
 	const size_t hist_bytes = speculate ? (size_t)p->T * 256 * sizeof(uint64_t) : 0;
-	splitzip_status st =
-	    splitzip_scratch_reserve(s, cnt_bytes + hist_bytes + (size_t)p->n * 3);
+	splitzip_status st = splitzip_scratch_reserve(s, cnt_bytes + hist_bytes + (size_t)p->n * 3);
 	if (st != SPLITZIP_OK)
 		return st;
 	uint8_t *b = (uint8_t *)s->buf;
@@ -320,30 +320,18 @@ static splitzip_status pass_scratch(enc_pass *p, splitzip_scratch *s, int specul
 	return SPLITZIP_OK;
 }
 
-/* ---- Encoding: writing the frame -------------------------------------------------------------- */
-
-/* The header fields every frame this encoder writes shares (version 1, BF16). */
-static void header_init(splitzip_header *h, unsigned mode, unsigned log2, unsigned flags,
-			uint64_t n)
-{
-	memset(h, 0, sizeof *h);
-	h->version = SPLITZIP_FORMAT_VERSION;
-	h->dtype = SPLITZIP_DTYPE_BF16;
-	h->mode = mode;
-	h->chunk_log2 = log2;
-	h->flags = flags;
-	h->n_elems = n;
-}
+/* ---- Encoding: writing the frame --------------------------------------------------------------
+ */
 
 /* A stored frame (FORMAT.md §4.1), if it fits in dst_cap bytes. */
 static splitzip_status write_stored(const splitzip_encoder *e, const uint16_t *src, uint64_t n,
-				    uint8_t *dst, size_t dst_cap, size_t *dst_size)
+                                    uint8_t *dst, size_t dst_cap, size_t *dst_size)
 {
 	const uint64_t size = splitzip_stored_frame_size(n);
 	if (dst_cap < size)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	splitzip_header h;
-	header_init(&h, SPLITZIP_MODE_STORED, e->chunk_log2, e->flags, n);
+	splitzip_header_init(&h, SPLITZIP_MODE_STORED, e->chunk_log2, e->flags, n);
 	h.frame_size = size;
 	if (e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 		h.content_checksum =
@@ -363,7 +351,7 @@ static splitzip_status write_stored(const splitzip_encoder *e, const uint16_t *s
  * gathered in worker (= chunk) order, and the header.
  */
 static void write_split4_tail(const enc_pass *p, const splitzip_layout *L, unsigned flags,
-			      uint64_t csum, uint8_t *dst)
+                              uint64_t csum, uint8_t *dst)
 {
 	const uint64_t C = L->n_chunks, E = L->n_escapes;
 	for (int g = 0; g < SPLITZIP_SPLIT4_GAPS; g++)
@@ -382,7 +370,7 @@ static void write_split4_tail(const enc_pass *p, const splitzip_layout *L, unsig
 		at += p->wcount[w];
 	}
 	splitzip_header h;
-	header_init(&h, SPLITZIP_MODE_SPLIT4, p->log2, flags, p->n);
+	splitzip_header_init(&h, SPLITZIP_MODE_SPLIT4, p->log2, flags, p->n);
 	h.n_escapes = (uint32_t)E;
 	memcpy(h.codebook, p->t->codebook, 16);
 	h.frame_size = L->frame_size;
@@ -392,8 +380,8 @@ static void write_split4_tail(const enc_pass *p, const splitzip_layout *L, unsig
 }
 
 splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scratch *s,
-					 const uint16_t *src, uint64_t n, uint8_t *dst,
-					 size_t dst_cap, size_t *dst_size)
+                                         const uint16_t *src, uint64_t n, uint8_t *dst,
+                                         size_t dst_cap, size_t *dst_size)
 {
 	const unsigned log2 = e->chunk_log2;
 	const int64_t max_esc = splitzip_split4_max_escapes(n, log2);
@@ -439,7 +427,8 @@ splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scr
 	return SPLITZIP_OK;
 }
 
-/* ---- Decoding ----------------------------------------------------------------------------------- */
+/* ---- Decoding -----------------------------------------------------------------------------------
+ */
 
 static int all_zero(const uint8_t *p, uint64_t n)
 {
@@ -463,31 +452,32 @@ typedef struct dec_pass {
 /*
  * Validate and patch the escapes [k0, k1) of the chunk at element e0 (len elements) after its
  * dense decode (§4.2, §8): positions strictly ascending and inside the chunk, the dense code at
- * each position 0, the exponent outside the codebook. Returns 0 if the chunk is invalid.
+ * each position 0, the exponent outside the codebook. CORRUPT_STREAM if one is not.
  */
-static int patch_chunk(const dec_pass *p, uint64_t e0, uint64_t len, uint64_t k0, uint64_t k1)
+static splitzip_status patch_chunk(const dec_pass *p, uint64_t e0, uint64_t len, uint64_t k0,
+                                   uint64_t k1)
 {
 	int64_t prev = -1;
 	for (uint64_t k = k0; k < k1; k++) {
 		uint64_t pos = splitzip_le16(p->epos + 2 * k);
 		uint8_t e = p->eexp[k];
 		if ((int64_t)pos <= prev || pos >= len || !p->t.is_escape[e])
-			return 0;
+			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		uint64_t i = e0 + pos;
 		if ((p->codes[i / 2] >> (4 * (i % 2))) & 0xF)
-			return 0;
+			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		p->dst[i] = splitzip_bf16_join(e, p->sm[i]);
 		prev = (int64_t)pos;
 	}
-	return 1;
+	return SPLITZIP_OK;
 }
 
 /*
- * Decode and patch chunks [c0, c1) (one worker's range) of a frame whose chunk table is valid.
- * Returns 1 if a chunk's escapes are invalid (decoding stops there), else 0; adds the checksum
- * folds to '*csum' if want_sum.
+ * Decode and patch chunks [c0, c1) (one worker's range) of a frame whose chunk table is valid,
+ * adding the checksum folds to '*csum' if want_sum. Stops at the first chunk whose escapes are
+ * invalid (CORRUPT_STREAM).
  */
-static uint64_t decode_range(const dec_pass *p, uint64_t c0, uint64_t c1, uint64_t *csum)
+static splitzip_status decode_range(const dec_pass *p, uint64_t c0, uint64_t c1, uint64_t *csum)
 {
 	const uint64_t n = p->L.n_elems;
 	const unsigned log2 = p->L.chunk_log2;
@@ -496,13 +486,14 @@ static uint64_t decode_range(const dec_pass *p, uint64_t c0, uint64_t c1, uint64
 		uint64_t k0 = c ? splitzip_le32(p->table + 4 * (c - 1)) : 0;
 		uint64_t k1 = splitzip_le32(p->table + 4 * c);
 		p->decode(p->t.codebook, p->codes + e0 / 2, p->sm + e0, (size_t)len, p->dst + e0);
-		if (!patch_chunk(p, e0, len, k0, k1))
-			return 1;
+		splitzip_status st = patch_chunk(p, e0, len, k0, k1);
+		if (st != SPLITZIP_OK)
+			return st;
 		if (p->want_sum)
 			*csum += splitzip_hash_chunk_fold(
 			    p->k->hash_chunk(p->dst + e0, (size_t)len * 2), c);
 	}
-	return 0;
+	return SPLITZIP_OK;
 }
 
 /*
@@ -533,7 +524,7 @@ static int split4_body_ok(const dec_pass *p, const uint8_t *src)
 
 /* Decode the body of a split4 frame whose header is valid. */
 static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_threads,
-				     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
+                                     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
 {
 	dec_pass p;
 	p.k = k;
@@ -546,26 +537,29 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 	p.dst = dst;
 	p.want_sum = (h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	p.decode = 2 * h->n_elems >= SZ_STREAM_MIN_BYTES && !p.want_sum ? k->decode_chunk_stream
-									  : k->decode_chunk;
+	                                                                : k->decode_chunk;
 	if (!split4_body_ok(&p, src))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	splitzip_enc_tables_init(&p.t, h->codebook);
 
 	const uint64_t C = p.L.n_chunks;
 	const unsigned T = n_workers(n_threads, h->n_elems, C);
-	uint64_t csum = 0, bad = 0;
-	if (T == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
-		bad = decode_range(&p, 0, C, &csum);
+	uint64_t csum = 0;
+	int worst = SPLITZIP_OK; /* the workers' statuses: OK or CORRUPT_STREAM */
+	if (T == 1) {            /* no parallel region: even a one-thread one costs ~0.5 us */
+		worst = decode_range(&p, 0, C, &csum);
 	} else {
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(T) reduction(+ : csum, bad) schedule(static)
+#pragma omp parallel for num_threads(T) reduction(+ : csum) reduction(max : worst) schedule(static)
 #endif
-		for (int64_t w = 0; w < (int64_t)T; w++)
-			bad += decode_range(&p, range_start(C, T, (unsigned)w),
-					    range_start(C, T, (unsigned)w + 1), &csum);
+		for (int64_t w = 0; w < (int64_t)T; w++) {
+			int st = decode_range(&p, range_start(C, T, (unsigned)w),
+			                      range_start(C, T, (unsigned)w + 1), &csum);
+			worst = st > worst ? st : worst;
+		}
 	}
-	if (bad)
-		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	if (worst != SPLITZIP_OK)
+		return (splitzip_status)worst;
 	if (p.want_sum && splitzip_hash_frame_final(h->n_elems, csum) != h->content_checksum)
 		return SPLITZIP_ERROR_CONTENT_CHECKSUM;
 	return SPLITZIP_OK;
@@ -573,7 +567,7 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 
 /* Decode the body of a stored frame whose header is valid (FORMAT.md §4.1). */
 static splitzip_status decode_stored(const splitzip_host_kernels *k, unsigned n_threads,
-				     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
+                                     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
 {
 	const uint64_t n = h->n_elems;
 	const uint8_t *pad = src + SPLITZIP_FRAME_HEADER_SIZE + 2 * n;
@@ -588,8 +582,8 @@ static splitzip_status decode_stored(const splitzip_host_kernels *k, unsigned n_
 }
 
 splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned n_threads,
-				       const uint8_t *src, size_t src_size, size_t *src_consumed,
-				       uint16_t *dst, size_t dst_cap, size_t *n_elems)
+                                       const uint8_t *src, size_t src_size, size_t *src_consumed,
+                                       uint16_t *dst, size_t dst_cap, size_t *n_elems)
 {
 	splitzip_header h;
 	splitzip_status st = splitzip_read_header(src, src_size, &h);
@@ -600,7 +594,7 @@ splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned 
 	if (h.n_elems > dst_cap)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	st = h.mode == SPLITZIP_MODE_STORED ? decode_stored(k, n_threads, &h, src, dst)
-					    : decode_split4(k, n_threads, &h, src, dst);
+	                                    : decode_split4(k, n_threads, &h, src, dst);
 	if (st != SPLITZIP_OK)
 		return st;
 	*src_consumed = (size_t)h.frame_size;

@@ -22,9 +22,9 @@ SZ_INTERNAL void splitzip_scratch_free(splitzip_scratch *s);
 /* What an encode is asked to do. */
 typedef struct splitzip_encoder {
 	const splitzip_host_kernels *k;
-	unsigned chunk_log2;		  /* SPLITZIP_CHUNK_LOG2_MIN..MAX */
-	unsigned flags;			  /* SPLITZIP_FLAG_* */
-	unsigned n_threads;		  /* 0: as many as OpenMP offers */
+	unsigned chunk_log2;              /* SPLITZIP_CHUNK_LOG2_MIN..MAX */
+	unsigned flags;                   /* SPLITZIP_FLAG_* */
+	unsigned n_threads;               /* 0: as many as OpenMP offers */
 	const splitzip_enc_tables *fixed; /* a fixed codebook, or NULL: from the input */
 } splitzip_encoder;
 
@@ -32,10 +32,9 @@ typedef struct splitzip_encoder {
  * Encode n elements (n <= SPLITZIP_MAX_FRAME_ELEMS) into the canonical frame at dst (dst_cap
  * bytes; the bound always suffices) and store its size. OK, DST_TOO_SMALL or OUT_OF_MEMORY.
  */
-SZ_INTERNAL splitzip_status splitzip_driver_compress(const splitzip_encoder *e,
-						     splitzip_scratch *s, const uint16_t *src,
-						     uint64_t n, uint8_t *dst, size_t dst_cap,
-						     size_t *dst_size);
+SZ_INTERNAL splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scratch *s,
+                                                     const uint16_t *src, uint64_t n, uint8_t *dst,
+                                                     size_t dst_cap, size_t *dst_size);
 
 /*
  * Decode the one frame at the start of src (src_size bytes available) into dst (room for
@@ -43,12 +42,12 @@ SZ_INTERNAL splitzip_status splitzip_driver_compress(const splitzip_encoder *e,
  * the frame's size in bytes and the number of elements. Any decoder status.
  */
 SZ_INTERNAL splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k,
-						   unsigned n_threads, const uint8_t *src,
-						   size_t src_size, size_t *src_consumed,
-						   uint16_t *dst, size_t dst_cap, size_t *n_elems);
+                                                   unsigned n_threads, const uint8_t *src,
+                                                   size_t src_size, size_t *src_consumed,
+                                                   uint16_t *dst, size_t dst_cap, size_t *n_elems);
 
 /* The content checksum (FORMAT.md §7) of n elements in chunks of 2^log2, on up to n_threads. */
 SZ_INTERNAL uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
-					      const uint16_t *src, uint64_t n, unsigned log2);
+                                              const uint16_t *src, uint64_t n, unsigned log2);
 
 #endif /* SZ_DRIVER_H */

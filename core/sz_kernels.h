@@ -16,11 +16,11 @@
 
 /* Encoder tables derived from a valid codebook (core/sz_codebook.c: splitzip_enc_tables_init). */
 typedef struct splitzip_enc_tables {
-	uint8_t code_of[256];	/* exponent -> code; 0 for exponents outside the codebook */
+	uint8_t code_of[256];   /* exponent -> code; 0 for exponents outside the codebook */
 	uint8_t is_escape[256]; /* 1 for exponents outside the codebook, else 0 */
-	uint8_t codebook[16];	/* code -> exponent, strictly ascending */
-	int contiguous;		/* codebook == base, base+1, ..., base+15 */
-	uint8_t base;		/* codebook[0] */
+	uint8_t codebook[16];   /* code -> exponent, strictly ascending */
+	int contiguous;         /* codebook == base, base+1, ..., base+15 */
+	uint8_t base;           /* codebook[0] */
 } splitzip_enc_tables;
 
 /* hist[exponent(src[i])] += 1 for i < n. */
@@ -34,15 +34,15 @@ typedef void (*splitzip_histogram_fn)(const uint16_t *src, size_t n, uint64_t hi
  * Must match splitzip_ref_encode_chunk() byte for byte.
  */
 typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const uint16_t *src,
-					   size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-					   uint8_t *esc_exp);
+                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
+                                           uint8_t *esc_exp);
 
 /*
  * Decode the dense part of one chunk of n elements: dst[i] = join(codebook[code_i], sm[i]).
  * Escapes are patched afterwards by the driver, which validates them first.
  */
 typedef void (*splitzip_decode_chunk_fn)(const uint8_t codebook[16], const uint8_t *codes,
-					 const uint8_t *sm, size_t n, uint16_t *dst);
+                                         const uint8_t *sm, size_t n, uint16_t *dst);
 
 /* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 typedef uint64_t (*splitzip_hash_chunk_fn)(const void *p, size_t n_bytes);
@@ -67,10 +67,10 @@ typedef struct splitzip_host_kernels {
 /* core/sz_ref.c: the scalar reference kernels, the oracle; also the "scalar" backend. */
 SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256]);
 SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src,
-					     size_t n, uint8_t *codes, uint8_t *sm,
-					     uint16_t *esc_pos, uint8_t *esc_exp);
+                                             size_t n, uint8_t *codes, uint8_t *sm,
+                                             uint16_t *esc_pos, uint8_t *esc_exp);
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
-					   const uint8_t *sm, size_t n, uint16_t *dst);
+                                           const uint8_t *sm, size_t n, uint16_t *dst);
 SZ_INTERNAL extern const splitzip_host_kernels splitzip_kernels_scalar;
 
 /* core/sz_checksum.c: chunk digest of n bytes (doc/FORMAT.md §7.1), word-wise, any alignment. */

@@ -26,26 +26,28 @@
 #define SPLITZIP_FLAGS_KNOWN SPLITZIP_FLAG_CONTENT_CHECKSUM /* every flag version 1 defines */
 
 SZ_STATIC_ASSERT(SPLITZIP_FRAME_HEADER_SIZE % SPLITZIP_SECTION_ALIGN == 0,
-		 "sections after the header start aligned");
+                 "sections after the header start aligned");
 SZ_STATIC_ASSERT(SPLITZIP_COMPRESS_BOUND(1) == SPLITZIP_FRAME_HEADER_SIZE + 16,
-		 "the public bound is the stored frame size");
+                 "the public bound is the stored frame size");
 SZ_STATIC_ASSERT(SPLITZIP_CHUNK_LOG2_MAX <= 16, "chunk-local escape positions are u16");
+SZ_STATIC_ASSERT(SPLITZIP_CODEBOOK_SIZE == 16, "4-bit codes: the codebook arrays hold 16");
 
 /* Byte offsets of the header fields. */
-#define SZ_H_MAGIC 0	       /* u32 */
-#define SZ_H_VERSION 4	       /* u8 */
-#define SZ_H_DTYPE 5	       /* u8 */
-#define SZ_H_MODE 6	       /* u8 */
-#define SZ_H_CHUNK_LOG2 7      /* u8 */
-#define SZ_H_FLAGS 8	       /* u8 */
-#define SZ_H_RESERVED0 9       /* 3 bytes, zero */
-#define SZ_H_ESCAPE_COUNT 12   /* u32 */
-#define SZ_H_ELEMENT_COUNT 16  /* u64 */
-#define SZ_H_CODEBOOK 24       /* 16 x u8 */
-#define SZ_H_FRAME_SIZE 40     /* u64 */
+#define SZ_H_MAGIC 0             /* u32 */
+#define SZ_H_VERSION 4           /* u8 */
+#define SZ_H_DTYPE 5             /* u8 */
+#define SZ_H_MODE 6              /* u8 */
+#define SZ_H_CHUNK_LOG2 7        /* u8 */
+#define SZ_H_FLAGS 8             /* u8 */
+#define SZ_H_RESERVED0 9         /* 3 bytes, zero */
+#define SZ_H_ESCAPE_COUNT 12     /* u32 */
+#define SZ_H_ELEMENT_COUNT 16    /* u64 */
+#define SZ_H_CODEBOOK 24         /* 16 x u8 */
+#define SZ_H_FRAME_SIZE 40       /* u64 */
 #define SZ_H_CONTENT_CHECKSUM 48 /* u64 */
-#define SZ_H_RESERVED1 56      /* 4 bytes, zero */
-#define SZ_H_HEADER_CHECKSUM 60 /* u32 */
+#define SZ_H_RESERVED1 56        /* 4 bytes, zero */
+#define SZ_H_HEADER_CHECKSUM 60  /* u32 */
+SZ_STATIC_ASSERT(SZ_H_HEADER_CHECKSUM + 4 == SPLITZIP_FRAME_HEADER_SIZE, "the header is 64 bytes");
 
 /* ---- Small arithmetic ---------------------------------------------------------------------- */
 
@@ -94,7 +96,7 @@ typedef struct splitzip_layout {
 } splitzip_layout;
 
 SPLITZIP_HD void splitzip_split4_layout(uint64_t n, unsigned log2, uint64_t n_escapes,
-					splitzip_layout *L)
+                                        splitzip_layout *L)
 {
 	L->n_elems = n;
 	L->chunk_log2 = log2;
@@ -199,7 +201,7 @@ SPLITZIP_HD uint8_t splitzip_bf16_signman(uint16_t v)
 SPLITZIP_HD uint16_t splitzip_bf16_join(uint8_t exponent, uint8_t signman)
 {
 	return (uint16_t)(((uint16_t)(signman & 0x80) << 8) | ((uint16_t)exponent << 7) |
-			  (signman & 0x7F));
+	                  (signman & 0x7F));
 }
 
 /* ---- Header (FORMAT.md §3) ------------------------------------------------------------------ */
@@ -222,6 +224,27 @@ typedef struct splitzip_header {
 SPLITZIP_HD uint32_t splitzip_header_checksum(const uint8_t *h)
 {
 	return (uint32_t)splitzip_hash_bytes_small(h, SZ_H_HEADER_CHECKSUM);
+}
+
+/*
+ * The fields every frame of this format version starts with (version 1, BF16): mode, chunk size,
+ * flags and element count; escapes, codebook, size and checksum zero. Encoders, host and
+ * device, fill in the rest.
+ */
+SPLITZIP_HD void splitzip_header_init(splitzip_header *h, unsigned mode, unsigned chunk_log2,
+                                      unsigned flags, uint64_t n_elems)
+{
+	h->version = SPLITZIP_FORMAT_VERSION;
+	h->dtype = SPLITZIP_DTYPE_BF16;
+	h->mode = mode;
+	h->chunk_log2 = chunk_log2;
+	h->flags = flags;
+	h->n_escapes = 0;
+	h->n_elems = n_elems;
+	for (unsigned i = 0; i < 16; i++)
+		h->codebook[i] = 0;
+	h->frame_size = 0;
+	h->content_checksum = 0;
 }
 
 /*
@@ -256,7 +279,7 @@ enum {
 	SZ_HDR_BAD_MAGIC,
 	SZ_HDR_BAD_CHECKSUM,
 	SZ_HDR_UNSUPPORTED, /* version above 1, unknown dtype or mode */
-	SZ_HDR_CORRUPT	    /* a field out of range or inconsistent */
+	SZ_HDR_CORRUPT      /* a field out of range or inconsistent */
 };
 
 /*
@@ -295,9 +318,8 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	/* FORMAT.md §3.2: reserved bits and bytes must be zero. */
 	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
 		return SZ_HDR_CORRUPT;
-	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] |
-	    h[SZ_H_RESERVED1] | h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] |
-	    h[SZ_H_RESERVED1 + 3])
+	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] | h[SZ_H_RESERVED1] |
+	    h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] | h[SZ_H_RESERVED1 + 3])
 		return SZ_HDR_CORRUPT;
 	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
 		return SZ_HDR_CORRUPT;
@@ -357,7 +379,7 @@ SPLITZIP_HD splitzip_status splitzip_header_status(int hdr_result)
  * frame is reported as such and only a prefix of a frame is reported as truncated.
  */
 SPLITZIP_HD splitzip_status splitzip_read_header(const uint8_t *src, uint64_t size,
-						 splitzip_header *h)
+                                                 splitzip_header *h)
 {
 	if (size < SPLITZIP_FRAME_HEADER_SIZE) {
 		for (uint64_t i = 0; i < size && i < 4; i++)
@@ -381,8 +403,8 @@ SPLITZIP_HD splitzip_status splitzip_stream_status(splitzip_status st, uint64_t 
  * The header of the frame at byte offset off of a stream of 'size' bytes (off < size), with the
  * statuses of §8.2: on SPLITZIP_OK the whole frame, h->frame_size bytes, lies inside the stream.
  */
-SPLITZIP_HD splitzip_status splitzip_stream_header(const uint8_t *src, uint64_t size,
-						   uint64_t off, splitzip_header *h)
+SPLITZIP_HD splitzip_status splitzip_stream_header(const uint8_t *src, uint64_t size, uint64_t off,
+                                                   splitzip_header *h)
 {
 	splitzip_status st = splitzip_read_header(src + off, size - off, h);
 	if (st != SPLITZIP_OK)

@@ -14,7 +14,7 @@ void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
 
 /* FORMAT.md §4.2: codes (low nibble first), sign/mantissa bytes, escapes in position order. */
 size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-				 uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+                                 uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
 	size_t n_esc = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -36,7 +36,7 @@ size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *s
 }
 
 void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-			       size_t n, uint16_t *dst)
+                               size_t n, uint16_t *dst)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned code = (codes[i / 2] >> (4 * (i % 2))) & 0xF;
@@ -45,10 +45,10 @@ void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
 }
 
 const splitzip_host_kernels splitzip_kernels_scalar = {
-	.histogram = splitzip_ref_histogram,
-	.encode_chunk = splitzip_ref_encode_chunk,
-	.decode_chunk = splitzip_ref_decode_chunk,
-	.encode_chunk_stream = splitzip_ref_encode_chunk,
-	.decode_chunk_stream = splitzip_ref_decode_chunk,
-	.hash_chunk = splitzip_hash_bytes,
+    .histogram = splitzip_ref_histogram,
+    .encode_chunk = splitzip_ref_encode_chunk,
+    .decode_chunk = splitzip_ref_decode_chunk,
+    .encode_chunk_stream = splitzip_ref_encode_chunk,
+    .decode_chunk_stream = splitzip_ref_decode_chunk,
+    .hash_chunk = splitzip_hash_bytes,
 };

@@ -20,7 +20,7 @@ typedef struct splitzip_backend {
 	/* 1 if usable on this machine now (CPU features + OS state, or a device present). */
 	int (*probe)(void);
 	const splitzip_host_kernels *host; /* host backends: their kernels, else NULL */
-	splitzip_gpu_loader *gpu;	   /* device backends: their module loader, else NULL */
+	splitzip_gpu_loader *gpu;          /* device backends: their module loader, else NULL */
 } splitzip_backend;
 
 /* Registry (dispatch/sz_registry.c), priority order, best first; scalar is last. */
@@ -32,7 +32,7 @@ SZ_INTERNAL const splitzip_backend *splitzip_registry_get(size_t i);
  * SPLITZIP_FORCE_BACKEND, or the best usable host backend. NULL with '*st' set on failure.
  */
 SZ_INTERNAL const splitzip_backend *splitzip_select_backend(splitzip_backend_id id,
-							     splitzip_status *st);
+                                                            splitzip_status *st);
 
 /* The GPU backends' registry entries (dispatch/sz_gpu_loader.c), when their module is built. */
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_cuda;

@@ -78,8 +78,7 @@ static const splitzip_gpu_module *usable(splitzip_gpu_loader *ld, const char *na
 }
 
 #if SPLITZIP_HAVE_CUDA
-static splitzip_gpu_loader cuda_loader = {"SPLITZIP_CUDA_MODULE", "libsplitzip_cuda.so",
-                                                 NULL, 0};
+static splitzip_gpu_loader cuda_loader = {"SPLITZIP_CUDA_MODULE", "libsplitzip_cuda.so", NULL, 0};
 static int probe_cuda(void)
 {
 	return usable(&cuda_loader, "cuda") != NULL;
@@ -94,8 +93,7 @@ const splitzip_backend splitzip_backend_cuda = {
 #endif
 
 #if SPLITZIP_HAVE_HIP
-static splitzip_gpu_loader hip_loader = {"SPLITZIP_HIP_MODULE", "libsplitzip_hip.so", NULL,
-                                                0};
+static splitzip_gpu_loader hip_loader = {"SPLITZIP_HIP_MODULE", "libsplitzip_hip.so", NULL, 0};
 static int probe_hip(void)
 {
 	return usable(&hip_loader, "hip") != NULL;
@@ -121,4 +119,3 @@ const splitzip_gpu_module *splitzip_gpu_module_of(const splitzip_backend *b)
 	return NULL;
 }
 #endif /* SPLITZIP_HAVE_CUDA || SPLITZIP_HAVE_HIP */
-

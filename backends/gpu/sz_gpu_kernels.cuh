@@ -521,13 +521,9 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 	}
 	if (lead) {
 		splitzip_header h;
-		h.version = SPLITZIP_FORMAT_VERSION;
-		h.dtype = SPLITZIP_DTYPE_BF16;
-		h.mode = split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED;
-		h.chunk_log2 = L;
-		h.flags = a.flags;
+		splitzip_header_init(&h, split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED, L,
+		                     a.flags, n);
 		h.n_escapes = split4 ? (uint32_t)E : 0;
-		h.n_elems = n;
 		for (unsigned k = 0; k < 16; k++)
 			h.codebook[k] = split4 ? st->codebook[k] : 0;
 		h.frame_size = size;
