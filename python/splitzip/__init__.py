@@ -19,14 +19,7 @@ import numpy as np
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
            "compress_bound", "backends", "version"]
 
-_STATUS_NAMES = ["OK", "ERROR_INVALID_ARGUMENT", "ERROR_DST_TOO_SMALL", "ERROR_CORRUPT_STREAM",
-                 "ERROR_UNSUPPORTED_FORMAT", "ERROR_BACKEND_UNAVAILABLE", "ERROR_OUT_OF_MEMORY",
-                 "ERROR_DEVICE", "ERROR_BAD_MAGIC", "ERROR_TRUNCATED", "ERROR_HEADER_CHECKSUM",
-                 "ERROR_CONTENT_CHECKSUM", "ERROR_BAD_CODEBOOK"]
-
 FLAG_CONTENT_CHECKSUM = 1
-_BACKEND_IDS = {"auto": 0, "scalar": 1, "avx2": 2, "neon": 3, "cuda": 4, "hip": 5, "avx512": 6,
-                "avx512vbmi": 7}
 
 
 class SplitzipError(Exception):
@@ -36,6 +29,12 @@ class SplitzipError(Exception):
         self.status = status
         self.name = _STATUS_NAMES[status] if 0 <= status < len(_STATUS_NAMES) else "UNKNOWN"
         super().__init__(f"{message}: {self.name}")
+
+
+class _UnknownBackendError(SplitzipError, ValueError):
+    """A backend name the library does not list: unknown, or not compiled in. Both a ValueError
+    (what an unknown name raised) and a SplitzipError with ERROR_BACKEND_UNAVAILABLE (what the
+    name of a backend left out of the build raised from splitzip_ctx_create)."""
 
 
 def _find_library():
@@ -87,11 +86,39 @@ for name, res, args in [
     ("splitzip_backend_count", _SZ, []),
     ("splitzip_backend_name", ctypes.c_char_p, [_SZ]),
     ("splitzip_backend_available", ctypes.c_int, [_SZ]),
+    ("splitzip_backend_id_of", ctypes.c_int, [_SZ]),
+    ("splitzip_status_name", ctypes.c_char_p, [ctypes.c_int]),
     ("splitzip_version_string", ctypes.c_char_p, []),
 ]:
     fn = getattr(_lib, name)
     fn.restype = res
     fn.argtypes = args
+
+
+def _read_status_names():
+    """The spellings of statuses 0, 1, ... up to the first that the library calls UNKNOWN."""
+    names = []
+    while len(names) < 1024:  # a bound, should the library never answer UNKNOWN
+        name = _lib.splitzip_status_name(len(names)).decode()
+        if name == "UNKNOWN":
+            break
+        names.append(name)
+    return names
+
+
+def _read_backend_ids():
+    """{name: splitzip_backend_id} of every compiled-in backend, and "auto". The id of "auto" is
+    what splitzip_backend_id_of() returns past the last backend (SPLITZIP_BACKEND_AUTO)."""
+    n = _lib.splitzip_backend_count()
+    ids = {"auto": _lib.splitzip_backend_id_of(n)}
+    for i in range(n):
+        ids[_lib.splitzip_backend_name(i).decode()] = _lib.splitzip_backend_id_of(i)
+    return ids
+
+
+_STATUS_NAMES = _read_status_names()
+_BACKEND_IDS = _read_backend_ids()
+_BACKEND_UNAVAILABLE = _STATUS_NAMES.index("ERROR_BACKEND_UNAVAILABLE")
 
 
 def version():
@@ -131,7 +158,9 @@ def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0
     p = _Params()
     _lib.splitzip_params_init(ctypes.byref(p))
     if backend not in _BACKEND_IDS:
-        raise ValueError(f"unknown backend {backend!r}")
+        raise _UnknownBackendError(
+            _BACKEND_UNAVAILABLE, f"backend {backend!r} is unknown or not compiled into this "
+            f"library (choose from: {', '.join(_BACKEND_IDS)})")
     p.backend = _BACKEND_IDS[backend]
     p.chunk_log2 = chunk_log2
     p.flags = FLAG_CONTENT_CHECKSUM if checksum else 0
