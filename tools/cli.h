@@ -89,4 +89,13 @@ int reader_open(frame_reader *r, const char *path);
 void reader_close(frame_reader *r);
 int next_frame(frame_reader *r, size_t *size, splitzip_frame_info *fi);
 
+/* ---- the commands (cmd_*.c); each returns an exit code ---- */
+
+int cmd_compress(const options *o);
+int cmd_decompress(const options *o);
+int cmd_verify(const options *o);
+int cmd_info(const options *o);
+int cmd_calibrate(const options *o);
+int cmd_backends(void);
+
 #endif /* SPLITZIP_CLI_H */
