@@ -136,7 +136,7 @@ typedef struct splitzip_codebook {
  * Returns SPLITZIP_ERROR_INVALID_ARGUMENT if 'hist' is NULL or 'src' is NULL with n_elems > 0.
  */
 SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems,
-						uint64_t hist[256]);
+                                                uint64_t hist[256]);
 
 /*
  * splitzip_codebook_from_histogram() selects the canonical codebook for an exponent histogram:
@@ -145,7 +145,7 @@ SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_el
  * result is always a valid codebook. Errors: SPLITZIP_ERROR_INVALID_ARGUMENT on NULL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256],
-							      splitzip_codebook *cb);
+                                                              splitzip_codebook *cb);
 
 /*
  * splitzip_calibrate() computes the canonical codebook of 'n_elems' BF16 values; it is
@@ -153,7 +153,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t his
  * samples, accumulate one histogram and call splitzip_codebook_from_histogram() once.
  */
 SPLITZIP_API splitzip_status splitzip_calibrate(const uint16_t *src, size_t n_elems,
-						splitzip_codebook *cb);
+                                                splitzip_codebook *cb);
 
 /*
  * splitzip_codebook_validate() returns SPLITZIP_OK if 'cb' is valid (16 strictly ascending
@@ -170,7 +170,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_validate(const splitzip_codebook 
  * DST_TOO_SMALL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *dst,
-							 size_t dst_cap);
+                                                         size_t dst_cap);
 
 /*
  * splitzip_codebook_deserialize() reads a serialised codebook from 'src' ('src_size' bytes,
@@ -178,7 +178,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook
  * TRUNCATED (too short), BAD_CODEBOOK (bad magic, version, checksum, order, trailing bytes).
  */
 SPLITZIP_API splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
-							   splitzip_codebook *cb);
+                                                           splitzip_codebook *cb);
 
 /* ==================================================================== */
 /*                          Context & backends                          */
@@ -194,7 +194,7 @@ typedef enum splitzip_backend_id {
 	SPLITZIP_BACKEND_NEON = 3,
 	SPLITZIP_BACKEND_CUDA = 4,
 	SPLITZIP_BACKEND_HIP = 5,
-	SPLITZIP_BACKEND_AVX512 = 6,	 /* AVX-512 F/BW/DQ/VL */
+	SPLITZIP_BACKEND_AVX512 = 6,    /* AVX-512 F/BW/DQ/VL */
 	SPLITZIP_BACKEND_AVX512VBMI = 7 /* the same plus VBMI/VBMI2 (Ice Lake, Zen 4) */
 } splitzip_backend_id;
 
@@ -220,13 +220,13 @@ typedef enum splitzip_codebook_mode {
  * programs compiled against this header.
  */
 typedef struct splitzip_params {
-	size_t struct_size;		      /* = sizeof(splitzip_params), set by params_init */
-	splitzip_backend_id backend;	      /* default SPLITZIP_BACKEND_AUTO */
-	unsigned chunk_log2;		      /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
-	unsigned flags;			      /* SPLITZIP_FLAG_*; default 0 (no checksum) */
+	size_t struct_size;                   /* = sizeof(splitzip_params), set by params_init */
+	splitzip_backend_id backend;          /* default SPLITZIP_BACKEND_AUTO */
+	unsigned chunk_log2;                  /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
+	unsigned flags;                       /* SPLITZIP_FLAG_*; default 0 (no checksum) */
 	splitzip_codebook_mode codebook_mode; /* default SPLITZIP_CODEBOOK_FROM_INPUT */
-	splitzip_codebook codebook;	      /* used with SPLITZIP_CODEBOOK_FIXED */
-	unsigned n_threads;		      /* worker threads for host calls; 0 = automatic */
+	splitzip_codebook codebook;           /* used with SPLITZIP_CODEBOOK_FIXED */
+	unsigned n_threads;                   /* worker threads for host calls; 0 = automatic */
 } splitzip_params;
 
 /*
@@ -310,13 +310,13 @@ typedef enum splitzip_mode {
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
 	unsigned format_version;    /* Format_Version */
-	unsigned dtype;		    /* SPLITZIP_DTYPE_BF16 */
-	splitzip_mode mode;	    /* stored or split4 */
-	unsigned chunk_log2;	    /* elements per chunk = 1 << chunk_log2 */
-	unsigned flags;		    /* SPLITZIP_FLAG_* */
-	uint64_t n_elems;	    /* decoded element count */
-	uint64_t n_escapes;	    /* escape records (0 for stored frames) */
-	uint64_t frame_size;	    /* bytes of the whole frame, header included */
+	unsigned dtype;             /* SPLITZIP_DTYPE_BF16 */
+	splitzip_mode mode;         /* stored or split4 */
+	unsigned chunk_log2;        /* elements per chunk = 1 << chunk_log2 */
+	unsigned flags;             /* SPLITZIP_FLAG_* */
+	uint64_t n_elems;           /* decoded element count */
+	uint64_t n_escapes;         /* escape records (0 for stored frames) */
+	uint64_t frame_size;        /* bytes of the whole frame, header included */
 	uint64_t content_checksum;  /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
 	splitzip_codebook codebook; /* all zero for stored frames */
 } splitzip_frame_info;
@@ -331,7 +331,7 @@ typedef struct splitzip_frame_info {
  * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
  */
 SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
-						     splitzip_frame_info *info);
+                                                     splitzip_frame_info *info);
 
 /* ==================================================================== */
 /*                        Host-memory one-shot API                      */
@@ -347,8 +347,8 @@ SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src
  * SPLITZIP_MAX_FRAME_ELEMS), DST_TOO_SMALL, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src,
-					       size_t n_elems, void *dst, size_t dst_cap,
-					       size_t *dst_size);
+                                               size_t n_elems, void *dst, size_t dst_cap,
+                                               size_t *dst_size);
 
 /*
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
@@ -357,7 +357,7 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
  */
 SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
-							uint64_t *n_elems);
+                                                        uint64_t *n_elems);
 
 /*
  * splitzip_decompress() decodes 'src' ('src_size' bytes: one frame, or several frames
@@ -370,8 +370,8 @@ SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t 
  * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src,
-						 size_t src_size, uint16_t *dst,
-						 size_t dst_cap_elems, size_t *n_elems);
+                                                 size_t src_size, uint16_t *dst,
+                                                 size_t dst_cap_elems, size_t *n_elems);
 
 /*
  * splitzip_frame_decompress() decodes exactly one frame: the frame at the start of 'src' must
@@ -379,9 +379,9 @@ SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *
  * can step through a buffer of frames. Other arguments and errors as splitzip_decompress().
  */
 SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src,
-						       size_t src_size, size_t *src_consumed,
-						       uint16_t *dst, size_t dst_cap_elems,
-						       size_t *n_elems);
+                                                       size_t src_size, size_t *src_consumed,
+                                                       uint16_t *dst, size_t dst_cap_elems,
+                                                       size_t *n_elems);
 
 /*
  * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
@@ -389,7 +389,7 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
  * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
  */
 SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
-					     uint64_t *n_elems);
+                                             uint64_t *n_elems);
 
 /* ==================================================================== */
 /*                           Content checksum                           */
@@ -402,7 +402,7 @@ SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src,
  * Errors: INVALID_ARGUMENT (NULL, chunk_log2 out of range, n_elems above the frame limit).
  */
 SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems,
-						       unsigned chunk_log2, uint64_t *out);
+                                                       unsigned chunk_log2, uint64_t *out);
 
 /* ==================================================================== */
 /*                  Device-memory async API (CUDA / HIP)                */
@@ -446,10 +446,9 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
  */
 SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
-						     size_t *bytes);
-SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx,
-							   size_t n_frames, size_t max_elems,
-							   size_t *bytes);
+                                                     size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
+                                                           size_t max_elems, size_t *bytes);
 
 /*
  * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
@@ -458,23 +457,24 @@ SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *c
  * 'd_src' may be NULL when n_elems is 0. See the contract above.
  */
 SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src,
-						     size_t n_elems, void *d_dst, size_t dst_cap,
-						     size_t *d_dst_size, int32_t *d_status,
-						     void *d_workspace, size_t ws_bytes,
-						     void *stream);
+                                                     size_t n_elems, void *d_dst, size_t dst_cap,
+                                                     size_t *d_dst_size, int32_t *d_status,
+                                                     void *d_workspace, size_t ws_bytes,
+                                                     void *stream);
 
 /*
  * splitzip_decompress_async() enqueues the decoding of the one frame at the start of 'd_src'
  * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
- * element count to '*d_n_elems' and the status to '*d_status': any status splitzip_frame_decompress()
- * can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM, UNSUPPORTED_FORMAT,
- * CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for dst_cap_elems.
+ * element count to '*d_n_elems' and the status to '*d_status': any status
+ * splitzip_frame_decompress() can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for
+ * dst_cap_elems.
  */
 SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
-						       size_t src_size, uint16_t *d_dst,
-						       size_t dst_cap_elems, size_t *d_n_elems,
-						       int32_t *d_status, void *d_workspace,
-						       size_t ws_bytes, void *stream);
+                                                       size_t src_size, uint16_t *d_dst,
+                                                       size_t dst_cap_elems, size_t *d_n_elems,
+                                                       int32_t *d_status, void *d_workspace,
+                                                       size_t ws_bytes, void *stream);
 
 /*
  * splitzip_compress_batch_async() compresses 'n_frames' independent buffers (e.g. KV cache
@@ -485,9 +485,9 @@ SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const 
  * pointer) gets INVALID_ARGUMENT in its status; the other frames are not affected.
  */
 SPLITZIP_API splitzip_status splitzip_compress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
-	size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
+    size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 /*
  * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
@@ -496,9 +496,220 @@ SPLITZIP_API splitzip_status splitzip_compress_batch_async(
  * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
-	uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+    uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+
+/* ==================================================================== */
+/*                KV pages: one wire buffer with a manifest             */
+/* ==================================================================== */
+
+/*
+ * A page stream (doc/FORMAT.md §11) packs a list of pages -- e.g. the KV cache pages of one
+ * request or one layer, each an array of BF16 values, anywhere in memory -- into ONE contiguous
+ * buffer that is sent as one message or one bulk write, and scatters it back into pages on the
+ * receiving side:
+ *
+ *     offset 0      64-byte header: magic "SZPG", version, page count, total size, codebook
+ *     offset 64     the manifest: per page a 32-byte entry (offset, length, original size,
+ *                   encoding raw or frame)
+ *     then          each page's payload at an offset that is a multiple of SPLITZIP_PAGES_ALIGN
+ *                   (256) from the start of the stream: an ordinary splitzip frame of the page
+ *                   when that is smaller than the page, else the page's bytes verbatim ("raw")
+ *
+ * The stream's total size is in the header, so a receiver that has read 64 bytes knows how many
+ * follow. Like a frame, a stream is canonical: one valid stream per list of pages and
+ * parameters, byte-identical from every backend (host, SIMD, CUDA, HIP). A codebook calibrated
+ * once per model (SPLITZIP_CODEBOOK_FIXED) travels in the header and is named there by a
+ * caller-chosen 32-bit id; frames carry it too, so no state is shared between the ends.
+ *
+ * Receivers treat the stream as hostile: every header field, the manifest checksum, every
+ * offset (each one must follow from the lengths before it, so payloads neither overlap nor
+ * leave holes), length, page size, padding byte and frame header is validated before any page
+ * is written, and every frame body by the frame decoder; nothing is read outside the stream
+ * and nothing is written outside the destination pages. The statuses, in the order of the
+ * checks, are listed in doc/FORMAT.md §11.5-§11.6.
+ */
+
+/* Page stream format version written by this library (doc/FORMAT.md §11). */
+#define SPLITZIP_PAGES_FORMAT_VERSION 1
+/* Bytes of the stream header and of one manifest entry. */
+#define SPLITZIP_PAGES_HEADER_SIZE 64
+#define SPLITZIP_PAGES_ENTRY_SIZE 32
+/* Payload offsets are multiples of this, from the start of the stream (DMA alignment). */
+#define SPLITZIP_PAGES_ALIGN 256
+/* The most pages one stream holds (Page_Count is a u32). */
+#define SPLITZIP_PAGES_MAX_PAGES ((uint64_t)0xFFFFFFFFu)
+/* The largest page in bytes: one frame's worth of BF16 values. */
+#define SPLITZIP_PAGES_MAX_PAGE_BYTES (2 * SPLITZIP_MAX_FRAME_ELEMS)
+/* Stream flag: every frame of the stream uses the codebook in the header. */
+#define SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK 0x01u
+
+/* How a page travels (the Encoding field of its manifest entry). */
+typedef enum splitzip_page_encoding {
+	SPLITZIP_PAGE_RAW = 0,  /* the page's bytes verbatim: it does not shrink */
+	SPLITZIP_PAGE_FRAME = 1 /* one splitzip frame (split4) of the page */
+} splitzip_page_encoding;
+
+/*
+ * SPLITZIP_PAGES_BOUND(n, max) is the largest stream of n pages of at most 'max' bytes each:
+ * the header and manifest rounded up to SPLITZIP_PAGES_ALIGN, plus n raw pages in aligned slots.
+ * A constant expression for static sizing (no overflow check); splitzip_pages_bound() is its
+ * checked runtime twin.
+ */
+#define SPLITZIP_PAGES_BOUND(n_pages, max_page_bytes)                                              \
+	((((size_t)SPLITZIP_PAGES_HEADER_SIZE + (size_t)SPLITZIP_PAGES_ENTRY_SIZE * (n_pages) +    \
+	   255u) &                                                                                 \
+	  ~(size_t)255u) +                                                                         \
+	 (size_t)(n_pages) * ((((size_t)(max_page_bytes)) + 255u) & ~(size_t)255u))
+
+/*
+ * splitzip_pages_bound() returns SPLITZIP_PAGES_BOUND(n_pages, max_page_bytes): a 'dst_cap'
+ * that always suffices for splitzip_pages_compress() and splitzip_pages_compress_async(). It
+ * returns 0 if n_pages exceeds SPLITZIP_PAGES_MAX_PAGES, max_page_bytes exceeds
+ * SPLITZIP_PAGES_MAX_PAGE_BYTES, or the bound does not fit in a size_t.
+ */
+SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
+
+/*
+ * splitzip_pages_compress() packs 'n_pages' pages into one page stream at 'dst' ('dst_cap'
+ * bytes) and stores its size in '*dst_size'. Page i is page_bytes[i] bytes at pages[i] (host
+ * memory, 2-byte aligned, little-endian BF16 values; pages may have different sizes, a size
+ * may be 0 and then pages[i] may be NULL). Each page becomes a frame with the context's
+ * parameters (chunk_log2, flags, codebook_mode, codebook: exactly the frame
+ * splitzip_compress() writes) if that frame is smaller than the page, and travels raw
+ * otherwise. With SPLITZIP_CODEBOOK_FIXED the header carries the codebook and 'codebook_id',
+ * the caller's name for it (e.g. a hash of the model); otherwise 'codebook_id' must be 0.
+ * A dst_cap of splitzip_pages_bound(n_pages, largest page) always suffices.
+ * The stream is canonical: the same bytes from every backend and thread count, and from
+ * splitzip_pages_compress_async(). A context bound to a GPU backend works too (through the
+ * device, synchronously).
+ * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, pages or page_bytes NULL with n_pages > 0,
+ * a NULL or misaligned page of nonzero size, an odd page size, a page above
+ * SPLITZIP_PAGES_MAX_PAGE_BYTES, n_pages above SPLITZIP_PAGES_MAX_PAGES, a nonzero codebook_id
+ * without a fixed codebook), DST_TOO_SMALL, OUT_OF_MEMORY, DEVICE.
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t codebook_id,
+                                                     size_t n_pages, const void *const *pages,
+                                                     const size_t *page_bytes, void *dst,
+                                                     size_t dst_cap, size_t *dst_size);
+
+/* What splitzip_pages_get_info() reports about a stream (its header). */
+typedef struct splitzip_pages_info {
+	unsigned format_version;    /* SPLITZIP_PAGES_FORMAT_VERSION */
+	unsigned flags;             /* SPLITZIP_PAGES_FLAG_* */
+	uint64_t n_pages;           /* Page_Count */
+	uint64_t stream_size;       /* bytes of the whole stream, header included */
+	uint64_t total_page_bytes;  /* sum of the original page sizes */
+	uint32_t codebook_id;       /* the caller's name of the codebook; 0 without one */
+	splitzip_codebook codebook; /* valid with SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK, else 0 */
+} splitzip_pages_info;
+
+/* One manifest entry, as splitzip_pages_get_manifest() reports it. */
+typedef struct splitzip_page_entry {
+	uint64_t offset;     /* of the payload, from the start of the stream; multiple of 256 */
+	uint64_t length;     /* bytes of the payload */
+	uint64_t page_bytes; /* bytes of the page it decodes to */
+	unsigned encoding;   /* splitzip_page_encoding */
+} splitzip_page_entry;
+
+/*
+ * splitzip_pages_get_info() reads the 64-byte header of the page stream at 'src' ('src_size'
+ * bytes available, at least 64 needed) and validates it alone (doc/FORMAT.md §11.5 steps 0-6):
+ * a streaming receiver learns info->stream_size and info->n_pages from the first 64 bytes.
+ * Nothing beyond the header is read or checked.
+ * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (not a page stream), TRUNCATED (fewer than 64
+ * bytes that begin like a stream), UNSUPPORTED_FORMAT (a later version), HEADER_CHECKSUM,
+ * CORRUPT_STREAM (a field out of range).
+ */
+SPLITZIP_API splitzip_status splitzip_pages_get_info(const void *src, size_t src_size,
+                                                     splitzip_pages_info *info);
+
+/*
+ * splitzip_pages_get_manifest() validates the structure of the whole stream at 'src' (header,
+ * manifest checksum, every entry, the padding, every frame header, the totals: §11.5 steps
+ * 0-10; frame bodies are not decoded) and stores the first min(n_pages, max_entries) manifest
+ * entries in 'entries' (may be NULL when max_entries is 0) and the stream's page count in
+ * '*n_pages' (may be NULL). Bytes after info.stream_size are ignored.
+ * Errors: those of splitzip_pages_get_info(), TRUNCATED (src_size below the stream size),
+ * HEADER_CHECKSUM (the manifest checksum), UNSUPPORTED_FORMAT (an unknown encoding),
+ * CORRUPT_STREAM (an offset, length, page size, padding byte or frame header that breaks the
+ * rules; a frame header's own status where it has one).
+ */
+SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t src_size,
+                                                         splitzip_page_entry *entries,
+                                                         size_t max_entries, uint64_t *n_pages);
+
+/*
+ * splitzip_pages_decompress() validates the page stream at 'src' ('src_size' bytes; bytes after
+ * the stream's own size are ignored) and scatters its pages into host memory: page i of the
+ * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). The stream
+ * may hold fewer pages than 'n_pages' and smaller pages than the capacities; '*n_pages_out'
+ * receives its page count and page_sizes[i] (may be NULL, else n_pages entries) the bytes
+ * written to page i (0 beyond the stream's pages). Order: the structural checks of
+ * splitzip_pages_get_manifest(); then the destinations (more pages than 'n_pages', or a page
+ * larger than its capacity: DST_TOO_SMALL); only then is anything written, and each frame body
+ * is decoded and validated as splitzip_frame_decompress() does (content checksum included).
+ * Never reads outside src[0..src_size) nor writes outside pages[i][0..page_caps[i]).
+ * Errors: INVALID_ARGUMENT (NULL ctx/src/n_pages_out, pages or page_caps NULL with n_pages > 0,
+ * a NULL or misaligned page with a nonzero capacity), every status of
+ * splitzip_pages_get_manifest(), DST_TOO_SMALL, CORRUPT_STREAM and CONTENT_CHECKSUM (a frame
+ * body; the first failing page in page order decides), OUT_OF_MEMORY, DEVICE. On failure the
+ * pages' contents are unspecified.
+ */
+SPLITZIP_API splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const void *src,
+                                                       size_t src_size, size_t n_pages,
+                                                       void *const *pages, const size_t *page_caps,
+                                                       size_t *page_sizes, size_t *n_pages_out);
+
+/*
+ * Device memory (CUDA / HIP): the same streams, with the contract of the *_async calls above
+ * (device pointers, caller-owned workspace and results, stream-ordered, no allocation, no copy
+ * to or from the host, no host synchronisation: capturable in a graph). Results, sizes
+ * included, are written to device memory, so a sender learns the stream size without a host
+ * sync (a transfer engine can read *d_dst_size itself, or the caller copies it asynchronously).
+ */
+
+/*
+ * splitzip_pages_workspace_size() stores in '*bytes' the device workspace that one
+ * splitzip_pages_compress_async() or splitzip_pages_decompress_async() of up to 'n_pages'
+ * pages of up to 'max_page_bytes' bytes each needs with this context's parameters.
+ * Errors: INVALID_ARGUMENT (NULL, n_pages or max_page_bytes above the limits, a size that
+ * overflows size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_pages_workspace_size(const splitzip_ctx *ctx, size_t n_pages,
+                                                           size_t max_page_bytes, size_t *bytes);
+
+/*
+ * splitzip_pages_compress_async() enqueues the packing of 'n_pages' device pages into one page
+ * stream at 'd_dst' ('dst_cap' bytes; splitzip_pages_bound(n_pages, max_page_bytes) always
+ * suffices). d_pages and d_page_bytes are device arrays of n_pages entries (pointers, sizes in
+ * bytes); 'max_page_bytes' bounds every size (the host needs it to size the launch and the
+ * workspace). When the kernels run they write the stream (the same bytes as
+ * splitzip_pages_compress()), its size to '*d_dst_size' and the status to '*d_status': OK,
+ * INVALID_ARGUMENT (a page above max_page_bytes, of odd size, or NULL with a nonzero size) or
+ * DST_TOO_SMALL; on error the size is 0. Host-checked errors as for every *_async call, plus
+ * INVALID_ARGUMENT for a nonzero codebook_id without a fixed codebook.
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_async(
+    splitzip_ctx *ctx, uint32_t codebook_id, size_t n_pages, const void *const *d_pages,
+    const size_t *d_page_bytes, size_t max_page_bytes, void *d_dst, size_t dst_cap,
+    size_t *d_dst_size, int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
+
+/*
+ * splitzip_pages_decompress_async() enqueues the validation of the page stream at 'd_src'
+ * ('src_size' bytes available, e.g. what the transport received) and the scatter of its pages
+ * into d_pages[i] (room for d_page_caps[i] bytes, at most 'max_page_bytes'; device arrays of
+ * 'n_pages' entries). It writes the stream's page count to '*d_n_pages', the bytes written to
+ * each page to d_page_sizes[i] (may be NULL; 0 beyond the stream's pages or on error) and the
+ * status to '*d_status': exactly the status splitzip_pages_decompress() returns for the same
+ * bytes and capacities, from the same checks in the same order; nothing is written to any page
+ * unless the structural and destination checks pass.
+ */
+SPLITZIP_API splitzip_status splitzip_pages_decompress_async(
+    splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *const *d_pages,
+    const size_t *d_page_caps, size_t max_page_bytes, size_t *d_page_sizes, size_t *d_n_pages,
+    int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -8,13 +8,14 @@
 #define SZ_GPU_MODULE_H
 
 #include "sz_gpu_args.h"
+#include "sz_gpu_pages_args.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Bumped whenever this struct or the argument structs change. */
-#define SPLITZIP_GPU_MODULE_ABI 1u
+#define SPLITZIP_GPU_MODULE_ABI 2u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {
@@ -44,6 +45,15 @@ typedef struct splitzip_gpu_module {
 	splitzip_status (*host_decompress_frame)(const void *src, size_t src_size,
 	                                         size_t *src_consumed, uint16_t *dst,
 	                                         size_t dst_cap_elems, size_t *n_elems);
+
+	/*
+	 * Page streams (ABI 2; sz_gpu_pages_args.h): enqueue the packing of device pages into one
+	 * stream, or the validation and scatter of a stream, on 'stream'. The dispatcher has
+	 * checked the host-side arguments and the workspace size. SPLITZIP_ERROR_DEVICE if the
+	 * runtime rejects a launch.
+	 */
+	splitzip_status (*pages_compress)(const sz_gpu_pages_enc *a, void *stream);
+	splitzip_status (*pages_decompress)(const sz_gpu_pages_dec *a, void *stream);
 } splitzip_gpu_module;
 
 typedef const splitzip_gpu_module *(*splitzip_gpu_module_get_fn)(void);
