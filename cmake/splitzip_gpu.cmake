@@ -23,6 +23,9 @@ set(SZ_GPU_SOURCES
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_driver.cuh
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_module.h
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_module.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_pages_args.h
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_pages.cuh
+	${PROJECT_SOURCE_DIR}/core/sz_pages.h
 	${PROJECT_SOURCE_DIR}/core/sz_layout.h
 	${PROJECT_SOURCE_DIR}/core/sz_hash.h
 	${PROJECT_SOURCE_DIR}/core/sz_common.h

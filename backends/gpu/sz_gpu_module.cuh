@@ -9,6 +9,7 @@
 
 #include "sz_gpu_driver.cuh"
 #include "sz_gpu_module.h"
+#include "sz_gpu_pages.cuh"
 
 namespace
 {
@@ -178,6 +179,41 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 	return SPLITZIP_OK;
 }
 
+/* Page streams (sz_gpu_pages.cuh): the same launcher, the kernels for the device's warp size. */
+template <int W> splitzip_status run_pages_compress(const sz_gpu_pages_enc *a, void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_pages_compress<W>(lc, *a);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+template <int W> splitzip_status run_pages_decompress(const sz_gpu_pages_dec *a, void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_pages_decompress<W>(lc, *a);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_pages_compress(const sz_gpu_pages_enc *a, void *stream)
+{
+	const int w = sz_rt_warp_size();
+#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	if (w == 64)
+		return run_pages_compress<64>(a, stream);
+#endif
+	return w == 32 ? run_pages_compress<32>(a, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_pages_decompress(const sz_gpu_pages_dec *a, void *stream)
+{
+	const int w = sz_rt_warp_size();
+#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	if (w == 64)
+		return run_pages_decompress<64>(a, stream);
+#endif
+	return w == 32 ? run_pages_decompress<32>(a, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
 } /* namespace */
 
 extern "C" __attribute__((visibility("default"))) const splitzip_gpu_module *
@@ -191,6 +227,8 @@ splitzip_gpu_module_v1(void)
 	    mod_decompress,
 	    mod_host_compress,
 	    mod_host_decompress_frame,
+	    mod_pages_compress,
+	    mod_pages_decompress,
 	};
 	return &m;
 }
