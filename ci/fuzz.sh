@@ -4,7 +4,8 @@
 #
 # Environment (all optional):
 #   SPLITZIP_FUZZ_SECONDS   seconds per target (default 60)
-#   SPLITZIP_FUZZ_TARGETS   targets to run (default "decode roundtrip differential")
+#   SPLITZIP_FUZZ_PAGES_SECONDS  seconds of the page-stream target (default 30, at most the above)
+#   SPLITZIP_FUZZ_TARGETS   targets to run (default "decode roundtrip differential pages")
 #   SPLITZIP_FUZZ_BUILD     build directory (default build-fuzz)
 #   SPLITZIP_FUZZ_CC        compiler (default clang, else clang-14)
 #   SPLITZIP_FUZZ_MAX_LEN   libFuzzer -max_len (default: libFuzzer's choice from the seeds)
@@ -18,7 +19,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${SPLITZIP_FUZZ_SECONDS:-60}
-targets=${SPLITZIP_FUZZ_TARGETS:-"decode roundtrip differential"}
+targets=${SPLITZIP_FUZZ_TARGETS:-"decode roundtrip differential pages"}
+pages_secs=${SPLITZIP_FUZZ_PAGES_SECONDS:-$((secs < 30 ? secs : 30))}
 build=${SPLITZIP_FUZZ_BUILD:-build-fuzz}
 case $build in /*) ;; *) build=$root/$build ;; esac
 cc=${SPLITZIP_FUZZ_CC:-}
@@ -58,7 +60,7 @@ for t in $targets; do
 	if [ -d "$root/tests/fuzz/regressions/$t" ]; then
 		cp "$root/tests/fuzz/regressions/$t"/* "$corpus"/ 2>/dev/null || true
 	fi
-	if [ "$t" != roundtrip ]; then
+	if [ "$t" != roundtrip ] && [ "$t" != pages ]; then
 		for d in valid invalid; do
 			if [ -d "$root/tests/vectors/$d" ]; then
 				for f in "$root/tests/vectors/$d"/*; do
@@ -70,9 +72,11 @@ for t in $targets; do
 	extra=()
 	if [ -n "${SPLITZIP_FUZZ_MAX_LEN:-}" ]; then extra+=("-max_len=$SPLITZIP_FUZZ_MAX_LEN"); fi
 	log=$work/$t.log
-	echo "== fuzz_$t: ${secs}s, $(find "$corpus" -type f | wc -l) seed inputs"
+	tsecs=$secs
+	[ "$t" = pages ] && tsecs=$pages_secs
+	echo "== fuzz_$t: ${tsecs}s, $(find "$corpus" -type f | wc -l) seed inputs"
 	rc=0
-	"$build/tests/fuzz/fuzz_$t" "$corpus" -max_total_time="$secs" -timeout=25 \
+	"$build/tests/fuzz/fuzz_$t" "$corpus" -max_total_time="$tsecs" -timeout=25 \
 		-rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
 		-artifact_prefix="$work/artifacts/$t-" "${extra[@]}" >"$log" 2>&1 || rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -85,7 +89,7 @@ for t in $targets; do
 		tail -40 "$log"
 		status=1
 	else
-		echo "fuzz_$t: ok, ${execs:-?} executions in ${secs}s (${cov:-no stats})" | tee -a "$summary"
+		echo "fuzz_$t: ok, ${execs:-?} executions in ${tsecs}s (${cov:-no stats})" | tee -a "$summary"
 	fi
 done
 

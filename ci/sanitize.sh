@@ -74,7 +74,7 @@ run_valgrind() {
 
 	echo "== valgrind: fuzz corpus runners over the seed corpora"
 	"$build/tests/fuzz/gen_fuzz_seeds" "$tmp/seeds"
-	for t in decode roundtrip differential; do
+	for t in decode roundtrip differential pages; do
 		vg "$build/tests/fuzz/fuzz_${t}_corpus" "$tmp/seeds/$t"
 	done
 	echo "== valgrind: hardening header suite (no fork)"

@@ -5,6 +5,8 @@
  *                        checksum setting, chunk sizes 2^10..2^16, real KV slices), a codebook
  *   <out>/roundtrip/     inputs in the encoder format of fuzz_common.h
  *   <out>/differential/  both of the above
+ *   <out>/pages/         page streams (doc/FORMAT.md §11): KV pages, raw and empty pages, a
+ *                        fixed codebook with an id, no pages
  * Usage: gen_fuzz_seeds <out-dir>. Deterministic; every seed is at most a few KiB, so libFuzzer
  * mutates them quickly.
  */
@@ -207,6 +209,63 @@ static void encode_seeds(void)
 	}
 }
 
+typedef struct pages_seed {
+	const char *name;
+	size_t n;
+	size_t bytes; /* per page; page 1 of a list of 3 or more is random (raw), page 2 empty */
+	unsigned log2;
+	unsigned flags;
+	int fixed; /* a codebook calibrated on page 0, id 0x5EED */
+} pages_seed;
+
+static const pages_seed pseeds[] = {
+    {"kv4_2k_ck", 4, 2048, 10, CK, 0},
+    {"kv3_1k_fixed", 3, 1024, 12, 0, 1},
+    {"kv5_300_fixed_ck", 5, 300, 10, CK, 1},
+    {"kv1_8k", 1, 8192, 12, 0, 0},
+    {"none", 0, 0, 12, 0, 0},
+};
+
+static void pages_seeds(void)
+{
+	for (size_t k = 0; k < sizeof pseeds / sizeof pseeds[0]; k++) {
+		const pages_seed *s = &pseeds[k];
+		const void *pages[8];
+		size_t bytes[8];
+		uint16_t *data[8];
+		for (size_t i = 0; i < s->n; i++) {
+			data[i] = make_data(i % 2 ? -2 : -1, s->bytes / 2);
+			if (i == 1 && s->n >= 3)
+				sz_test_generate(SZ_GEN_RANDOM, 77, data[i], s->bytes / 2);
+			pages[i] = data[i];
+			bytes[i] = i == 2 ? 0 : s->bytes;
+		}
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.backend = SPLITZIP_BACKEND_SCALAR;
+		p.chunk_log2 = s->log2;
+		p.flags = s->flags;
+		if (s->fixed) {
+			p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+			splitzip_calibrate(data[0], s->bytes / 2, &p.codebook);
+		}
+		splitzip_ctx *ctx = NULL;
+		size_t cap = splitzip_pages_bound(s->n, s->bytes), size = 0;
+		uint8_t *out = (uint8_t *)malloc(cap);
+		if (!out || splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK ||
+		    splitzip_pages_compress(ctx, s->fixed ? 0x5EED : 0, s->n, pages, bytes, out,
+		                            cap, &size) != SPLITZIP_OK) {
+			fprintf(stderr, "pages_compress failed\n");
+			exit(1);
+		}
+		write_seed("pages", s->name, out, size);
+		splitzip_ctx_free(ctx);
+		free(out);
+		for (size_t i = 0; i < s->n; i++)
+			free(data[i]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -216,12 +275,13 @@ int main(int argc, char **argv)
 	out_dir = argv[1];
 	char path[4096];
 	make_dir(out_dir);
-	static const char *const subs[] = {"decode", "roundtrip", "differential"};
-	for (size_t k = 0; k < 3; k++) {
+	static const char *const subs[] = {"decode", "roundtrip", "differential", "pages"};
+	for (size_t k = 0; k < 4; k++) {
 		snprintf(path, sizeof path, "%s/%s", out_dir, subs[k]);
 		make_dir(path);
 	}
 	decode_seeds();
 	encode_seeds();
+	pages_seeds();
 	return failed;
 }
