@@ -15,6 +15,7 @@ tools/, bench/, python/. A file may include its own layer and the layers below i
     api/           everything above but tools/bench/python/tests
     tools/, bench/ include/splitzip.h and their own folder only (the public API); tools/ may
                    also include bench/sz_bench.h, the benchmark that `splitzip bench` runs
+    examples/      include/splitzip.h and their own folder only (the public API)
     python/        loads the library (ctypes); no C includes at all
 
 No production file includes anything under tests/. A quoted include is resolved against the
@@ -23,7 +24,8 @@ module builds); one that resolves nowhere is an error too, except the generated
 splitzip_config.h.
 
 Function length: the body of every function in the host C code of the library, the CLI and the
-benchmarks (core/, dispatch/, api/, backends/cpu_*/, tools/, bench/*.c) is at most --max-lines
+benchmarks and examples (core/, dispatch/, api/, backends/cpu_*/, tools/, bench/*.c,
+examples/*/*.c) is at most --max-lines
 lines (default 80), counted from the opening to the closing brace. The sources are formatted
 with the repository's .clang-format, which puts a function's braces in column 0.
 """
@@ -33,7 +35,7 @@ import re
 import sys
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-PRODUCTION = ("core", "backends", "dispatch", "api", "tools", "bench", "python")
+PRODUCTION = ("core", "backends", "dispatch", "api", "tools", "bench", "python", "examples")
 SOURCES = (".c", ".h", ".cu", ".cuh", ".cpp", ".hip")
 
 # The layers each production folder may include (besides the public header).
@@ -45,6 +47,7 @@ ALLOWED = {
     "tools": {"tools", "bench"},  # `splitzip bench` runs the benchmark library
     "bench": {"bench"},
     "python": set(),
+    "examples": {"examples"},
 }
 CONFIG = "splitzip_config.h"
 PUBLIC = os.path.join("include", "splitzip.h")
@@ -76,7 +79,7 @@ def check_includes(root, rel, errors):
                 continue
             name = m.group(1)
             if os.path.basename(name) == CONFIG:
-                if layer in ("core", "tools", "bench", "python"):
+                if layer in ("core", "tools", "bench", "python", "examples"):
                     errors.append(f"{rel}:{lineno}: {layer}/ must not depend on the build "
                                   f"configuration ({name})")
                 continue
@@ -94,7 +97,8 @@ def check_includes(root, rel, errors):
                               f"not below {layer}/)")
 
 
-HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^backends/cpu_[^/]+/[^/]+\.c$")
+HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^backends/cpu_[^/]+/[^/]+\.c$"
+                    r"|^examples/[^/]+/[^/]+\.c$")
 
 
 def check_lengths(root, rel, max_lines, errors):
