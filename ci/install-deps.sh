@@ -7,7 +7,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git python3 clang-format check libsimde-dev libzstd-dev liblz4-dev
       qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
-      python3-numpy python3-pytest python3-torch)
+      python3-numpy python3-pytest python3-torch libucx-dev ucx-utils iproute2)
 if [ "${1:-}" = "--minimal" ]; then
 	PKGS=(build-essential cmake pkg-config)
 fi

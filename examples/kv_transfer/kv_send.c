@@ -330,8 +330,13 @@ static int cmp_double(const void *a, const void *b)
 static const char *const k_modes[] = {"raw", "compressed", "pipelined"};
 
 /* One line per repetition, then the summary (JSON with --json). */
-static void report(const sender *s, const rep_stats *r, unsigned n)
+static void report(const sender *s, const rep_stats *all, unsigned n_all, unsigned warmup)
 {
+	const rep_stats *r = all + warmup;
+	const unsigned n = n_all - warmup;
+	uint64_t wire_all = 0;
+	for (unsigned k = 0; k < n_all; k++)
+		wire_all += all[k].wire;
 	const kv_config *c = &s->o->cfg;
 	const double cache = (double)s->cache.n_pages * s->cache.page_bytes;
 	double *t = calloc(n ? n : 1, sizeof *t);
@@ -348,15 +353,17 @@ static void report(const sender *s, const rep_stats *r, unsigned n)
 	             "\"groups\":%zu,\"reps\":%u,\"median_s\":%.6f,\"p95_s\":%.6f,"
 	             "\"wire_bytes\":%llu,\"ratio\":%.4f,\"stream_groups\":%zu,"
 	             "\"raw_groups\":%zu,\"compress_gbps\":%.3f,\"decode_gbps\":%.3f,"
-	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"bad\":%d}\n"
+	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"bad\":%d,"
+	             "\"wire_all_reps\":%llu}\n"
 	           : "mode %s fallback %d: cache %.0f bytes (pages of %zu, %zu groups), %u reps: "
 	             "median %.6f s, p95 %.6f s, wire %llu bytes (ratio %.4f), %zu compressed "
 	             "and %zu raw groups, compress %.3f GB/s, decode %.3f GB/s, probe %.3f vs "
-	             "%.3f GB/s, errors %d\n",
+	             "%.3f GB/s, errors %d, %llu wire bytes in all repetitions\n",
 	       k_modes[c->mode], s->o->fallback, cache, s->cache.page_bytes, s->cache.n_groups, n,
 	       med, p95, (unsigned long long)l->wire, l->wire ? cache / (double)l->wire : 0,
 	       l->n_stream, l->n_raw, comp, dec, s->thr_stream * 1e-9, s->thr_raw * 1e-9,
-	       l->bad_acks + (int)l->result.bad_groups + (int)l->result.bad_pages);
+	       l->bad_acks + (int)l->result.bad_groups + (int)l->result.bad_pages,
+	       (unsigned long long)wire_all);
 	free(t);
 }
 
@@ -403,7 +410,7 @@ int kv_sender_main(const kv_send_opts *o)
 			    s.st.result.bad_pages ? ", PAGES DIFFER" : "");
 	}
 	if (rc == 0)
-		report(&s, reps + o->warmup, done - o->warmup);
+		report(&s, reps, done, o->warmup);
 	else
 		fprintf(stderr, "kv_transfer send: transfer failed\n");
 	free(reps);

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""KV cache transfer over a rate-limited link: raw vs splitzip page streams (examples/kv_transfer).
+
+Runs the sender and the receiver of splitzip-kv-transfer in two network namespaces joined by a
+veth pair, the data direction shaped by `tc tbf` at each rate (0 = unshaped), the sender pinned
+to CPU 0 and the receiver to CPU 1 (taskset), UCX over TCP. For every cache size, rate and mode
+it reports the transfer time (median and p95 of the timed repetitions, one warm-up before them),
+the bytes on the wire (counted by the sender, cross-checked with `tc -s qdisc` on the shaped
+device, which also counts TCP/IP headers), the speedup against raw, the codec throughputs seen
+inside the run, and which way the pipelined sender chose after its probe.
+
+    sudo python3 bench/kv_transfer_bench.py [--build DIR] [--sizes 64,256,512]
+         [--rates 0.5,1,2,5,0] [--modes raw,compressed,pipelined,pipelined-nofallback]
+         [--reps 5] [--data-k F --data-v F] [--out FILE.jsonl] [--markdown FILE.md]
+
+Real KV data: ../shared/data/bigkv/llama3-8b-instruct_L10_{K,V}.bf16 (Llama-3-8B, GQA 8 x 128)
+when found next to the checkout, else the bundled data/kv sample; pages are [16 tokens, 8 KV
+heads, 128 dims] (32 KiB), 32 layers, K and V, tiled from the data. Needs root (ip netns, tc).
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NS_S, NS_R, DEV_S, DEV_R = "szkv_snd", "szkv_rcv", "szkv0", "szkv1"
+IP_S, IP_R = "10.77.0.1", "10.77.0.2"
+MODES = {
+    "raw": ["--mode", "raw"],
+    "compressed": ["--mode", "compressed"],
+    "pipelined": ["--mode", "pipelined"],
+    "pipelined-nofallback": ["--mode", "pipelined", "--no-fallback"],
+}
+
+
+def sh(cmd, check=True, capture=False):
+    r = subprocess.run(cmd, shell=isinstance(cmd, str), check=False, text=True,
+                       stdout=subprocess.PIPE if capture else None,
+                       stderr=subprocess.STDOUT if capture else None)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"command failed ({r.returncode}): {cmd}\n{r.stdout or ''}")
+    return r.stdout if capture else r.returncode
+
+
+def ns(name, cmd):
+    return f"ip netns exec {name} {cmd}"
+
+
+def setup_netns():
+    teardown_netns()
+    for n in (NS_S, NS_R):
+        sh(f"ip netns add {n}")
+        sh(ns(n, "ip link set lo up"))
+        # No slow start after the idle time between repetitions.
+        sh(ns(n, "sysctl -qw net.ipv4.tcp_slow_start_after_idle=0"))
+    sh(f"ip link add {DEV_S} type veth peer name {DEV_R}")
+    sh(f"ip link set {DEV_S} netns {NS_S}")
+    sh(f"ip link set {DEV_R} netns {NS_R}")
+    sh(ns(NS_S, f"ip addr add {IP_S}/24 dev {DEV_S}"))
+    sh(ns(NS_R, f"ip addr add {IP_R}/24 dev {DEV_R}"))
+    sh(ns(NS_S, f"ip link set {DEV_S} up"))
+    sh(ns(NS_R, f"ip link set {DEV_R} up"))
+
+
+def teardown_netns():
+    for n in (NS_S, NS_R):
+        sh(f"ip netns del {n}", check=False, capture=True)
+
+
+def shape(rate_gbit):
+    """tbf on the sender's egress (the data direction); 0 removes it."""
+    sh(ns(NS_S, f"tc qdisc del dev {DEV_S} root"), check=False, capture=True)
+    if rate_gbit > 0:
+        bps = rate_gbit * 1e9 / 8
+        burst = max(int(bps * 0.002), 256 * 1024)  # 2 ms of the rate, at least 4 GSO packets
+        sh(ns(NS_S, f"tc qdisc add dev {DEV_S} root tbf rate {rate_gbit}gbit "
+                    f"burst {burst} latency 50ms"))
+    else:  # a counting qdisc that does not limit anything
+        sh(ns(NS_S, f"tc qdisc add dev {DEV_S} root pfifo limit 100000"))
+
+
+def qdisc_bytes():
+    out = sh(ns(NS_S, f"tc -s qdisc show dev {DEV_S}"), capture=True)
+    m = re.search(r"Sent (\d+) bytes (\d+) pkt", out)
+    return int(m.group(1)) if m else 0
+
+
+def link_bytes():
+    out = sh(ns(NS_S, f"ip -s -j link show dev {DEV_S}"), capture=True)
+    return json.loads(out)[0]["stats64"]["tx"]["bytes"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_one(binary, size_mib, mode, reps, data, env):
+    port = free_port()
+    recv = subprocess.Popen(ns(NS_R, f"taskset -c 1 {binary} recv --bind {IP_R} --port {port}"),
+                            shell=True, env={**env, "UCX_NET_DEVICES": DEV_R},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for _ in range(100):
+        if f":{port} " in sh(ns(NS_R, "ss -ltn"), capture=True):
+            break
+        time.sleep(0.05)
+    q0, l0 = qdisc_bytes(), link_bytes()
+    cmd = (f"taskset -c 0 {binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
+           f"--cache-mib {size_mib} --reps {reps} --warmup 1 --json "
+           f"--data-k {data[0]} --data-v {data[1]}")
+    out = sh(ns(NS_S, cmd), capture=True, check=False)
+    rout, _ = recv.communicate(timeout=600)
+    q1, l1 = qdisc_bytes(), link_bytes()
+    line = [x for x in out.splitlines() if x.startswith("{")]
+    if not line or recv.returncode != 0:
+        raise RuntimeError(f"run failed: {mode} {size_mib} MiB\n{out}\n{rout}")
+    r = json.loads(line[-1])
+    # Every repetition (the warm-up included) crossed the shaped device: the qdisc and link
+    # counters hold all of them, headers and acknowledgements included.
+    r.update(size_mib=size_mib, mode=mode, tc_bytes=q1 - q0, link_bytes=l1 - l0,
+             tc_overhead=(q1 - q0) / r["wire_all_reps"] if r["wire_all_reps"] else 0,
+             tc_bytes_per_rep=(q1 - q0) / (reps + 1))
+    return r
+
+
+def find_binary(build):
+    cands = [Path(build)] if build else sorted(ROOT.glob("build*")) + sorted(ROOT.glob("build/*"))
+    for b in cands:
+        p = b / "examples/kv_transfer/splitzip-kv-transfer"
+        if p.exists():
+            return p
+    sys.exit("splitzip-kv-transfer not found: build with libucx-dev installed (--build DIR)")
+
+
+def find_data(args):
+    if args.data_k and args.data_v:
+        return (args.data_k, args.data_v), "given"
+    for up in (ROOT.parent, ROOT.parent.parent):
+        d = up / "shared/data/bigkv"
+        k, v = d / "llama3-8b-instruct_L10_K.bf16", d / "llama3-8b-instruct_L10_V.bf16"
+        if k.exists() and v.exists():
+            return (str(k), str(v)), f"{d} (Llama-3-8B-Instruct layer 10 K/V)"
+    d = ROOT / "data/kv"
+    return ((str(d / "aidreams260k__shakespeare.K.bf16"), str(d / "aidreams260k__shakespeare.V.bf16")),
+            "bundled data/kv sample (bigkv not found)")
+
+
+def markdown(results):
+    rows = ["| cache | link | mode | median s | p95 s | wire MB (tc) | ratio | speedup | "
+            "groups comp/raw | comp GB/s | dec GB/s |",
+            "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|"]
+    raw = {(r["size_mib"], r["rate"]): r["median_s"] for r in results if r["mode"] == "raw"}
+    for r in results:
+        base = raw.get((r["size_mib"], r["rate"]))
+        sp = f"{base / r['median_s']:.2f}x" if base else "-"
+        rate = f"{r['rate']:g} Gbit/s" if r["rate"] else "unshaped"
+        rows.append(f"| {r['size_mib']} MiB | {rate} | {r['mode']} | {r['median_s']:.3f} | "
+                    f"{r['p95_s']:.3f} | {r['tc_bytes_per_rep'] / 1e6:.1f} | {r['ratio']:.3f} | "
+                    f"{sp} | {r['stream_groups']}/{r['raw_groups']} | {r['compress_gbps']:.2f} | "
+                    f"{r['decode_gbps']:.2f} |")
+    return "\n".join(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build")
+    ap.add_argument("--sizes", default="64,256,512")
+    ap.add_argument("--rates", default="0.5,1,2,5,0")
+    ap.add_argument("--modes", default="raw,compressed,pipelined,pipelined-nofallback")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--data-k")
+    ap.add_argument("--data-v")
+    ap.add_argument("--out", default="kv_transfer_bench.jsonl")
+    ap.add_argument("--markdown")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("needs root (ip netns, tc)")
+    for tool in ("ip", "tc", "taskset", "ss"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} not found (Debian: iproute2, util-linux)")
+    binary = find_binary(args.build)
+    data, where = find_data(args)
+    env = {**os.environ, "UCX_TLS": "tcp", "UCX_WARN_UNUSED_ENV_VARS": "n"}
+    print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1; "
+          f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    results = []
+    setup_netns()
+    try:
+        with open(args.out, "w") as out:
+            for size in [int(x) for x in args.sizes.split(",")]:
+                for rate in [float(x) for x in args.rates.split(",")]:
+                    shape(rate)
+                    for mode in args.modes.split(","):
+                        r = run_one(binary, size, mode, args.reps, data, env)
+                        r.update(rate=rate, load=os.getloadavg()[0])
+                        results.append(r)
+                        out.write(json.dumps(r) + "\n")
+                        out.flush()
+                        print(f"{size} MiB {rate:g} Gbit/s {mode}: median {r['median_s']:.3f} s "
+                              f"p95 {r['p95_s']:.3f} s, {r['wire_bytes'] / 1e6:.1f} MB payload, "
+                              f"{r['tc_bytes_per_rep'] / 1e6:.1f} MB on the wire per rep (tc; "
+                              f"{r['tc_overhead']:.4f}x the payload), "
+                              f"{r['stream_groups']}/{r['raw_groups']} groups comp/raw, "
+                              f"load {r['load']:.2f}", flush=True)
+    finally:
+        teardown_netns()
+    md = markdown(results)
+    print(md)
+    if args.markdown:
+        Path(args.markdown).write_text(md + "\n")
+
+
+if __name__ == "__main__":
+    main()
