@@ -245,3 +245,14 @@ def calibrate(data):
     if st:
         raise SplitzipError(st, "splitzip_calibrate")
     return list(cb.exponents)
+
+
+# Page streams (pages.py) and the RFC-shaped KV compression backend (kv_backend.py).
+from .pages import (PageCodec, PageOp, compress_pages, decompress_pages,  # noqa: E402
+                    pages_bound, pages_info)
+from .kv_backend import (BufferRequirements, KVCompressionOp,  # noqa: E402
+                         KVCompressionSpec, SplitzipKVBackend)
+
+__all__ += ["PageCodec", "PageOp", "compress_pages", "decompress_pages", "pages_bound",
+            "pages_info", "BufferRequirements", "KVCompressionOp", "KVCompressionSpec",
+            "SplitzipKVBackend"]

@@ -1,0 +1,325 @@
+"""Page streams: a list of KV pages packed into one wire buffer with a manifest, and scattered
+back (splitzip.h "KV pages", doc/FORMAT.md §11).
+
+    import splitzip
+    codec = splitzip.PageCodec(codebook=splitzip.calibrate(sample), codebook_id=7)
+    stream = codec.compress(pages)            # bytes: header, manifest, 256-aligned payloads
+    sizes = codec.decompress(stream, dst)     # fills the arrays/tensors of 'dst' in place
+    splitzip.pages_info(stream)               # header and manifest, validated
+
+Host pages are numpy arrays (uint16/int16 BF16 bit patterns) or CPU torch tensors (bfloat16,
+int16). With a GPU backend ("cuda", "hip") PageCodec.compress_async / decompress_async take
+device tensors (torch, or any object with __cuda_array_interface__ or __dlpack__) and run on
+torch's current stream; they return a PageOp whose sizes and status live in device memory
+until .result() (or .wait()) reads them.
+"""
+import ctypes
+
+import numpy as np
+
+from . import SplitzipError, _as_u16, _ctx, _lib, _P, _SZ
+
+__all__ = ["PageCodec", "PageOp", "compress_pages", "decompress_pages", "pages_bound",
+           "pages_info", "PAGES_ALIGN", "PAGE_RAW", "PAGE_FRAME"]
+
+PAGES_ALIGN = 256
+PAGE_RAW, PAGE_FRAME = 0, 1
+_U32, _U64, _I32P = ctypes.c_uint32, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int32)
+
+
+class _PagesInfo(ctypes.Structure):
+    _fields_ = [("format_version", ctypes.c_uint), ("flags", ctypes.c_uint),
+                ("n_pages", _U64), ("stream_size", _U64), ("total_page_bytes", _U64),
+                ("codebook_id", _U32), ("codebook", ctypes.c_uint8 * 16)]
+
+
+class _Entry(ctypes.Structure):
+    _fields_ = [("offset", _U64), ("length", _U64), ("page_bytes", _U64),
+                ("encoding", ctypes.c_uint)]
+
+
+for _name, _res, _args in [
+    ("splitzip_pages_bound", _SZ, [_SZ, _SZ]),
+    ("splitzip_pages_compress", ctypes.c_int, [_P, _U32, _SZ, _P, _P, _P, _SZ,
+                                               ctypes.POINTER(_SZ)]),
+    ("splitzip_pages_get_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_PagesInfo)]),
+    ("splitzip_pages_get_manifest", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Entry), _SZ,
+                                                   ctypes.POINTER(_U64)]),
+    ("splitzip_pages_decompress", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _P,
+                                                 ctypes.POINTER(_SZ)]),
+    ("splitzip_pages_workspace_size", ctypes.c_int, [_P, _SZ, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_pages_compress_async", ctypes.c_int, [_P, _U32, _SZ, _P, _P, _SZ, _P, _SZ, _P,
+                                                     _P, _P, _SZ, _P]),
+    ("splitzip_pages_decompress_async", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _SZ, _P, _P,
+                                                       _P, _P, _SZ, _P]),
+]:
+    _fn = getattr(_lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+def pages_bound(n_pages, max_page_bytes):
+    """Bytes that always hold the stream of n_pages pages of at most max_page_bytes each."""
+    b = _lib.splitzip_pages_bound(n_pages, max_page_bytes)
+    if b == 0:
+        raise ValueError("too many pages or pages too large for one stream")
+    return b
+
+
+# ---- Buffers ------------------------------------------------------------------------------
+
+def _is_device(x):
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        return x.device.type != "cpu"
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def _host_page(x, writable):
+    """(pointer, bytes, keep-alive) of a host page. Written pages must be contiguous."""
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        if x.device.type != "cpu":
+            raise ValueError("a device tensor given to a host call (use the *_async calls)")
+        if writable and not x.is_contiguous():
+            raise ValueError("destination pages must be contiguous tensors")
+        t = x if x.is_contiguous() else x.contiguous()
+        return t.data_ptr(), t.numel() * t.element_size(), t
+    if writable:
+        a = x if isinstance(x, np.ndarray) else np.asarray(x)
+        if not (a.flags.c_contiguous and a.flags.writeable):
+            raise ValueError("destination pages must be writable C-contiguous arrays")
+        return a.ctypes.data, a.nbytes, a
+    a = _as_u16(x)
+    return a.ctypes.data, a.nbytes, a
+
+
+def _device_page(x):
+    """(pointer, bytes, keep-alive) of a device page: torch, __cuda_array_interface__, DLPack."""
+    mod = type(x).__module__
+    if not mod.startswith("torch") and hasattr(x, "__cuda_array_interface__"):
+        cai = x.__cuda_array_interface__
+        n = int(np.prod(cai["shape"])) * np.dtype(cai["typestr"]).itemsize
+        if cai.get("strides") not in (None, ()):
+            raise ValueError("device pages must be contiguous")
+        return cai["data"][0], n, x
+    if not mod.startswith("torch") and hasattr(x, "__dlpack__"):
+        import torch
+        x = torch.utils.dlpack.from_dlpack(x)
+    if not x.is_contiguous():
+        raise ValueError("device pages must be contiguous")
+    return x.data_ptr(), x.numel() * x.element_size(), x
+
+
+def _raise(st, what):
+    if st:
+        raise SplitzipError(st, what)
+
+
+# ---- Host calls -----------------------------------------------------------------------------
+
+class PageCodec:
+    """A codec context for page streams (frame parameters as splitzip.compress, plus the codebook
+    id the stream header names the codebook by). Reuse it: creating a context costs more than a
+    small page list."""
+
+    def __init__(self, *, checksum=False, chunk_log2=12, codebook=None, codebook_id=0,
+                 backend="auto", threads=0):
+        self._ctx = None
+        if codebook_id and codebook is None:
+            raise ValueError("codebook_id names a fixed codebook: give the codebook too")
+        self.codebook_id = codebook_id
+        self.backend = backend
+        self._ctx = _ctx(backend, chunk_log2, checksum, codebook, threads)
+
+    def close(self):
+        if getattr(self, "_ctx", None):
+            _lib.splitzip_ctx_free(self._ctx)
+            self._ctx = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def compress(self, pages, out=None):
+        """Pack host pages into one stream. Returns bytes, or with 'out' (a writable uint8
+        buffer of at least pages_bound bytes) the stream's size, the stream at out[:size]."""
+        ptrs = [_host_page(p, False) for p in pages]
+        n = len(ptrs)
+        arr = (ctypes.c_void_p * max(n, 1))(*[p for p, _, _ in ptrs])
+        sizes = (_SZ * max(n, 1))(*[b for _, b, _ in ptrs])
+        cap = pages_bound(n, max([b for _, b, _ in ptrs], default=0))
+        if out is None:
+            buf = ctypes.create_string_buffer(cap)
+            dst, dcap = ctypes.addressof(buf), cap
+        else:
+            dst, dcap, _keep = _host_page(out, True)
+        size = _SZ()
+        _raise(_lib.splitzip_pages_compress(self._ctx, self.codebook_id, n, arr, sizes, dst, dcap,
+                                            ctypes.byref(size)), "splitzip_pages_compress")
+        return buf.raw[:size.value] if out is None else size.value
+
+    def decompress(self, stream, pages):
+        """Validate the stream and scatter it into 'pages' (writable contiguous arrays or CPU
+        tensors, in place). Returns the bytes written to each page (0 beyond the stream's)."""
+        src = np.frombuffer(stream, dtype=np.uint8) if not isinstance(stream, np.ndarray) \
+            else np.ascontiguousarray(stream).view(np.uint8).reshape(-1)
+        dst = [_host_page(p, True) for p in pages]
+        n = len(dst)
+        arr = (ctypes.c_void_p * max(n, 1))(*[p for p, _, _ in dst])
+        caps = (_SZ * max(n, 1))(*[b for _, b, _ in dst])
+        out = (_SZ * max(n, 1))()
+        got = _SZ()
+        _raise(_lib.splitzip_pages_decompress(self._ctx, src.ctypes.data, src.nbytes, n, arr, caps,
+                                              out, ctypes.byref(got)),
+               "splitzip_pages_decompress")
+        return [out[i] for i in range(n)]
+
+    # ---- Device calls -------------------------------------------------------------------------
+
+    def workspace_size(self, n_pages, max_page_bytes):
+        """Device workspace bytes for up to n_pages pages of up to max_page_bytes."""
+        ws = _SZ()
+        _raise(_lib.splitzip_pages_workspace_size(self._ctx, n_pages, max_page_bytes,
+                                                  ctypes.byref(ws)), "splitzip_pages_workspace_size")
+        return ws.value
+
+    def compress_async(self, pages, out, workspace=None, stream=None, max_page_bytes=None):
+        """Enqueue the packing of device pages into 'out' (a device uint8 tensor of at least
+        pages_bound bytes) on 'stream' (default: torch's current stream). Returns a PageOp;
+        its size is written to device memory, no host synchronisation."""
+        import torch
+        dev = _device_of(out)
+        pg = [_device_page(p) for p in pages]
+        n = len(pg)
+        maxb = max_page_bytes or max([b for _, b, _ in pg], default=0)
+        ws = workspace if workspace is not None else torch.empty(
+            max(self.workspace_size(n, maxb), 1), dtype=torch.uint8, device=dev)
+        ptrs = torch.tensor([p for p, _, _ in pg] or [0], dtype=torch.int64, device=dev)
+        sizes = torch.tensor([b for _, b, _ in pg] or [0], dtype=torch.int64, device=dev)
+        res = torch.zeros(2, dtype=torch.int64, device=dev)
+        s = _stream_handle(stream, dev)
+        optr, ocap, _ = _device_page(out)
+        wptr, wcap, _ = _device_page(ws)
+        _raise(_lib.splitzip_pages_compress_async(
+            self._ctx, self.codebook_id, n, ptrs.data_ptr(), sizes.data_ptr(), maxb, optr, ocap,
+            res.data_ptr(), res.data_ptr() + 8, wptr, wcap, s), "splitzip_pages_compress_async")
+        return PageOp(res, None, keep=(pg, ws, ptrs, sizes, out), device=dev, stream=stream)
+
+    def decompress_async(self, stream_buf, pages, workspace=None, stream=None, src_size=None,
+                         max_page_bytes=None):
+        """Enqueue the validation and scatter of the page stream in 'stream_buf' (a device
+        uint8 tensor; src_size bytes of it, default all) into device pages. Returns a PageOp
+        whose page sizes and status are in device memory."""
+        import torch
+        dev = _device_of(stream_buf)
+        pg = [_device_page(p) for p in pages]
+        n = len(pg)
+        maxb = max_page_bytes or max([b for _, b, _ in pg], default=0)
+        ws = workspace if workspace is not None else torch.empty(
+            max(self.workspace_size(n, maxb), 1), dtype=torch.uint8, device=dev)
+        ptrs = torch.tensor([p for p, _, _ in pg] or [0], dtype=torch.int64, device=dev)
+        caps = torch.tensor([b for _, b, _ in pg] or [0], dtype=torch.int64, device=dev)
+        out_sizes = torch.zeros(max(n, 1), dtype=torch.int64, device=dev)
+        res = torch.zeros(2, dtype=torch.int64, device=dev)
+        s = _stream_handle(stream, dev)
+        sptr, sbytes, _ = _device_page(stream_buf)
+        wptr, wcap, _ = _device_page(ws)
+        _raise(_lib.splitzip_pages_decompress_async(
+            self._ctx, sptr, src_size if src_size is not None else sbytes, n, ptrs.data_ptr(),
+            caps.data_ptr(), maxb, out_sizes.data_ptr(), res.data_ptr(), res.data_ptr() + 8,
+            wptr, wcap, s), "splitzip_pages_decompress_async")
+        return PageOp(res, out_sizes, keep=(pg, ws, ptrs, caps, stream_buf), device=dev,
+                      stream=stream)
+
+
+def _device_of(x):
+    mod = type(x).__module__
+    if mod.startswith("torch"):
+        return x.device
+    import torch
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+def _stream_handle(stream, dev):
+    import torch
+    if stream is None:
+        stream = torch.cuda.current_stream(dev)
+    return stream.cuda_stream if hasattr(stream, "cuda_stream") else int(stream)
+
+
+class PageOp:
+    """A page-stream operation enqueued on a device stream. Results stay in device memory
+    (size_tensor: [size or page count, status]) until result() copies them to the host."""
+
+    def __init__(self, res, page_sizes, keep, device, stream):
+        import torch
+        self.size_tensor = res
+        self.page_sizes_tensor = page_sizes
+        self._keep = keep
+        self.event = torch.cuda.Event()
+        self.event.record(torch.cuda.current_stream(device) if stream is None or
+                          isinstance(stream, int) else stream)
+
+    def poll(self):
+        """True once the device has finished (never blocks)."""
+        return self.event.query()
+
+    def wait(self):
+        self.event.synchronize()
+        return self
+
+    def result(self):
+        """Wait, then return the stream size (compression) or page sizes (decompression);
+        raise SplitzipError on a failed status."""
+        self.wait()
+        v = self.size_tensor.cpu().tolist()
+        st = ctypes.c_int32(v[1] & 0xFFFFFFFF).value
+        _raise(st, "page stream (device)")
+        if self.page_sizes_tensor is None:
+            return v[0]
+        return self.page_sizes_tensor.cpu().tolist()
+
+
+# ---- One-shot helpers -----------------------------------------------------------------------
+
+def compress_pages(pages, **kw):
+    """compress_pages(pages, checksum=False, chunk_log2=12, codebook=None, codebook_id=0,
+    backend="auto") -> bytes: a one-shot PageCodec(...).compress(pages)."""
+    with PageCodec(**kw) as c:
+        return c.compress(pages)
+
+
+def decompress_pages(stream, pages, backend="auto"):
+    """Scatter a stream into 'pages' in place; returns the bytes written to each page."""
+    with PageCodec(backend=backend) as c:
+        return c.decompress(stream, pages)
+
+
+def pages_info(stream):
+    """The header and manifest of a stream, validated (frame bodies are not decoded): a dict
+    with n_pages, stream_size, total_page_bytes, codebook_id, codebook (or None) and entries
+    [{offset, length, page_bytes, encoding: "raw"|"frame"}]."""
+    src = np.frombuffer(stream, dtype=np.uint8) if not isinstance(stream, np.ndarray) \
+        else np.ascontiguousarray(stream).view(np.uint8).reshape(-1)
+    info = _PagesInfo()
+    _raise(_lib.splitzip_pages_get_info(src.ctypes.data, src.nbytes, ctypes.byref(info)),
+           "splitzip_pages_get_info")
+    n = _U64()
+    entries = (_Entry * max(int(info.n_pages), 1))()
+    _raise(_lib.splitzip_pages_get_manifest(src.ctypes.data, src.nbytes, entries,
+                                            int(info.n_pages), ctypes.byref(n)),
+           "splitzip_pages_get_manifest")
+    fixed = bool(info.flags & 1)
+    return {"format_version": info.format_version, "n_pages": info.n_pages,
+            "stream_size": info.stream_size, "total_page_bytes": info.total_page_bytes,
+            "codebook_id": info.codebook_id,
+            "codebook": list(info.codebook) if fixed else None,
+            "entries": [{"offset": e.offset, "length": e.length, "page_bytes": e.page_bytes,
+                         "encoding": "frame" if e.encoding == PAGE_FRAME else "raw"}
+                        for e in entries[:n.value]]}
