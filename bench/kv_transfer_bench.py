@@ -103,7 +103,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_one(binary, size_mib, mode, reps, data, env):
+def run_one(binary, size_mib, mode, reps, data, env, extra=""):
     port = free_port()
     recv = subprocess.Popen(ns(NS_R, f"taskset -c 1 {binary} recv --bind {IP_R} --port {port}"),
                             shell=True, env={**env, "UCX_NET_DEVICES": DEV_R},
@@ -115,7 +115,7 @@ def run_one(binary, size_mib, mode, reps, data, env):
     q0, l0 = qdisc_bytes(), link_bytes()
     cmd = (f"taskset -c 0 {binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
            f"--cache-mib {size_mib} --reps {reps} --warmup 1 --json "
-           f"--data-k {data[0]} --data-v {data[1]}")
+           f"--data-k {data[0]} --data-v {data[1]} {extra}")
     out = sh(ns(NS_S, cmd), capture=True, check=False)
     rout, _ = recv.communicate(timeout=600)
     q1, l1 = qdisc_bytes(), link_bytes()
@@ -180,6 +180,8 @@ def main():
     ap.add_argument("--data-v")
     ap.add_argument("--out", default="kv_transfer_bench.jsonl")
     ap.add_argument("--markdown")
+    ap.add_argument("--sender-args", default="", help="more options for the sender")
+    ap.add_argument("--ucx-env", default="", help="VAR=VALUE,... for both ends")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("needs root (ip netns, tc)")
@@ -189,6 +191,7 @@ def main():
     binary = find_binary(args.build)
     data, where = find_data(args)
     env = {**os.environ, "UCX_TLS": "tcp", "UCX_WARN_UNUSED_ENV_VARS": "n"}
+    env.update(kv.split("=", 1) for kv in args.ucx_env.split(",") if kv)
     print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1; "
           f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     results = []
@@ -199,7 +202,7 @@ def main():
                 for rate in [float(x) for x in args.rates.split(",")]:
                     shape(rate)
                     for mode in args.modes.split(","):
-                        r = run_one(binary, size, mode, args.reps, data, env)
+                        r = run_one(binary, size, mode, args.reps, data, env, args.sender_args)
                         r.update(rate=rate, load=os.getloadavg()[0])
                         results.append(r)
                         out.write(json.dumps(r) + "\n")

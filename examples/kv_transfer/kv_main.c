@@ -20,30 +20,33 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: splitzip-kv-transfer recv [--bind ADDR] [--port P] [-v]\n"
-	        "       splitzip-kv-transfer send --host ADDR [options]\n"
-	        "send options:\n"
-	        "  --port P              receiver port (default 13370)\n"
-	        "  --mode M              raw | compressed | pipelined (default pipelined)\n"
-	        "  --no-fallback         pipelined: always compress (no probe, no raw fallback)\n"
-	        "  --probe-groups N      pipelined: groups per probe of each way (default 4)\n"
-	        "  --reps N              timed repetitions (default 5)\n"
-	        "  --warmup N            repetitions before them, not counted (default 1)\n"
-	        "  --layers L            layers (default 32)\n"
-	        "  --tokens T --kv-heads H --head-dim D   page shape (default 16 x 8 x 128)\n"
-	        "  --pages-per-layer N   pages per layer for K and for V (default 16)\n"
-	        "  --cache-mib M         instead: the cache size (K + V, all layers)\n"
-	        "  --group-pages N       pages per pipelined group (default: about 2 MiB)\n"
-	        "  --data-k F --data-v F the real K and V data the pages are tiled from\n"
-	        "                        (default %s/aidreams260k__shakespeare.{K,V}.bf16)\n"
-	        "  --codebook-per-page   a codebook from each page instead of one calibrated once\n"
-	        "  --raw-iov             raw groups as one iov message of the pages (zero copy)\n"
-	        "                        instead of packed into a staging buffer and scattered\n"
-	        "  --checksum            frames carry the content checksum\n"
-	        "  --corrupt K           test: damage every third group (flip|truncate|mixed)\n"
-	        "  --json                one JSON line of results\n",
-	        KV_DATA_DIR);
+	fprintf(
+	    f,
+	    "usage: splitzip-kv-transfer recv [--bind ADDR] [--port P] [-v]\n"
+	    "       splitzip-kv-transfer send --host ADDR [options]\n"
+	    "send options:\n"
+	    "  --port P              receiver port (default 13370)\n"
+	    "  --mode M              raw | compressed | pipelined (default pipelined)\n"
+	    "  --no-fallback         pipelined: always compress (no probe, no raw fallback)\n"
+	    "  --probe-groups N      pipelined: groups per probe of each way (default: about\n"
+	    "                        1/16 of the groups, 4 to 16, at most a quarter)\n"
+	    "  --reps N              timed repetitions (default 5)\n"
+	    "  --warmup N            repetitions before them, not counted (default 1)\n"
+	    "  --layers L            layers (default 32)\n"
+	    "  --tokens T --kv-heads H --head-dim D   page shape (default 16 x 8 x 128)\n"
+	    "  --pages-per-layer N   pages per layer for K and for V (default 16)\n"
+	    "  --cache-mib M         instead: the cache size (K + V, all layers)\n"
+	    "  --group-pages N       pages per pipelined group (default: about 2 MiB)\n"
+	    "  --slots N             groups in flight, staging buffers at each end (default 8)\n"
+	    "  --data-k F --data-v F the real K and V data the pages are tiled from\n"
+	    "                        (default %s/aidreams260k__shakespeare.{K,V}.bf16)\n"
+	    "  --codebook-per-page   a codebook from each page instead of one calibrated once\n"
+	    "  --raw-iov             raw groups as one iov message of the pages (zero copy)\n"
+	    "                        instead of packed into a staging buffer and scattered\n"
+	    "  --checksum            frames carry the content checksum\n"
+	    "  --corrupt K           test: damage every third group (flip|truncate|mixed)\n"
+	    "  --json                one JSON line of results\n",
+	    KV_DATA_DIR);
 }
 
 static int parse_mode(const char *s, uint32_t *mode)
@@ -71,12 +74,13 @@ static void defaults(kv_send_opts *o, double *cache_mib)
 	memset(o, 0, sizeof *o);
 	o->port = 13370;
 	o->fallback = 1;
-	o->probe_groups = 4;
+	o->probe_groups = 0;
 	o->fixed_codebook = 1;
 	o->cfg.magic = KV_MAGIC;
 	o->cfg.version = KV_VERSION;
 	o->cfg.mode = KV_MODE_PIPELINED;
 	o->cfg.reps = 5;
+	o->cfg.slots = 8;
 	o->warmup = 1;
 	o->cfg.geo = (kv_geometry){32, 16, 16, 8, 128, 0};
 	snprintf(o->cfg.data_k, sizeof o->cfg.data_k, "%s/aidreams260k__shakespeare.K.bf16",
@@ -101,6 +105,7 @@ static int numeric_opt(kv_send_opts *o, const char *a, const char *v, double *ca
 	                  : !strcmp(a, "--reps")            ? &o->cfg.reps
 	                  : !strcmp(a, "--port")            ? &o->port
 	                  : !strcmp(a, "--warmup")          ? &o->warmup
+	                  : !strcmp(a, "--slots")           ? &o->cfg.slots
 	                                                    : NULL;
 	if (!field && strcmp(a, "--cache-mib") && strcmp(a, "--probe-groups"))
 		return 1;
@@ -161,7 +166,10 @@ static int parse_send(int argc, char **argv, kv_send_opts *o)
 	if (!g->group_pages && page > 0)
 		g->group_pages = (uint32_t)(2097152.0 / page) ? (uint32_t)(2097152.0 / page) : 1;
 	o->cfg.reps += o->warmup; /* the receiver runs them all */
-	return o->host && g->pages_per_layer && o->cfg.reps > o->warmup ? 0 : -1;
+	return o->host && g->pages_per_layer && o->cfg.reps > o->warmup && o->cfg.slots >= 1 &&
+	               o->cfg.slots <= 64
+	           ? 0
+	           : -1;
 }
 
 int main(int argc, char **argv)

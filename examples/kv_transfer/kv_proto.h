@@ -55,6 +55,8 @@ typedef struct kv_config {
 	kv_geometry geo;
 	uint32_t corrupt; /* enum kv_corrupt: the receiver expects damaged groups */
 	uint32_t raw_iov; /* raw groups as one iov message (zero copy) instead of staged */
+	uint32_t slots;   /* staging slots (groups in flight) of each end, pipelined and raw */
+	uint32_t reserved;
 	char data_k[512], data_v[512]; /* the real KV the cache is tiled from */
 } kv_config;
 

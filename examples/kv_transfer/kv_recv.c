@@ -1,13 +1,14 @@
 /*
  * kv_recv.c -- the decode side: accepts one sender, builds the destination cache it describes,
- * and for each repetition receives every group into its destination pages: raw groups
- * straight into the pages (one iov receive), page streams into a staging buffer that
- * splitzip_pages_decompress() validates and scatters. It looks at each message (probe) before
- * it posts the receive, so it knows the kind and keeps up to KV_SLOTS receives in flight while
- * it decodes. Everything that arrives is hostile: a rejected group is reported (status,
- * acknowledgement), never fatal; the receiver carries on with the next group. After each
- * repetition, outside the timed region, every accepted page is compared bit for bit with the
- * cache the sender started from (rebuilt here from the same real KV files).
+ * and for each repetition receives every group into its destination pages. It keeps one
+ * receive posted per staging slot ahead of the messages (so UCX moves each message straight
+ * into place on arrival), of any kind: a page stream lands in the slot and
+ * splitzip_pages_decompress() validates and scatters it while the next groups arrive; a raw
+ * group lands in the slot and is copied into its pages (or, with --raw-iov in raw mode, lands
+ * in the pages directly through an iov). Everything that arrives is hostile: a rejected group is
+ * reported (status, acknowledgement), never fatal; the receiver carries on with the next group.
+ * After each repetition, outside the timed region, every accepted page is compared bit for bit with
+ * the cache the sender started from (rebuilt here from the same real KV files).
  *
  * Exit status: 0 every group accepted and every page identical; 3 groups were rejected or
  * pages differ (reported); 1 the run could not be set up or the sender went away.
@@ -19,7 +20,6 @@
 
 #include "kv_proto.h"
 
-#define KV_SLOTS 3
 #define KV_IDLE_S 600.0 /* no message for this long: the sender is gone */
 
 typedef struct receiver {
@@ -197,7 +197,8 @@ static int setup(receiver *r)
 {
 	const kv_config *c = &r->cfg;
 	if (c->magic != KV_MAGIC || c->version != KV_VERSION || c->mode > KV_MODE_PIPELINED ||
-	    kv_cache_alloc(&r->cache, &c->geo) != 0 || kv_cache_alloc(&r->want, &c->geo) != 0) {
+	    c->slots < 1 || c->slots > 64 || kv_cache_alloc(&r->cache, &c->geo) != 0 ||
+	    kv_cache_alloc(&r->want, &c->geo) != 0) {
 		fprintf(stderr, "kv_transfer recv: unusable run description\n");
 		return -1;
 	}
@@ -212,7 +213,7 @@ static int setup(receiver *r)
 	splitzip_params_init(&p);
 	p.n_threads = 1;
 	const size_t G = r->cache.n_groups, gp = c->geo.group_pages;
-	r->n_slots = c->mode == KV_MODE_COMPRESSED ? G : KV_SLOTS;
+	r->n_slots = c->mode == KV_MODE_COMPRESSED ? G : c->slots;
 	r->slot_cap = splitzip_pages_bound(gp, r->cache.page_bytes);
 	r->slot = calloc(r->n_slots, sizeof *r->slot);
 	r->iov = calloc(r->n_slots * gp, sizeof *r->iov);

@@ -6,9 +6,9 @@
  *   raw         every group's pages straight from the cache (one iov message, zero copy)
  *   compressed  compress every group (splitzip_pages_compress), then send them all; the
  *               receiver decodes once everything arrived: no overlap at all
- *   pipelined   compress group i+1 while group i is on the wire (KV_SLOTS staging buffers);
+ *   pipelined   compress group i+1 while group i is on the wire ('slots' staging buffers);
  *               the receiver decodes each group on arrival. With the fallback (the default)
- *               the first groups probe both ways, compressed then raw, and the rest go the
+ *               the first groups probe both ways, raw then compressed, and the rest go the
  *               way that moved more cache bytes per second between acknowledgements: where
  *               the codec cannot keep up with the link the transfer stays raw, so it is
  *               never slower than raw beyond the probe.
@@ -20,7 +20,6 @@
 
 #include "kv_proto.h"
 
-#define KV_SLOTS 3
 #define KV_TIMEOUT_S 600.0
 
 typedef struct rep_stats {
@@ -51,6 +50,7 @@ typedef struct sender {
 	int decided;
 	unsigned choice;
 	double thr_stream, thr_raw; /* probe results, cache bytes per second */
+	uint64_t t_rep, t_probe;    /* start of the repetition, of the compressed probe */
 	rep_stats st;
 } sender;
 
@@ -101,36 +101,70 @@ static int wait_acks(sender *s)
 	return 0;
 }
 
-/* Cache bytes per second between the acknowledgements of groups a and b > a. */
-static double ack_rate(const sender *s, size_t a, size_t b)
+/* Progress until the acknowledgements of groups 0..n-1 are in. */
+static int wait_acks_upto(sender *s, size_t n)
 {
-	const double dt = (double)(s->ack_ns[b] - s->ack_ns[a]) * 1e-9;
-	return dt > 0 ? (double)(b - a) * s->cache.geo.group_pages * s->cache.page_bytes / dt : 0;
+	const uint64_t t0 = kv_now_ns();
+	while (s->next_ack < n) {
+		ucp_worker_progress(s->net.worker);
+		poll_acks(s);
+		if (s->net.failed || kv_now_ns() - t0 > KV_TIMEOUT_S * 1e9)
+			return -1;
+	}
+	return 0;
 }
 
 /*
- * How group g travels. Pipelined with the fallback: groups [0, P) compressed, [P, 2P) raw;
- * once the acknowledgement of group 2P-1 is in, the faster way for the rest (raw until then).
+ * The probe of the pipelined sender with the fallback: groups [0, P) go raw, [P, 2P)
+ * compressed, each batch timed from its first byte to the acknowledgement of its last group
+ * (the pipeline drains between them: groups in flight interleave on the connection, so only
+ * whole batches time well). The rest goes the way that moved more cache bytes per second.
+ * Called before group g is sent; -1 if the peer went away.
  */
-static unsigned choose_kind(sender *s, size_t g)
+/* Groups per probe batch: --probe-groups, or about 1/16 of the groups, 4 to 16, and at
+ * most a quarter of them (small caches). */
+static size_t probe_groups(const sender *s)
+{
+	const size_t G = s->cache.n_groups;
+	size_t P = s->o->probe_groups > 0 ? (size_t)s->o->probe_groups : G / 16;
+	if (s->o->probe_groups <= 0)
+		P = P < 4 ? 4 : P > 16 ? 16 : P;
+	if (P > G / 4)
+		P = G / 4;
+	return P < 1 ? 1 : P;
+}
+
+static int probe_step(sender *s, size_t g)
+{
+	const size_t P = probe_groups(s);
+	const double batch = (double)P * s->cache.geo.group_pages * s->cache.page_bytes;
+	if (g != P && g != 2 * P)
+		return 0;
+	if (wait_acks_upto(s, g) != 0)
+		return -1;
+	if (g == P) {
+		s->thr_raw = batch / ((double)(s->ack_ns[P - 1] - s->t_rep) * 1e-9);
+		s->t_probe = kv_now_ns();
+	} else {
+		s->thr_stream = batch / ((double)(s->ack_ns[2 * P - 1] - s->t_probe) * 1e-9);
+		s->choice = s->thr_stream >= s->thr_raw ? KV_KIND_STREAM : KV_KIND_RAW;
+		s->decided = 1;
+	}
+	return 0;
+}
+
+/* How group g travels (see probe_step for the fallback). */
+static unsigned choose_kind(const sender *s, size_t g)
 {
 	const kv_config *c = &s->o->cfg;
 	if (c->mode == KV_MODE_RAW)
 		return KV_KIND_RAW;
 	if (c->mode == KV_MODE_COMPRESSED || !s->o->fallback || c->corrupt)
 		return KV_KIND_STREAM;
-	const size_t P = (size_t)(s->o->probe_groups < 2 ? 2 : s->o->probe_groups);
+	const size_t P = probe_groups(s);
 	if (g < P)
-		return KV_KIND_STREAM;
-	if (g < 2 * P)
 		return KV_KIND_RAW;
-	if (!s->decided && s->next_ack >= 2 * P) {
-		s->thr_stream = ack_rate(s, 0, P - 1);
-		s->thr_raw = ack_rate(s, P - 1, 2 * P - 1);
-		s->choice = s->thr_stream >= s->thr_raw ? KV_KIND_STREAM : KV_KIND_RAW;
-		s->decided = 1;
-	}
-	return s->decided ? s->choice : KV_KIND_RAW;
+	return g < 2 * P || !s->decided ? KV_KIND_STREAM : s->choice;
 }
 
 static int compress_group(sender *s, size_t g, size_t slot)
@@ -203,9 +237,11 @@ static kv_req send_group(sender *s, size_t g, size_t slot, unsigned kind)
 /* raw and pipelined: group g waits for its slot, is compressed (or not) and sent. */
 static int run_pipelined(sender *s)
 {
+	const int probing =
+	    s->o->cfg.mode == KV_MODE_PIPELINED && s->o->fallback && !s->o->cfg.corrupt;
 	for (size_t g = 0; g < s->cache.n_groups; g++) {
 		const size_t slot = g % s->n_slots;
-		if (wait_req(s, &s->slot_req[slot]) != 0)
+		if (wait_req(s, &s->slot_req[slot]) != 0 || (probing && probe_step(s, g) != 0))
 			return -1;
 		const unsigned kind = choose_kind(s, g);
 		if (kind == KV_KIND_STREAM && compress_group(s, g, slot) != 0)
@@ -234,12 +270,13 @@ static int run_rep(sender *s, unsigned rep)
 	s->rep = rep;
 	s->next_ack = 0;
 	s->decided = 0;
+	s->thr_raw = s->thr_stream = 0;
 	kv_req res = kv_recv(&s->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), ~(uint64_t)0, &s->st.result,
 	                     sizeof s->st.result);
 	for (size_t g = 0; g < s->cache.n_groups; g++)
 		s->ack_req[g] = kv_recv(&s->net, KV_TAG(KV_MSG_ACK, 0, rep, g), ~(uint64_t)0,
 		                        &s->ack[g], sizeof s->ack[g]);
-	const uint64_t t0 = kv_now_ns();
+	const uint64_t t0 = s->t_rep = kv_now_ns();
 	int rc = s->o->cfg.mode == KV_MODE_COMPRESSED ? run_serial(s) : run_pipelined(s);
 	if (rc == 0)
 		rc = wait_acks(s);
@@ -286,7 +323,7 @@ static int setup(sender *s)
 	if (make_ctx(s) != 0)
 		return -1;
 	const size_t G = s->cache.n_groups, gp = c->geo.group_pages;
-	s->n_slots = c->mode == KV_MODE_COMPRESSED ? G : KV_SLOTS;
+	s->n_slots = c->mode == KV_MODE_COMPRESSED ? G : c->slots;
 	s->slot_cap = splitzip_pages_bound(gp, s->cache.page_bytes);
 	s->slot = calloc(s->n_slots, sizeof *s->slot);
 	s->slot_len = calloc(s->n_slots, sizeof *s->slot_len);
@@ -403,11 +440,12 @@ int kv_sender_main(const kv_send_opts *o)
 		reps[done++] = s.st;
 		bad += s.st.bad_acks + s.st.result.bad_groups + (unsigned)s.st.result.bad_pages;
 		if (!o->json)
-			printf(
-			    "%s %u: %.6f s, %llu wire bytes, %zu compressed + %zu raw groups%s\n",
-			    k < o->warmup ? "warmup" : "rep", k, s.st.seconds,
-			    (unsigned long long)s.st.wire, s.st.n_stream, s.st.n_raw,
-			    s.st.result.bad_pages ? ", PAGES DIFFER" : "");
+			printf("%s %u: %.6f s, %llu wire bytes, %zu compressed + %zu raw groups, "
+			       "probe %.3f vs %.3f GB/s%s\n",
+			       k < o->warmup ? "warmup" : "rep", k, s.st.seconds,
+			       (unsigned long long)s.st.wire, s.st.n_stream, s.st.n_raw,
+			       s.thr_stream * 1e-9, s.thr_raw * 1e-9,
+			       s.st.result.bad_pages ? ", PAGES DIFFER" : "");
 	}
 	if (rc == 0)
 		report(&s, reps, done, o->warmup);
