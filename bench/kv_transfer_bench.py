@@ -153,6 +153,31 @@ def find_data(args):
             "bundled data/kv sample (bigkv not found)")
 
 
+def summary(results):
+    """Per cache size and rate: speedups against raw and where the time goes."""
+    rows = ["| cache | link | raw median s | compressed | pipelined | pipelined, no fallback | "
+            "wire ratio (tc) | bound by |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|"]
+    by = {(r["size_mib"], r["rate"], r["mode"]): r for r in results}
+    for (size, rate) in dict.fromkeys((r["size_mib"], r["rate"]) for r in results):
+        raw = by.get((size, rate, "raw"))
+        if not raw:
+            continue
+        sp = {m: raw["median_s"] / by[(size, rate, m)]["median_s"] for m in MODES
+              if (size, rate, m) in by}
+        nf = by.get((size, rate, "pipelined-nofallback"))
+        wr = raw["tc_bytes"] / nf["tc_bytes"] if nf and nf["tc_bytes"] else 0
+        # The pipeline reaches the wire ratio when the link is what it waits for.
+        bound = ("link" if sp.get("pipelined-nofallback", 0) >= 0.9 * wr else "codec/CPU") if nf \
+            else "-"
+        cells = [f"{sp[m]:.2f}x" if m in sp else "-" for m in
+                 ("compressed", "pipelined", "pipelined-nofallback")]
+        rate_s = f"{rate:g} Gbit/s" if rate else "unshaped"
+        rows.append(f"| {size} MiB | {rate_s} | {raw['median_s']:.3f} | {' | '.join(cells)} | "
+                    f"{wr:.3f} | {bound} |")
+    return "\n".join(rows)
+
+
 def markdown(results):
     rows = ["| cache | link | mode | median s | p95 s | wire MB (tc) | ratio | speedup | "
             "groups comp/raw | comp GB/s | dec GB/s |",
@@ -178,7 +203,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--data-k")
     ap.add_argument("--data-v")
-    ap.add_argument("--out", default="kv_transfer_bench.jsonl")
+    ap.add_argument("--out", default="/tmp/kv_transfer_bench.jsonl")
     ap.add_argument("--markdown")
     ap.add_argument("--sender-args", default="", help="more options for the sender")
     ap.add_argument("--ucx-env", default="", help="VAR=VALUE,... for both ends")
@@ -215,7 +240,7 @@ def main():
                               f"load {r['load']:.2f}", flush=True)
     finally:
         teardown_netns()
-    md = markdown(results)
+    md = markdown(results) + "\n\n" + summary(results)
     print(md)
     if args.markdown:
         Path(args.markdown).write_text(md + "\n")
