@@ -12,11 +12,12 @@
  * writes the manifest, its checksum, the header, the size and the status; pages_pack copies
  * every payload to its offset and zeroes the padding after it.
  *
- * Decompression (sz_gpu_pages_decompress): pages_parse (one block) runs FORMAT.md §11.5 steps
- * 0-10 (the entries in parallel, the first failing one decides) and §11.6 (destinations), and
- * points the batch arrays of the frame decoder at the frame pages of a valid stream (a NULL
- * source otherwise, which the decoder rejects without a read); the batched decoder runs;
- * pages_raw copies the raw pages; pages_dec_finish reports the first failing page.
+ * Decompression (sz_gpu_pages_decompress): pages_dec_args checks the destination pointers;
+ * pages_parse (one block) runs FORMAT.md §11.5 steps 0-10 (the entries in parallel, the first
+ * failing one decides) and §11.6 (destinations), and points the batch arrays of the frame decoder
+ * at the frame pages of a valid stream (a NULL source otherwise, which the decoder rejects without
+ * a read); the batched decoder runs; pages_raw copies the raw pages; pages_dec_finish reports the
+ * first failing page.
  */
 #ifndef SZ_GPU_PAGES_CUH
 #define SZ_GPU_PAGES_CUH
@@ -141,7 +142,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_enc_init(sz_gpu_pages
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		const uint64_t b = a.page_bytes[i];
 		const void *p = a.pages[i];
-		const bool bad = b % 2 || b > a.max_page_bytes || (!p && b);
+		/* As the host API: a page of nonzero size is a 2-byte aligned BF16 array. */
+		const bool bad = b % 2 || b > a.max_page_bytes || (b && (!p || ((uintptr_t)p & 1)));
 		srcs[i] = (uint64_t)(uintptr_t)p;
 		nel[i] = bad ? a.max_page_bytes / 2 + 1 : b / 2;
 		dsts[i] = (uint64_t)(uintptr_t)(slots + i * slot);
@@ -304,6 +306,21 @@ SZ_DEVICE int32_t sz_pg_check_dst(const sz_gpu_pages_dec &a, uint64_t np, uint64
 	return bad == ~(uint64_t)0 ? SPLITZIP_OK : SPLITZIP_ERROR_DST_TOO_SMALL;
 }
 
+/* One block, first: as the host API, every destination with room must be a 2-byte aligned
+ * pointer (INVALID_ARGUMENT before the stream is looked at). */
+template <int W>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_args(sz_gpu_pages_dec a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
+	uint64_t bad = 0;
+	for (uint64_t i = threadIdx.x; i < a.n_pages; i += blockDim.x)
+		bad |= a.page_caps[i] && (!a.pages[i] || ((uintptr_t)a.pages[i] & 1));
+	bad = sz_pg_block_reduce<W>(bad, false, tmp);
+	if (threadIdx.x == 0)
+		sz_pg_state(a.ws)->status = bad ? SPLITZIP_ERROR_INVALID_ARGUMENT : SPLITZIP_OK;
+}
+
 /* One block: validate everything but the frame bodies, then fill the decoder's batch arrays. */
 template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_parse(sz_gpu_pages_dec a)
@@ -313,8 +330,12 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_parse(sz_gpu_pages_de
 	SZ_SHARED_ARRAY(splitzip_pages_header, sh, 1);
 	SZ_SHARED_ARRAY(int32_t, sst, 1);
 	const unsigned t = threadIdx.x;
-	if (t == 0)
-		sst[0] = splitzip_pages_read_header(a.src, a.src_size, &sh[0]); /* steps 0-7 */
+	if (t == 0) {
+		const int32_t args = sz_pg_state(a.ws)->status; /* sz_k_pages_dec_args */
+		sst[0] = args != SPLITZIP_OK ? args
+		                             : splitzip_pages_read_header(a.src, a.src_size,
+		                                                          &sh[0]); /* steps 0-7 */
+	}
 	sz_syncthreads();
 	int32_t s = sst[0];
 	if (s == SPLITZIP_OK) /* uniform: every thread read sst after the barrier */
@@ -445,6 +466,7 @@ template <int W, class Launcher> void sz_gpu_pages_compress(Launcher &lc, sz_gpu
 template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_gpu_pages_dec a)
 {
 	const uint64_t n = a.n_pages, max_elems = a.max_page_bytes / 2;
+	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_args<W>, a);
 	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_parse<W>, a);
 	if (n) {
 		sz_gpu_dec d;

@@ -142,16 +142,16 @@ struct enc_out {
 /* The device sequence over copies of the pages ('max' bounds the sizes; 0: their maximum). */
 template <int W>
 static enc_out sim_pack(const pu_pages &l, const params &p, size_t cap, size_t max = 0,
-                        const schedule &s = k_default_sched)
+                        const schedule &s = k_default_sched, bool copy = true)
 {
 	if (!max)
 		max = max_bytes(l);
 	std::vector<hbuf *> pages;
 	std::vector<const void *> ptrs(l.n + 1);
 	std::vector<size_t> bytes(l.bytes, l.bytes + l.n);
-	for (size_t i = 0; i < l.n; i++) { /* a NULL page stays NULL */
-		pages.push_back(l.p[i] ? new hbuf(l.p[i], l.bytes[i]) : new hbuf(0));
-		ptrs[i] = l.p[i] && l.bytes[i] ? pages.back()->p : l.p[i];
+	for (size_t i = 0; i < l.n; i++) { /* a NULL page stays NULL; copy: exact-size copies */
+		pages.push_back(l.p[i] && copy ? new hbuf(l.p[i], l.bytes[i]) : new hbuf(0));
+		ptrs[i] = l.p[i] && l.bytes[i] && copy ? pages.back()->p : l.p[i];
 	}
 	hbuf dst(cap), ws(sz_gpu_pages_ws_size(l.n, max, p.log2), 0x5A);
 	enc_out r;
@@ -192,7 +192,8 @@ struct dec_out {
 /* The device decoder into exact-size pages of caps[i] bytes (filled with 0xEE first). */
 template <int W>
 static dec_out sim_unpack(const uint8_t *s, size_t size, const std::vector<size_t> &caps,
-                          unsigned log2 = 12, const schedule &sc = k_default_sched)
+                          unsigned log2 = 12, const schedule &sc = k_default_sched,
+                          size_t misalign = ~(size_t)0)
 {
 	size_t max = 0;
 	for (size_t c : caps)
@@ -201,9 +202,9 @@ static dec_out sim_unpack(const uint8_t *s, size_t size, const std::vector<size_
 	hbuf src(s, size), ws(sz_gpu_pages_ws_size(caps.size(), max, log2), 0x5A);
 	std::vector<hbuf *> pages;
 	std::vector<void *> ptrs(caps.size() + 1);
-	for (size_t i = 0; i < caps.size(); i++) {
-		pages.push_back(new hbuf(caps[i]));
-		ptrs[i] = pages.back()->p;
+	for (size_t i = 0; i < caps.size(); i++) { /* page 'misalign' at an odd address */
+		pages.push_back(new hbuf(caps[i] + (i == misalign)));
+		ptrs[i] = pages.back()->p + (i == misalign);
 	}
 	dec_out r;
 	r.sizes.assign(caps.size(), 12345);
@@ -224,7 +225,8 @@ static dec_out sim_unpack(const uint8_t *s, size_t size, const std::vector<size_
 	sz_gpu_pages_decompress<W>(lc, a);
 	CHECK(!lc.failed, "harness: %s", lc.first.msg);
 	for (size_t i = 0; i < caps.size(); i++) {
-		r.pages.emplace_back(pages[i]->p, pages[i]->p + caps[i]);
+		r.pages.emplace_back(pages[i]->p + (i == misalign),
+		                     pages[i]->p + (i == misalign) + caps[i]);
 		delete pages[i];
 	}
 	return r;
@@ -382,6 +384,13 @@ template <int W> static void test_pages_statuses()
 	r = sim_pack<W>(l, p, 1 << 16);
 	CHECK(r.status == SPLITZIP_ERROR_INVALID_ARGUMENT, "NULL page: %d", r.status);
 	l.p[3] = keep;
+	/* A misaligned page: copied to an odd address, as the host API rejects it too. */
+	std::vector<uint8_t> odd(4096 + 1);
+	memcpy(odd.data() + 1, l.p[3], 4096);
+	l.p[3] = odd.data() + 1;
+	r = sim_pack<W>(l, p, 1 << 16, 0, k_default_sched, false);
+	CHECK(r.status == SPLITZIP_ERROR_INVALID_ARGUMENT, "misaligned page: %d", r.status);
+	l.p[3] = keep;
 	pu_free(&l);
 }
 
@@ -413,6 +422,11 @@ template <int W> static void test_pages_destinations()
 				for (uint8_t b : got.pages[i])
 					CHECK(b == 0xEE, "page %zu written on failure", i);
 	}
+	/* A misaligned destination: INVALID_ARGUMENT before anything, as on the host. */
+	const std::vector<size_t> caps(l.bytes, l.bytes + l.n);
+	const dec_out mis = sim_unpack<W>(s.data(), s.size(), caps, 12, k_default_sched, 1);
+	CHECK(mis.status == SPLITZIP_ERROR_INVALID_ARGUMENT && mis.n_pages == 0,
+	      "misaligned destination: %d", mis.status);
 	pu_free(&l);
 }
 
