@@ -1,7 +1,8 @@
 /*
  * sz_simd_common.h -- scalar helpers shared by the SIMD backends. Everything here is static
- * inline, so each backend translation unit compiles its own copy with its own ISA flags and no
- * ISA-specific code can be merged across translation units by the linker.
+ * inline (or a macro), so each backend translation unit compiles its own copy with its own ISA
+ * flags and no ISA-specific code can be merged across translation units by the linker. The
+ * vector code shared by the backends is in the template sz_hist_template.h.
  */
 #ifndef SZ_SIMD_COMMON_H
 #define SZ_SIMD_COMMON_H
@@ -13,6 +14,11 @@
 #else
 #define SZ_ALWAYS_INLINE inline
 #endif
+
+/* Name pasting for the templates (sz_*_template.h): SZ_PASTE(avx2, histogram) is
+ * avx2_histogram, after the arguments are expanded. */
+#define SZ_PASTE_(a, b) a##_##b
+#define SZ_PASTE(a, b) SZ_PASTE_(a, b)
 
 /*
  * Exact exponent histogram with four interleaved sub-tables. With one table, consecutive

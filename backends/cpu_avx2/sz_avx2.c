@@ -348,51 +348,15 @@ static void avx2_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *
 	decode_impl(codebook, codes, sm, n, dst, 1);
 }
 
-/* ---- Histogram ----------------------------------------------------------------------------- */
-
-/*
- * The window histogram counts the 16 exponents w..w+15 as a positional population count: each
- * element in the window becomes a one-hot byte (bins 0-7 in stream 'lo', 8-15 in stream 'hi',
- * by vpshufb; outside the window the index has bit 7 set and vpshufb gives 0), and Harley-Seal
- * carry-save adders sum 16 such vectors into bit planes of weight 1, 2, 4, 8 plus a carry of
- * weight 16; a second adder level sums 16 carries the same way. About half the operations of
- * sixteen compare-and-subtract byte counters. Elements outside the window are counted one by
- * one.
- */
+/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. */
-#define SZ_CSA(h, l, a, b, c)                                                                      \
+#define SZ_HV_CSA(h, l, a, b, c)                                                                   \
 	do {                                                                                       \
 		__m256i a_ = (a), b_ = (b), c_ = (c), u_ = _mm256_xor_si256(a_, b_);               \
 		h = _mm256_or_si256(_mm256_and_si256(a_, b_), _mm256_and_si256(u_, c_));           \
 		l = _mm256_xor_si256(u_, c_);                                                      \
 	} while (0)
-
-typedef struct hs_planes {
-	__m256i p1, p2, p4, p8;
-} hs_planes;
-
-/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
-static SZ_ALWAYS_INLINE __m256i hs_add16(hs_planes *s, const __m256i x[16])
-{
-	__m256i twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
-	SZ_CSA(twosA, s->p1, s->p1, x[0], x[1]);
-	SZ_CSA(twosB, s->p1, s->p1, x[2], x[3]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[4], x[5]);
-	SZ_CSA(twosB, s->p1, s->p1, x[6], x[7]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsA, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(twosA, s->p1, s->p1, x[8], x[9]);
-	SZ_CSA(twosB, s->p1, s->p1, x[10], x[11]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[12], x[13]);
-	SZ_CSA(twosB, s->p1, s->p1, x[14], x[15]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsB, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
-	return sixteens;
-}
 
 /* cnt[b] += weight * (number of bytes of v with bit b set), b = 0..7. */
 static SZ_ALWAYS_INLINE void count_bits(__m256i v, uint64_t weight, uint64_t cnt[8])
@@ -405,47 +369,6 @@ static SZ_ALWAYS_INLINE void count_bits(__m256i v, uint64_t weight, uint64_t cnt
 	}
 }
 
-static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uint64_t cnt[8])
-{
-	count_bits(s->p1, unit, cnt);
-	count_bits(s->p2, 2 * unit, cnt);
-	count_bits(s->p4, 4 * unit, cnt);
-	count_bits(s->p8, 8 * unit, cnt);
-}
-
-typedef struct hs_stream {
-	hs_planes l1, l2;  /* units 1 and 16 */
-	__m256i carry[16]; /* level-1 carries waiting for the level-2 adder */
-	uint64_t cnt[8];   /* complete counts from level-2 carries (unit 256) */
-} hs_stream;
-
-static SZ_ALWAYS_INLINE void hs_init(hs_stream *h)
-{
-	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = _mm256_setzero_si256();
-	h->l2 = h->l1;
-	memset(h->cnt, 0, sizeof h->cnt);
-}
-
-static SZ_ALWAYS_INLINE void hs_push(hs_stream *h, const __m256i x[16], unsigned group)
-{
-	h->carry[group % 16] = hs_add16(&h->l1, x);
-	if (group % 16 == 15)
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-}
-
-static SZ_ALWAYS_INLINE void hs_finish(hs_stream *h, unsigned groups, uint64_t out[8])
-{
-	if (groups % 16) {
-		for (unsigned g = groups % 16; g < 16; g++)
-			h->carry[g] = _mm256_setzero_si256();
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-	}
-	count_planes(&h->l1, 1, h->cnt);
-	count_planes(&h->l2, 16, h->cnt);
-	for (unsigned b = 0; b < 8; b++)
-		out[b] += h->cnt[b];
-}
-
 /* 32 exponent bytes in some fixed order (a histogram does not care which). */
 static SZ_ALWAYS_INLINE __m256i exps32(const uint16_t *s)
 {
@@ -456,65 +379,35 @@ static SZ_ALWAYS_INLINE __m256i exps32(const uint16_t *s)
 	return _mm256_packus_epi16(a, b);
 }
 
-/* Elements per group: 16 blocks of 32. */
-#define SZ_HS_GROUP 512u
-
-static void avx2_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
+/*
+ * One-hot bytes of the bins d = e - w of 32 elements by vpshufb (bins 0-7 to xl, 8-15 to xh);
+ * returns the lanes outside the window.
+ */
+static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, __m256i thi,
+                                          __m256i *xl, __m256i *xh)
 {
-	if (n < 2 * SZ_HIST_SAMPLE) {
-		sz_hist_scalar(src, n, hist);
-		return;
-	}
-	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
-	const __m256i wv = _mm256_set1_epi8((char)w), c15 = _mm256_set1_epi8(15);
-	const __m256i tlo = _mm256_broadcastsi128_si256(
-	    _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
-	const __m256i thi = _mm256_broadcastsi128_si256(
-	    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
-	hs_stream lo, hi;
-	hs_init(&lo);
-	hs_init(&hi);
-	unsigned groups = 0;
-	size_t i = 0, outside = 0;
-	uint8_t ebuf[32];
-	while (i + SZ_HS_GROUP <= n) {
-		__m256i xl[16], xh[16];
-		for (unsigned k = 0; k < 16; k++) {
-			__m256i e = exps32(src + i + 32 * k);
-			__m256i d = _mm256_sub_epi8(e, wv);
-			/* 0xFF outside the window: the index gets bit 7 and vpshufb returns 0 */
-			__m256i out = _mm256_xor_si256(
-			    _mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
-			__m256i idx = _mm256_or_si256(d, out);
-			xl[k] = _mm256_shuffle_epi8(tlo, idx);
-			xh[k] = _mm256_shuffle_epi8(thi, idx);
-			uint32_t m = (uint32_t)_mm256_movemask_epi8(out);
-			if (SZ_UNLIKELY(m)) {
-				_mm256_storeu_si256((__m256i *)ebuf, e);
-				outside += (size_t)__builtin_popcount(m);
-				do {
-					hist[ebuf[__builtin_ctz(m)]]++;
-					m &= m - 1;
-				} while (m);
-			}
-		}
-		hs_push(&lo, xl, groups);
-		hs_push(&hi, xh, groups);
-		groups++;
-		i += SZ_HS_GROUP;
-		if (i % SZ_HIST_BLOCK == 0) {
-			if (outside > SZ_HIST_BLOCK / 8)
-				break; /* no dominant window: the scalar tables are faster */
-			outside = 0;
-		}
-	}
-	uint64_t counts[16] = {0};
-	hs_finish(&lo, groups, counts);
-	hs_finish(&hi, groups, counts + 8);
-	for (unsigned k = 0; k < 16; k++)
-		hist[w + k] += counts[k];
-	sz_hist_scalar(src + i, n - i, hist);
+	/* 0xFF outside the window: the index gets bit 7 and vpshufb returns 0 */
+	__m256i out =
+	    _mm256_xor_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
+	__m256i idx = _mm256_or_si256(d, out);
+	*xl = _mm256_shuffle_epi8(tlo, idx);
+	*xh = _mm256_shuffle_epi8(thi, idx);
+	return (uint32_t)_mm256_movemask_epi8(out);
 }
+
+#define SZ_HIST_PREFIX avx2
+#define SZ_HIST_VL 32
+#define SZ_HV __m256i
+#define SZ_HV_ZERO() _mm256_setzero_si256()
+#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
+#define SZ_HV_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
+#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
+#define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define SZ_HIST_EXPS exps32
+#define SZ_HIST_ONEHOT onehot32
+#define SZ_HIST_LANE_BITS 1
+#include "../sz_hist_template.h"
 
 /* ---- Chunk hash ------------------------------------------------------------------------------ */
 

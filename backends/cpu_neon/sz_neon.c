@@ -191,50 +191,21 @@ static void neon_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, 
 	}
 }
 
-/* ---- Histogram ----------------------------------------------------------------------------- */
+/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /*
- * The window histogram counts the 16 exponents w..w+15 as a positional population count, as
- * in the x86 backends: each element in the window becomes a one-hot byte (bins 0-7 in stream
- * 'lo', 8-15 in 'hi', by tbl; out-of-range indices give 0), and Harley-Seal carry-save adders
- * (3 NEON operations each: the majority is one bsl) sum 16 such vectors into bit planes of
- * weight 1, 2, 4, 8 plus a carry of weight 16; a second level sums 16 carries. Elements
- * outside the window are counted one by one.
+ * The one-hot lookup is tbl (out-of-range indices give 0); a carry-save adder is 3 NEON
+ * operations (the majority is one bsl). NEON has no movemask, so a block with elements outside
+ * the window is counted again in scalar code.
  */
 
 /* A full adder on bit vectors: (h, l) = a + b + c; majority = bsl(a ^ b, c, a). */
-#define SZ_CSA(h, l, a, b, c)                                                                      \
+#define SZ_HV_CSA(h, l, a, b, c)                                                                   \
 	do {                                                                                       \
 		uint8x16_t a_ = (a), b_ = (b), c_ = (c), u_ = veorq_u8(a_, b_);                    \
 		h = vbslq_u8(u_, c_, a_);                                                          \
 		l = veorq_u8(u_, c_);                                                              \
 	} while (0)
-
-typedef struct hs_planes {
-	uint8x16_t p1, p2, p4, p8;
-} hs_planes;
-
-/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
-static SZ_ALWAYS_INLINE uint8x16_t hs_add16(hs_planes *s, const uint8x16_t x[16])
-{
-	uint8x16_t twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
-	SZ_CSA(twosA, s->p1, s->p1, x[0], x[1]);
-	SZ_CSA(twosB, s->p1, s->p1, x[2], x[3]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[4], x[5]);
-	SZ_CSA(twosB, s->p1, s->p1, x[6], x[7]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsA, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(twosA, s->p1, s->p1, x[8], x[9]);
-	SZ_CSA(twosB, s->p1, s->p1, x[10], x[11]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[12], x[13]);
-	SZ_CSA(twosB, s->p1, s->p1, x[14], x[15]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsB, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
-	return sixteens;
-}
 
 /* cnt[b] += weight * (number of bytes of v with bit b set), b = 0..7. */
 static SZ_ALWAYS_INLINE void count_bits(uint8x16_t v, uint64_t weight, uint64_t cnt[8])
@@ -250,103 +221,37 @@ static SZ_ALWAYS_INLINE void count_bits(uint8x16_t v, uint64_t weight, uint64_t 
 	cnt[7] += weight * vaddvq_u8(vshrq_n_u8(v, 7));
 }
 
-static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uint64_t cnt[8])
+/* The 16 exponent bytes of the elements at s, in element order. */
+static SZ_ALWAYS_INLINE uint8x16_t exps16(const uint16_t *s)
 {
-	count_bits(s->p1, unit, cnt);
-	count_bits(s->p2, 2 * unit, cnt);
-	count_bits(s->p4, 4 * unit, cnt);
-	count_bits(s->p8, 8 * unit, cnt);
+	uint8x16_t e, sm;
+	split16(s, &e, &sm);
+	(void)sm;
+	return e;
 }
 
-typedef struct hs_stream {
-	hs_planes l1, l2;     /* units 1 and 16 */
-	uint8x16_t carry[16]; /* level-1 carries waiting for the level-2 adder */
-	uint64_t cnt[8];      /* complete counts from level-2 carries (unit 256) */
-} hs_stream;
-
-static SZ_ALWAYS_INLINE void hs_init(hs_stream *h)
+/* One-hot bytes of the bins d = e - w of 16 elements (bins 0-7 to xl, 8-15 to xh; tbl gives 0
+ * for indices >= 16, i.e. outside the window); nonzero if some element is outside. */
+static SZ_ALWAYS_INLINE uint64_t onehot16(uint8x16_t d, uint8x16_t c15, uint8x16_t tlo,
+                                          uint8x16_t thi, uint8x16_t *xl, uint8x16_t *xh)
 {
-	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = vdupq_n_u8(0);
-	h->l2 = h->l1;
-	memset(h->cnt, 0, sizeof h->cnt);
+	*xl = vqtbl1q_u8(tlo, d);
+	*xh = vqtbl1q_u8(thi, d);
+	return vmaxvq_u8(vcgtq_u8(d, c15));
 }
 
-static SZ_ALWAYS_INLINE void hs_push(hs_stream *h, const uint8x16_t x[16], unsigned group)
-{
-	h->carry[group % 16] = hs_add16(&h->l1, x);
-	if (group % 16 == 15)
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-}
-
-static SZ_ALWAYS_INLINE void hs_finish(hs_stream *h, unsigned groups, uint64_t out[8])
-{
-	if (groups % 16) {
-		for (unsigned g = groups % 16; g < 16; g++)
-			h->carry[g] = vdupq_n_u8(0);
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-	}
-	count_planes(&h->l1, 1, h->cnt);
-	count_planes(&h->l2, 16, h->cnt);
-	for (unsigned b = 0; b < 8; b++)
-		out[b] += h->cnt[b];
-}
-
-/* Elements per group: 16 blocks of 16. */
-#define SZ_HS_GROUP 256u
-
-static void neon_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
-{
-	if (n < 2 * SZ_HIST_SAMPLE) {
-		sz_hist_scalar(src, n, hist);
-		return;
-	}
-	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
-	static const uint8_t lo_bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0};
-	static const uint8_t hi_bits[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128};
-	const uint8x16_t wv = vdupq_n_u8((uint8_t)w), c15 = vdupq_n_u8(15);
-	const uint8x16_t tlo = vld1q_u8(lo_bits), thi = vld1q_u8(hi_bits);
-	hs_stream lo, hi;
-	hs_init(&lo);
-	hs_init(&hi);
-	unsigned groups = 0;
-	size_t i = 0, outside = 0;
-	while (i + SZ_HS_GROUP <= n) {
-		uint8x16_t xl[16], xh[16];
-		for (unsigned k = 0; k < 16; k++) {
-			uint8x16_t e, sm;
-			split16(src + i + 16 * k, &e, &sm);
-			(void)sm;
-			uint8x16_t d = vsubq_u8(e, wv);
-			/* tbl gives 0 for indices >= 16, i.e. outside the window */
-			xl[k] = vqtbl1q_u8(tlo, d);
-			xh[k] = vqtbl1q_u8(thi, d);
-			if (SZ_UNLIKELY(vmaxvq_u8(vcgtq_u8(d, c15)))) {
-				for (unsigned j = 0; j < 16; j++) {
-					uint8_t x = splitzip_bf16_exponent(src[i + 16 * k + j]);
-					if ((uint8_t)(x - w) > 15) {
-						hist[x]++;
-						outside++;
-					}
-				}
-			}
-		}
-		hs_push(&lo, xl, groups);
-		hs_push(&hi, xh, groups);
-		groups++;
-		i += SZ_HS_GROUP;
-		if (i % SZ_HIST_BLOCK == 0) {
-			if (outside > SZ_HIST_BLOCK / 8)
-				break; /* no dominant window: the scalar tables are faster */
-			outside = 0;
-		}
-	}
-	uint64_t counts[16] = {0};
-	hs_finish(&lo, groups, counts);
-	hs_finish(&hi, groups, counts + 8);
-	for (unsigned k = 0; k < 16; k++)
-		hist[w + k] += counts[k];
-	sz_hist_scalar(src + i, n - i, hist);
-}
+#define SZ_HIST_PREFIX neon
+#define SZ_HIST_VL 16
+#define SZ_HV uint8x16_t
+#define SZ_HV_ZERO() vdupq_n_u8(0)
+#define SZ_HV_SET1(x) vdupq_n_u8((uint8_t)(x))
+#define SZ_HV_BCAST16(p) vld1q_u8(p)
+#define SZ_HV_SUB8(a, b) vsubq_u8(a, b)
+#define SZ_HV_COUNT_BITS count_bits
+#define SZ_HIST_EXPS exps16
+#define SZ_HIST_ONEHOT onehot16
+#define SZ_HIST_LANE_BITS 0
+#include "../sz_hist_template.h"
 
 const splitzip_host_kernels splitzip_kernels_neon = {
     .histogram = neon_histogram,
