@@ -75,12 +75,25 @@ static SZ_ALWAYS_INLINE __m256i codes_window(__m256i e, __m256i basev, __m256i *
 	return _mm256_and_si256(d, *ok);
 }
 
-/* Encoder paths, fastest first. */
-enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_SEARCH = 2 };
-
 typedef struct enc_consts {
 	__m256i basev, cbv, cb8, t0, t1;
 } enc_consts;
+
+static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_tables *t,
+                                             const int path)
+{
+	k->basev = _mm256_set1_epi8((char)t->base);
+	if (path == SZ_WINDOW32) {
+		uint8_t tab[32];
+		sz_window32_table(t, tab);
+		k->t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
+		k->t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
+	} else {
+		k->t0 = k->t1 = _mm256_setzero_si256();
+	}
+	k->cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
+	k->cb8 = _mm256_set1_epi8((char)t->codebook[8]);
+}
 
 /*
  * Encode 64 elements: 32 code bytes and 64 sign/mantissa bytes; returns the escape mask
@@ -107,8 +120,8 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	__m256i p0 = _mm256_maddubs_epi16(c0, w), p1 = _mm256_maddubs_epi16(c1, w);
 	__m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(p0, p1), 0xD8);
 	if (stream) {
-		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
-		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		/* sm is 64-byte aligned (the chunk template) and takes 2/3 of the output; the codes
+		 * keep ordinary stores, as they cannot be aligned at the same time in general. */
 		_mm256_storeu_si256((__m256i *)codes, packed);
 		_mm256_stream_si256((__m256i *)sm, s0);
 		_mm256_stream_si256((__m256i *)(sm + 32), s1);
@@ -120,118 +133,6 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	uint32_t m0 = ~(uint32_t)_mm256_movemask_epi8(ok0);
 	uint32_t m1 = ~(uint32_t)_mm256_movemask_epi8(ok1);
 	return (uint64_t)m0 | ((uint64_t)m1 << 32);
-}
-
-/* Append the escapes of mask m (element j of the block at chunk position i0) in order. */
-static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_t i0,
-                                            uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
-{
-	while (m) {
-		unsigned j = (unsigned)__builtin_ctzll(m);
-		esc_pos[k] = (uint16_t)(i0 + j);
-		esc_exp[k] = splitzip_bf16_exponent(s[j]);
-		k++;
-		m &= m - 1;
-	}
-	return k;
-}
-
-/*
- * Encode a partial block of rem < 64 elements at chunk position i0 through the same kernel on
- * a zero-padded copy; only the first rem results are kept, and the code nibble after an odd
- * last element stays zero (FORMAT.md §4.2).
- */
-static SZ_ALWAYS_INLINE size_t enc_partial(const enc_consts *k, const uint16_t *src, size_t rem,
-                                           size_t i0, uint8_t *codes, uint8_t *sm,
-                                           uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
-                                           const int path)
-{
-	uint16_t buf[64] = {0};
-	uint8_t cbuf[32], sbuf[64];
-	memcpy(buf, src, rem * 2);
-	uint64_t m = enc64(k, buf, cbuf, sbuf, path, 0) & ((1ull << rem) - 1);
-	if (rem % 2)
-		cbuf[rem / 2] &= 0x0F;
-	memcpy(codes, cbuf, (rem + 1) / 2);
-	memcpy(sm, sbuf, rem);
-	return emit_escapes(m, buf, i0, esc_pos, esc_exp, n_esc);
-}
-
-static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                           uint8_t *esc_exp, const int path, int stream)
-{
-	enc_consts k;
-	k.basev = _mm256_set1_epi8((char)t->base);
-	if (path == SZ_WINDOW32) {
-		uint8_t tab[32];
-		for (unsigned d = 0; d < 32; d++) {
-			unsigned e = (t->base + d) & 0xFF;
-			tab[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
-		}
-		k.t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
-		k.t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
-	} else {
-		k.t0 = k.t1 = _mm256_setzero_si256();
-	}
-	k.cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
-	k.cb8 = _mm256_set1_epi8((char)t->codebook[8]);
-	size_t n_esc = 0, i = 0;
-	if (stream) {
-		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned (whole
-		 * lines: a line written partly by ordinary and partly by streaming stores is
-		 * slow); h must be even so that the codes stay byte-aligned. */
-		size_t h = (size_t)(-(uintptr_t)sm & 63);
-		stream = h % 2 == 0 && h < n;
-		if (stream && h) {
-			n_esc =
-			    enc_partial(&k, src, h, 0, codes, sm, esc_pos, esc_exp, n_esc, path);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64) {
-			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 1);
-			if (SZ_UNLIKELY(m))
-				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
-		}
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64) {
-			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 0);
-			if (SZ_UNLIKELY(m))
-				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
-		}
-	}
-	if (i < n)
-		n_esc = enc_partial(&k, src + i, n - i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-		                    n_esc, path);
-	return n_esc;
-}
-
-static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-                                               size_t n, uint8_t *codes, uint8_t *sm,
-                                               uint16_t *esc_pos, uint8_t *esc_exp,
-                                               const int stream)
-{
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_SEARCH, stream);
-}
-
-static size_t avx2_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
-}
-
-static size_t avx2_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                       uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                       uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -252,16 +153,23 @@ static SZ_ALWAYS_INLINE void join32(const dec_consts *k, __m256i nib, __m256i s,
 	*lo = _mm256_or_si256(_mm256_and_si256(s, m7f), _mm256_shuffle_epi8(k->tlo, nib));
 }
 
-/* Decode 64 elements from 32 code bytes and 64 sign/mantissa bytes. */
+static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16],
+                                             const uint8_t tlo[16])
+{
+	k->thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)thi));
+	k->tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tlo));
+}
+
 static SZ_ALWAYS_INLINE void store256(uint16_t *p, __m256i v, const int stream)
 {
 	if (stream)
 		_mm256_stream_si256((__m256i *)p,
-		                    v); /* p 32-byte aligned, lines whole (decode_impl) */
+		                    v); /* p 32-byte aligned, lines whole (the chunk template) */
 	else
 		_mm256_storeu_si256((__m256i *)p, v);
 }
 
+/* Decode 64 elements from 32 code bytes and 64 sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
                                    uint16_t *dst, const int stream)
 {
@@ -290,63 +198,22 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	store256(dst + 48, _mm256_permute2x128_si256(u0, u1, 0x31), stream);
 }
 
-/* Decode rem < 64 elements through the same kernel on zero-padded copies. */
-static SZ_ALWAYS_INLINE void dec_partial(const dec_consts *k, const uint8_t *codes,
-                                         const uint8_t *sm, size_t rem, uint16_t *dst)
-{
-	uint8_t cbuf[32] = {0}, sbuf[64] = {0};
-	uint16_t obuf[64];
-	memcpy(cbuf, codes, (rem + 1) / 2);
-	memcpy(sbuf, sm, rem);
-	dec64(k, cbuf, sbuf, obuf, 0);
-	memcpy(dst, obuf, rem * 2);
-}
+/* ---- Chunk loops (sz_chunk_template.h) ----------------------------------------------------- */
 
-static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
-{
-	uint8_t thi[16], tlo[16];
-	for (unsigned c = 0; c < 16; c++) {
-		thi[c] = (uint8_t)(codebook[c] >> 1);
-		tlo[c] = (uint8_t)((codebook[c] & 1) << 7);
-	}
-	dec_consts k;
-	k.thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)thi));
-	k.tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tlo));
-	size_t i = 0;
-	if (stream) {
-		/* A head of h elements with ordinary stores makes dst 64-byte aligned (whole
-		 * lines, see encode_impl); h must be even so that the codes stay byte-aligned. */
-		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
-		stream = hb % 4 == 0 && h < n;
-		if (stream && h) {
-			dec_partial(&k, codes, sm, h, dst);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0);
-	}
-	if (i < n)
-		dec_partial(&k, codes + i / 2, sm + i, n - i, dst + i);
-}
-
-static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-                              size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 0);
-}
-
-static void avx2_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-                                     const uint8_t *sm, size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 1);
-}
+#define SZ_CHUNK_PREFIX avx2
+#define SZ_CHUNK_VL 64
+#define SZ_CHUNK_STREAM 1
+#define SZ_CHUNK_SFENCE() _mm_sfence()
+#define SZ_CHUNK_WINDOW32 1
+#define SZ_CHUNK_MASKED 0
+#define SZ_CHUNK_ESC_BITS 1
+#define SZ_ENC_CONSTS enc_consts
+#define SZ_ENC_INIT enc_consts_init
+#define SZ_ENC_BLOCK enc64
+#define SZ_DEC_CONSTS dec_consts
+#define SZ_DEC_INIT dec_consts_init
+#define SZ_DEC_BLOCK dec64
+#include "../sz_chunk_template.h"
 
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 

@@ -77,10 +77,6 @@ typedef struct enc_consts {
 #endif
 } enc_consts;
 
-/* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (a
- * 32-entry table; AVX-512BW build only), any codebook. */
-enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
-
 /* 64 BF16 values (v0: elements 0..31, v1: 32..63) -> exponent and sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1, __m512i *e,
                                      __m512i *sm)
@@ -176,8 +172,8 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 		_mm256_mask_storeu_epi8(codes, first32((valid + 1) / 2), packed);
 		_mm512_mask_storeu_epi8(sm, first64(valid), smv);
 	} else if (stream) {
-		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
-		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		/* sm is 64-byte aligned (the chunk template) and takes 2/3 of the output; the codes
+		 * keep ordinary stores, as they cannot be aligned at the same time in general. */
 		_mm256_storeu_si256((__m256i *)codes, packed);
 		_mm512_stream_si512((void *)sm, smv);
 	} else {
@@ -212,94 +208,37 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 #endif
 }
 
-static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                           uint8_t *esc_exp, const int path, int stream)
+/* The encoder constants for the tables t and the path. */
+static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_tables *t,
+                                             const int path)
 {
-	enc_consts k;
-	k.basev = _mm512_set1_epi8((char)t->base);
+	k->basev = _mm512_set1_epi8((char)t->base);
 #if SZ_AVX512_VBMI
-	k.even = _mm512_loadu_si512((const void *)deinterleave_idx);
-	k.odd = _mm512_loadu_si512((const void *)(deinterleave_idx + 64));
-	k.iota = _mm512_loadu_si512((const void *)iota16);
+	k->even = _mm512_loadu_si512((const void *)deinterleave_idx);
+	k->odd = _mm512_loadu_si512((const void *)(deinterleave_idx + 64));
+	k->iota = _mm512_loadu_si512((const void *)iota16);
 	if (path == SZ_ANY) {
 		/* code_of[e] | is_escape[e] << 7 (is_escape is 0 or 1; code_of is 0 for escapes) */
-		__m512i *tq[4] = {&k.t0, &k.t1, &k.t2, &k.t3};
+		__m512i *tq[4] = {&k->t0, &k->t1, &k->t2, &k->t3};
 		for (unsigned q = 0; q < 4; q++)
 			*tq[q] = _mm512_or_si512(
 			    _mm512_loadu_si512((const void *)(t->code_of + 64 * q)),
 			    _mm512_slli_epi16(
 			        _mm512_loadu_si512((const void *)(t->is_escape + 64 * q)), 7));
 	} else {
-		k.t0 = k.t1 = k.t2 = k.t3 = _mm512_setzero_si512();
+		k->t0 = k->t1 = k->t2 = k->t3 = _mm512_setzero_si512();
 	}
 #else
-	k.cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
-	k.cb8 = _mm512_set1_epi8((char)t->codebook[8]);
-	k.w0 = k.w1 = _mm512_setzero_si512();
+	k->cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
+	k->cb8 = _mm512_set1_epi8((char)t->codebook[8]);
+	k->w0 = k->w1 = _mm512_setzero_si512();
 	if (path == SZ_WINDOW32) {
 		uint8_t win[32];
-		for (unsigned d = 0; d < 32; d++) {
-			unsigned e = (t->base + d) & 0xFF;
-			win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
-		}
-		k.w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
-		k.w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
+		sz_window32_table(t, win);
+		k->w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
+		k->w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
 	}
 #endif
-	size_t n_esc = 0, i = 0;
-	if (stream) {
-		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned; h must
-		 * be even so that the codes stay byte-aligned. */
-		size_t h = (size_t)(-(uintptr_t)sm & 63);
-		stream = h % 2 == 0 && h < n;
-		if (stream && h) {
-			n_esc =
-			    enc64(&k, src, 0, codes, sm, esc_pos, esc_exp, n_esc, path, 1, h, 0);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-			              n_esc, path, 0, 64, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-			              n_esc, path, 0, 64, 0);
-	}
-	if (i < n)
-		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc, path,
-		              1, n - i, 0);
-	return n_esc;
-}
-
-static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-                                               size_t n, uint8_t *codes, uint8_t *sm,
-                                               uint16_t *esc_pos, uint8_t *esc_exp,
-                                               const int stream)
-{
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
-#if !SZ_AVX512_VBMI /* the VBMI build's 256-entry lookup is as cheap as the window table */
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
-#endif
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY, stream);
-}
-
-static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
-}
-
-static size_t avx512_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
-                                         size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                         uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -362,7 +301,7 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	if (partial) {
 		_mm512_mask_storeu_epi16(dst, first32(valid), o0);
 		_mm512_mask_storeu_epi16(dst + 32, first32(valid > 32 ? valid - 32 : 0), o1);
-	} else if (stream) { /* dst 64-byte aligned (decode_impl) */
+	} else if (stream) { /* dst 64-byte aligned (the chunk template) */
 		_mm512_stream_si512((void *)dst, o0);
 		_mm512_stream_si512((void *)(dst + 32), o1);
 	} else {
@@ -371,55 +310,34 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	}
 }
 
-static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
+/* The decoder constants from the two 16-entry tables. */
+static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16],
+                                             const uint8_t tlo[16])
 {
-	uint8_t thi[16], tlo[16];
-	for (unsigned c = 0; c < 16; c++) {
-		thi[c] = (uint8_t)(codebook[c] >> 1);
-		tlo[c] = (uint8_t)((codebook[c] & 1) << 7);
-	}
-	dec_consts k;
-	k.thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
-	k.tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
+	k->thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
+	k->tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
 #if SZ_AVX512_VBMI
-	k.ilo = _mm512_loadu_si512((const void *)interleave_idx);
-	k.ihi = _mm512_loadu_si512((const void *)(interleave_idx + 64));
+	k->ilo = _mm512_loadu_si512((const void *)interleave_idx);
+	k->ihi = _mm512_loadu_si512((const void *)(interleave_idx + 64));
 #endif
-	size_t i = 0;
-	if (stream) {
-		/* A head of h elements with ordinary stores makes dst 64-byte aligned; h must be
-		 * even so that the codes stay byte-aligned. */
-		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
-		stream = hb % 4 == 0 && h < n;
-		if (stream && h) {
-			dec64(&k, codes, sm, dst, 1, h, 0);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 0);
-	}
-	if (i < n)
-		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i, 0);
 }
 
-static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-                                size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 0);
-}
+/* ---- Chunk loops (sz_chunk_template.h) ----------------------------------------------------- */
 
-static void avx512_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-                                       const uint8_t *sm, size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 1);
-}
+#define SZ_CHUNK_PREFIX avx512
+#define SZ_CHUNK_VL 64
+#define SZ_CHUNK_STREAM 1
+#define SZ_CHUNK_SFENCE() _mm_sfence()
+/* SZ_WINDOW32 in the AVX-512BW build only: the VBMI build's 256-entry lookup is as cheap. */
+#define SZ_CHUNK_WINDOW32 (!SZ_AVX512_VBMI)
+#define SZ_CHUNK_MASKED 1
+#define SZ_ENC_CONSTS enc_consts
+#define SZ_ENC_INIT enc_consts_init
+#define SZ_ENC_BLOCK enc64
+#define SZ_DEC_CONSTS dec_consts
+#define SZ_DEC_INIT dec_consts_init
+#define SZ_DEC_BLOCK dec64
+#include "../sz_chunk_template.h"
 
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 

@@ -37,11 +37,11 @@ typedef struct enc_consts {
 	uint8x16x2_t w;    /* codebook[0] + 0..31 -> code, or 0x80 if not a member */
 } enc_consts;
 
-/* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (one
- * 32-entry tbl), any codebook (a 256-entry lookup in four tbl/tbx steps). */
-enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
-
-/* Codes of 16 exponents; '*ok' gets 0xFF for codebook members. */
+/*
+ * Codes of 16 exponents; '*ok' gets 0xFF for codebook members. Paths: a contiguous codebook
+ * (code = e - base), one spanning at most 32 values (one 32-entry tbl), any codebook (a
+ * 256-entry lookup in four tbl/tbx steps).
+ */
 static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, uint8x16_t *ok,
                                            const int path)
 {
@@ -82,79 +82,43 @@ static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_
 	return vminvq_u8(vandq_u8(ok0, ok1)) == 0;
 }
 
-/* Append the escapes among the first 'm' elements of a block at chunk position i0. */
-static size_t emit_escapes(const splitzip_enc_tables *t, const uint16_t *s, size_t m, size_t i0,
-                           uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
+/* The encoder constants for the tables t and the path. */
+static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_tables *t,
+                                             const int path)
 {
-	for (size_t j = 0; j < m; j++) {
-		uint8_t e = splitzip_bf16_exponent(s[j]);
-		if (t->is_escape[e]) {
-			esc_pos[k] = (uint16_t)(i0 + j);
-			esc_exp[k] = e;
-			k++;
-		}
-	}
-	return k;
-}
-
-static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                           uint8_t *esc_exp, const int path)
-{
-	enc_consts k;
-	k.basev = vdupq_n_u8(t->base);
+	k->basev = vdupq_n_u8(t->base);
 	if (path == SZ_WINDOW32) {
 		uint8_t win[32];
-		for (unsigned d = 0; d < 32; d++) {
-			unsigned e = (t->base + d) & 0xFF;
-			win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
-		}
-		k.w.val[0] = vld1q_u8(win);
-		k.w.val[1] = vld1q_u8(win + 16);
+		sz_window32_table(t, win);
+		k->w.val[0] = vld1q_u8(win);
+		k->w.val[1] = vld1q_u8(win + 16);
 	}
 	if (path == SZ_ANY) {
 		uint8_t tab[256];
 		for (unsigned j = 0; j < 256; j++)
 			tab[j] = (uint8_t)(t->code_of[j] | (t->is_escape[j] << 7));
 		for (unsigned q = 0; q < 4; q++)
-			k.t[q] = vld1q_u8_x4(tab + 64 * q);
+			k->t[q] = vld1q_u8_x4(tab + 64 * q);
 	}
-	size_t n_esc = 0, i = 0;
-	for (; i + 32 <= n; i += 32)
-		if (SZ_UNLIKELY(enc32(&k, src + i, codes + i / 2, sm + i, path)))
-			n_esc = emit_escapes(t, src + i, 32, i, esc_pos, esc_exp, n_esc);
-	if (i < n) {
-		/* The last partial block through the same kernel on a zero-padded copy. */
-		size_t rem = n - i;
-		uint16_t buf[32] = {0};
-		uint8_t cbuf[16], sbuf[32];
-		memcpy(buf, src + i, rem * 2);
-		enc32(&k, buf, cbuf, sbuf, path);
-		if (rem % 2)
-			cbuf[rem / 2] &= 0x0F; /* FORMAT.md §4.2: zero nibble after an odd end */
-		memcpy(codes + i / 2, cbuf, (rem + 1) / 2);
-		memcpy(sm + i, sbuf, rem);
-		n_esc = emit_escapes(t, buf, rem, i, esc_pos, esc_exp, n_esc);
-	}
-	return n_esc;
-}
-
-static size_t neon_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
-{
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16);
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
 
+typedef struct dec_consts {
+	uint8x16_t thi, tlo; /* code -> exponent >> 1, code -> (exponent & 1) << 7 */
+} dec_consts;
+
+static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16],
+                                             const uint8_t tlo[16])
+{
+	k->thi = vld1q_u8(thi);
+	k->tlo = vld1q_u8(tlo);
+}
+
 /* Decode 32 elements: the 16-entry tables give e >> 1 for the high byte and (e & 1) << 7 for
  * the low byte; vst2 interleaves the byte planes into little-endian u16. */
-static SZ_ALWAYS_INLINE void dec32(uint8x16_t thi, uint8x16_t tlo, const uint8_t *codes,
-                                   const uint8_t *sm, uint16_t *dst)
+static SZ_ALWAYS_INLINE void dec32(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
+                                   uint16_t *dst)
 {
 	const uint8x16_t m80 = vdupq_n_u8(0x80), m7f = vdupq_n_u8(0x7F);
 	uint8x16_t c = vld1q_u8(codes);
@@ -162,34 +126,27 @@ static SZ_ALWAYS_INLINE void dec32(uint8x16_t thi, uint8x16_t tlo, const uint8_t
 	for (unsigned h = 0; h < 2; h++) {
 		uint8x16_t s = vld1q_u8(sm + 16 * h);
 		uint8x16x2_t o;
-		o.val[0] = vbslq_u8(m7f, s, vqtbl1q_u8(tlo, nib.val[h]));
-		o.val[1] = vbslq_u8(m80, s, vqtbl1q_u8(thi, nib.val[h]));
+		o.val[0] = vbslq_u8(m7f, s, vqtbl1q_u8(k->tlo, nib.val[h]));
+		o.val[1] = vbslq_u8(m80, s, vqtbl1q_u8(k->thi, nib.val[h]));
 		vst2q_u8((uint8_t *)(dst + 16 * h), o);
 	}
 }
 
-static void neon_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-                              size_t n, uint16_t *dst)
-{
-	uint8_t th[16], tl[16];
-	for (unsigned c = 0; c < 16; c++) {
-		th[c] = (uint8_t)(codebook[c] >> 1);
-		tl[c] = (uint8_t)((codebook[c] & 1) << 7);
-	}
-	const uint8x16_t thi = vld1q_u8(th), tlo = vld1q_u8(tl);
-	size_t i = 0;
-	for (; i + 32 <= n; i += 32)
-		dec32(thi, tlo, codes + i / 2, sm + i, dst + i);
-	if (i < n) {
-		size_t rem = n - i;
-		uint8_t cbuf[16] = {0}, sbuf[32] = {0};
-		uint16_t obuf[32];
-		memcpy(cbuf, codes + i / 2, (rem + 1) / 2);
-		memcpy(sbuf, sm + i, rem);
-		dec32(thi, tlo, cbuf, sbuf, obuf);
-		memcpy(dst + i, obuf, rem * 2);
-	}
-}
+/* ---- Chunk loops (sz_chunk_template.h) ----------------------------------------------------- */
+
+#define SZ_CHUNK_PREFIX neon
+#define SZ_CHUNK_VL 32
+#define SZ_CHUNK_STREAM 0
+#define SZ_CHUNK_WINDOW32 1
+#define SZ_CHUNK_MASKED 0
+#define SZ_CHUNK_ESC_BITS 0
+#define SZ_ENC_CONSTS enc_consts
+#define SZ_ENC_INIT enc_consts_init
+#define SZ_ENC_BLOCK(k, s, codes, sm, path, stream) enc32(k, s, codes, sm, path)
+#define SZ_DEC_CONSTS dec_consts
+#define SZ_DEC_INIT dec_consts_init
+#define SZ_DEC_BLOCK(k, codes, sm, dst, stream) dec32(k, codes, sm, dst)
+#include "../sz_chunk_template.h"
 
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
