@@ -18,7 +18,9 @@ with llvm-readelf --notes and its instructions with llvm-objdump. The check fail
     memory instructions (global memory must be reached through global_*), or more VGPRs than
     --vgpr-budget.
 
-SGPR spills go to VGPR lanes, not to scratch: reported, not failed. VGPR budget 96 (doc/AMD.md): CDNA2/3 (gfx90a, gfx942) have 512 VGPRs per SIMD lane and 8 wave
+SGPR spills go to VGPR lanes, not to scratch: reported, not failed.
+
+VGPR budget 96 (doc/AMD.md): CDNA2/3 (gfx90a, gfx942) have 512 VGPRs per SIMD lane and 8 wave
 slots, so 96 keeps at least 5 waves of 64 per SIMD (5 resident 256-thread blocks per CU, more
 than the 3 per SM the CUDA build asks for); RDNA3/4 (gfx1100, gfx1200) have 1536 per lane and
 16 wave32 slots, so 96 is the most that keeps all 16.
@@ -64,8 +66,8 @@ def run(cmd):
 
 def wave_of(target):
     """The default wavefront size of a processor: 64 up to gfx9 (GCN, CDNA), 32 from gfx10."""
-    m = re.match(r"gfx(\d+)", target)
-    return 64 if m and len(m.group(1)) <= 3 else 32
+    digits = re.match(r"gfx(\d*)", target).group(1)
+    return 32 if len(digits) >= 4 or digits in ("10", "11", "12") else 64
 
 
 def waves_per_simd(target, vgprs, sgprs):
@@ -120,10 +122,14 @@ def read_code_object(tools, fatbin, bundle_id, work):
     out = os.path.join(work, bundle_id.replace(":", "_") + ".co")
     run([tools["clang-offload-bundler"], "--unbundle", "--type=o", "--input=" + fatbin,
          "--targets=" + bundle_id, "--output=" + out])
-    kernels = parse_metadata(run([tools["llvm-readelf"], "--notes", out]))
+    notes = run([tools["llvm-readelf"], "--notes", out])
+    kernels = parse_metadata(notes)
     flats = flat_counts(run([tools["llvm-objdump"], "-d", out]))
     for k in kernels:
         k["flat"] = flats.get(k["name"], 0)
+    m = re.search(r"amdhsa\.version:\s*\n\s*- (\d+)\s*\n\s*- (\d+)", notes)
+    version = "metadata %s.%s" % m.groups() if m else "metadata version unknown"
+    print("%s: %d kernels, %s" % (bundle_id, len(kernels), version))
     return kernels
 
 
@@ -133,15 +139,18 @@ def check_kernel(target, k, budget, errors):
     name, num = k["name"], lambda key: int(k.get(key, "0"))
     where = "%s %s" % (target, name)
     if num("wavefront_size") != wave:
-        errors.append("%s: wavefront size %s, expected %d" % (where, k.get("wavefront_size"), wave))
+        errors.append("%s: wavefront size %d, expected %d" % (where, num("wavefront_size"), wave))
     m = KERNEL_W_RE.match(name)
     short = "%s<%s>" % (m.group(1), m.group(2)) if m else name
     if m and int(m.group(2)) != wave:
-        if num("vgpr_count") or num("group_segment_fixed_size") or num("private_segment_fixed_size"):
-            errors.append("%s: W=%s on a wave%d target is not an empty stub" % (where, m.group(2), wave))
+        if num("vgpr_count") or num("group_segment_fixed_size") or \
+                num("private_segment_fixed_size"):
+            errors.append("%s: W=%s on a wave%d target is not an empty stub"
+                          % (where, m.group(2), wave))
         return None
     if num("private_segment_fixed_size") or k.get("uses_dynamic_stack") == "true":
-        errors.append("%s: scratch (private segment %s)" % (where, k.get("private_segment_fixed_size")))
+        errors.append("%s: scratch (private segment %d)"
+                      % (where, num("private_segment_fixed_size")))
     if num("vgpr_spill_count"):
         errors.append("%s: %d VGPRs spilled" % (where, num("vgpr_spill_count")))
     if num("vgpr_count") > budget:
@@ -187,7 +196,8 @@ def main():
     tools = {t: find_tool(t) for t in TOOLS}
     missing = [t for t, p in tools.items() if not p]
     if missing:
-        print("skip: %s not found (Debian: apt-get install clang-tools-19 llvm-19)" % ", ".join(missing))
+        print("skip: %s not found (Debian: apt-get install clang-tools-19 llvm-19)"
+              % ", ".join(missing))
         return 1 if os.environ.get("SZ_REQUIRE_HIP_TOOLS") == "1" else 77
     errors, rows = [], []
     with tempfile.TemporaryDirectory() as work:
@@ -195,7 +205,8 @@ def main():
         found = {i.split("--", 1)[1].split(":")[0]: i for i in ids if "--" in i}
         for target in [t for t in args.targets.replace(",", ";").split(";") if t]:
             if target not in found:
-                errors.append("%s: no code object in %s (bundle: %s)" % (target, args.module, " ".join(ids)))
+                errors.append("%s: no code object in %s (bundle: %s)"
+                              % (target, args.module, " ".join(ids)))
                 continue
             for k in read_code_object(tools, fatbin, found[target], work):
                 row = check_kernel(target, k, args.vgpr_budget, errors)
@@ -207,7 +218,8 @@ def main():
         update_doc(args.update_doc, text)
     for e in errors:
         print("FAIL: " + e)
-    print("hip-bundle-check: %s (%d kernels, %d failures)" % ("failed" if errors else "passed", len(rows), len(errors)))
+    print("hip-bundle-check: %s (%d kernels, %d failures)"
+          % ("failed" if errors else "passed", len(rows), len(errors)))
     if args.expect:
         unseen = [x for x in args.expect if not any(re.search(x, e) for e in errors)]
         for x in unseen:

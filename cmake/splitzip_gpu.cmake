@@ -63,9 +63,9 @@ endif()
 #   - else Debian's clang++-19 (or newer) with the HIP headers of libamdhip64-dev;
 #   - else hipcc on the PATH (Debian's is ROCm 5.2: no gfx942 or gfx1200, which are left out).
 set(SPLITZIP_HIP_ARCHS "gfx90a;gfx942;gfx1100;gfx1200" CACHE STRING
-	"AMD targets of the HIP module (--offload-arch values: gfx90a MI200, gfx942 MI300, gfx1100 RDNA3, gfx1200 RDNA4)")
+	"AMD targets of the HIP module (gfx90a MI200, gfx942 MI300, gfx1100 RDNA3, gfx1200 RDNA4)")
 set(SPLITZIP_HIP_COMPILER "" CACHE FILEPATH
-	"Compiler of the HIP module: clang++ with HIP support (amdclang++, clang++-19) or hipcc; empty: search")
+	"HIP module compiler: amdclang++, clang++-19 or hipcc (empty: search, doc/AMD.md)")
 set(SPLITZIP_HIP_FLAGS "" CACHE STRING "Extra flags for the HIP module (e.g. --rocm-path=...)")
 
 function(sz_find_hip_compiler out)
