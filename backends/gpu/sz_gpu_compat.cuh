@@ -86,12 +86,19 @@
 /* The code object's wavefront size (not warpSize: not a constant expression from ROCm 7 on).
  * Up to clang 19 the macro, which the optimiser sees: the instantiation whose W differs is a
  * trap and nothing else (ci/hip-bundle-check.py checks that). From clang 20 on the macro is
- * deprecated and the builtin folds before optimisation. */
+ * deprecated (ROCm 6.3+ compilers deprecate it earlier: the warning is silenced here) and the
+ * builtin folds before optimisation. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-pragma"
 #if defined(__AMDGCN_WAVEFRONT_SIZE) && __clang_major__ < 20
-#define SZ_HIP_WAVEFRONT_SIZE_() __AMDGCN_WAVEFRONT_SIZE
+#define SZ_HIP_WAVEFRONT_SIZE_()                                                                   \
+	(_Pragma("clang diagnostic push")                                                          \
+	     _Pragma("clang diagnostic ignored \"-Wdeprecated-pragma\"")                           \
+	         __AMDGCN_WAVEFRONT_SIZE _Pragma("clang diagnostic pop"))
 #else
 #define SZ_HIP_WAVEFRONT_SIZE_() __builtin_amdgcn_wavefrontsize()
 #endif
+#pragma clang diagnostic pop
 #define SZ_WARP_GUARD(W)                                                                           \
 	do {                                                                                       \
 		if (SZ_HIP_WAVEFRONT_SIZE_() != (W))                                               \
