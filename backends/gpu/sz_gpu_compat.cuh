@@ -159,6 +159,10 @@ template <class X, class Y, class Z> struct sz_hip_dim3_ {
 	Y y;
 	Z z;
 };
+#undef threadIdx /* in case a HIP release spells them as macros */
+#undef blockIdx
+#undef blockDim
+#undef gridDim
 #define threadIdx (sz_hip_dim3_<sz_hip_tid_x_, sz_hip_tid_y_, sz_hip_tid_z_>{})
 #define blockIdx (sz_hip_dim3_<sz_hip_bid_x_, sz_hip_bid_y_, sz_hip_bid_z_>{})
 #define blockDim (sz_hip_dim3_<sz_hip_bdim_x_, sz_hip_bdim_y_, sz_hip_bdim_z_>{})
