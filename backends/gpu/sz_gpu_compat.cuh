@@ -18,6 +18,10 @@
  *    only their low 5 bits, AMD the whole value: outside [0, W) the vendors disagree);
  *    the source lane of a shuffle must be live.
  *  - sz_load16/sz_store16 need 16-byte alignment, sz_load8/sz_store8 8-byte alignment.
+ *  - a pointer to global memory that a kernel reads from memory (not from its arguments) is
+ *    read with sz_load_global_ptr, or HIP reaches it with flat_* instructions (the HIP module's
+ *    bundle check fails on any). The HIP flavour uses compiler builtins only: the module links
+ *    without the ROCm device library (doc/AMD.md).
  */
 #ifndef SZ_GPU_COMPAT_CUH
 #define SZ_GPU_COMPAT_CUH
