@@ -37,7 +37,7 @@ SZ_DEVICE sz_gpu_frame_state *sz_gpu_state(uint8_t *ws, uint64_t stride, uint32_
 
 SZ_DEVICE const uint16_t *sz_enc_src(const sz_gpu_enc &a, uint32_t f)
 {
-	return a.srcs ? a.srcs[f] : a.src1;
+	return a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1;
 }
 SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint32_t f)
 {
@@ -45,7 +45,7 @@ SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint32_t f)
 }
 SZ_DEVICE uint8_t *sz_enc_dst(const sz_gpu_enc &a, uint32_t f)
 {
-	return static_cast<uint8_t *>(a.srcs ? a.dsts[f] : a.dst1);
+	return static_cast<uint8_t *>(a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1);
 }
 SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint32_t f)
 {
@@ -53,7 +53,7 @@ SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint32_t f)
 }
 SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint32_t f)
 {
-	return static_cast<const uint8_t *>(a.srcs ? a.srcs[f] : a.src1);
+	return static_cast<const uint8_t *>(a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1);
 }
 SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint32_t f)
 {
@@ -61,7 +61,7 @@ SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint32_t f)
 }
 SZ_DEVICE uint16_t *sz_dec_dst(const sz_gpu_dec &a, uint32_t f)
 {
-	return a.srcs ? a.dsts[f] : a.dst1;
+	return a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1;
 }
 SZ_DEVICE uint64_t sz_dec_cap(const sz_gpu_dec &a, uint32_t f)
 {
@@ -517,7 +517,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 		for (uint64_t i = done + gt; i < bytes; i += gs)
 			d8[i] = s8[i];
 		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
-			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] = 0; /* FORMAT.md §4.1 padding */
+			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] =
+			    0; /* FORMAT.md §4.1 padding */
 	}
 	if (lead) {
 		splitzip_header h;
@@ -698,7 +699,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			for (uint64_t k = k0 + t; k < k1; k += nt) {
 				const uint64_t p = splitzip_get_u8s(epos + 2 * k, 2);
 				const uint8_t e = eexp[k];
-				const bool after = k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
+				const bool after =
+				    k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
 				const uint64_t i = e0 + p;
 				if (!after || p >= len || !is_esc[e] ||
 				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {

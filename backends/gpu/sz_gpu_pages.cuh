@@ -141,7 +141,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_enc_init(sz_gpu_pages
 	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		const uint64_t b = a.page_bytes[i];
-		const void *p = a.pages[i];
+		const void *p = sz_load_global_ptr(&a.pages[i]);
 		/* As the host API: a page of nonzero size is a 2-byte aligned BF16 array. */
 		const bool bad = b % 2 || b > a.max_page_bytes || (b && (!p || ((uintptr_t)p & 1)));
 		srcs[i] = (uint64_t)(uintptr_t)p;
@@ -242,7 +242,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_pack
 	const bool frame = sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS)[i] == SPLITZIP_PAGE_FRAME;
 	const uint8_t *s =
 	    frame ? a.ws + sz_gpu_pages_slots_off(n) + i * sz_gpu_pages_slot(a.max_page_bytes)
-	          : static_cast<const uint8_t *>(a.pages[i]);
+	          : static_cast<const uint8_t *>(sz_load_global_ptr(&a.pages[i]));
 	const uint64_t gt = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 	sz_pg_copy(a.dst + off, s, len, gt, (uint64_t)gridDim.x * blockDim.x);
 	const uint64_t end = off + len;
@@ -386,7 +386,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_raw(
 		return;
 	const uint64_t off = sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS)[i];
 	const uint64_t len = sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS)[i];
-	sz_pg_copy(static_cast<uint8_t *>(a.pages[i]), a.src + off, len,
+	sz_pg_copy(static_cast<uint8_t *>(sz_load_global_ptr(&a.pages[i])), a.src + off, len,
 	           (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
 	           (uint64_t)gridDim.x * blockDim.x);
 }
