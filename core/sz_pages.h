@@ -286,23 +286,23 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_frame(const uint8_t *src,
 	if (fh.frame_size != x->length || fh.mode != SPLITZIP_MODE_SPLIT4 ||
 	    2 * fh.n_elems != x->page_bytes)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	const uint8_t *fcb = src + x->offset + SZ_H_CODEBOOK; /* the header passed §3.2 */
 	if (h->flags & SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK)
 		for (unsigned k = 0; k < 16; k++)
-			if (fh.codebook[k] != h->codebook[k])
+			if (fcb[k] != h->codebook[k])
 				return SPLITZIP_ERROR_CORRUPT_STREAM;
 	return SPLITZIP_OK;
 }
 
 /*
- * FORMAT.md §11.5 step 9: the checks of manifest entry i (< h->n_pages) of a stream whose header
- * passed steps 0-7 (so [0, h->stream_size) is readable), in order. Reads entry i, entry i-1, the
- * padding before payload i and, for a frame page, the 64 bytes of its frame header; never
- * anything outside [0, h->stream_size), whatever the other entries hold. '*x' receives the
- * entry.
+ * FORMAT.md §11.5 step 9 a-f: the checks of manifest entry i (< h->n_pages) of a stream whose
+ * header passed steps 0-7 (so [0, h->stream_size) is readable), in order, but for its frame
+ * header. Reads entry i, entry i-1 and the padding before payload i; never anything outside
+ * [0, h->stream_size), whatever the other entries hold. '*x' receives the entry.
  */
-SPLITZIP_HD splitzip_status splitzip_pages_check_entry(const uint8_t *src,
-                                                       const splitzip_pages_header *h, uint64_t i,
-                                                       splitzip_page_entry *x)
+SPLITZIP_HD splitzip_status splitzip_pages_check_layout(const uint8_t *src,
+                                                        const splitzip_pages_header *h, uint64_t i,
+                                                        splitzip_page_entry *x)
 {
 	splitzip_pages_entry_read(src, i, x);
 	const uint8_t *e = src + splitzip_pages_manifest_end(i);
@@ -328,8 +328,23 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_entry(const uint8_t *src,
 	for (uint64_t k = prev_end; k < x->offset; k++)
 		if (src[k])
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
-	return x->encoding == SPLITZIP_PAGE_FRAME ? splitzip_pages_check_frame(src, h, x)
-	                                          : SPLITZIP_OK; /* g */
+	return SPLITZIP_OK;
+}
+
+/*
+ * FORMAT.md §11.5 step 9: every check of entry i, a-g, in order (for a frame page, g reads the
+ * 64 bytes of its frame header, inside the stream once a-f passed). A GPU may run a-f and g as
+ * two passes: the lowest entry failing a-f, or failing g while passing a-f, is the lowest entry
+ * failing step 9, so the status is the same.
+ */
+SPLITZIP_HD splitzip_status splitzip_pages_check_entry(const uint8_t *src,
+                                                       const splitzip_pages_header *h, uint64_t i,
+                                                       splitzip_page_entry *x)
+{
+	splitzip_status st = splitzip_pages_check_layout(src, h, i, x);
+	if (st != SPLITZIP_OK || x->encoding != SPLITZIP_PAGE_FRAME)
+		return st;
+	return splitzip_pages_check_frame(src, h, x); /* g */
 }
 
 /* FORMAT.md §11.5 step 10: the stream ends with the last payload and the page total adds up.

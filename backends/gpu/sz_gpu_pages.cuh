@@ -12,12 +12,13 @@
  * writes the manifest, its checksum, the header, the size and the status; pages_pack copies
  * every payload to its offset and zeroes the padding after it.
  *
- * Decompression (sz_gpu_pages_decompress): pages_dec_args checks the destination pointers;
- * pages_parse (one block) runs FORMAT.md §11.5 steps 0-10 (the entries in parallel, the first
- * failing one decides) and §11.6 (destinations), and points the batch arrays of the frame decoder
- * at the frame pages of a valid stream (a NULL source otherwise, which the decoder rejects without
- * a read); the batched decoder runs; pages_raw copies the raw pages; pages_dec_finish reports the
- * first failing page.
+ * Decompression (sz_gpu_pages_decompress): pages_dec_head (one block) checks the destination
+ * pointers, the header and the manifest checksum (FORMAT.md §11.5 steps 0-8); pages_dec_entries
+ * (one block) every entry in parallel, the first failing one deciding, the totals and the
+ * destinations (steps 9-10, §11.6); pages_dec_fill points the batch arrays of the frame decoder
+ * at the frame pages of a valid stream (a NULL source otherwise, which the decoder rejects
+ * without a read); the batched decoder runs; pages_raw copies the raw pages; pages_dec_finish
+ * reports the first failing page.
  */
 #ifndef SZ_GPU_PAGES_CUH
 #define SZ_GPU_PAGES_CUH
@@ -209,10 +210,16 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_plan
 			const uint64_t d = sz_pg_digest<W>(a.dst + SPLITZIP_PAGES_HEADER_SIZE,
 			                                   mend - SPLITZIP_PAGES_HEADER_SIZE);
 			if (t == 0) {
-				splitzip_pages_header h;
-				splitzip_pages_header_init(&h, (uint32_t)n,
-				                           a.fixed ? a.codec.codebook : nullptr,
-				                           a.codebook_id);
+				splitzip_pages_header
+				    h; /* no pointer into the kernel's parameter */
+				splitzip_pages_header_init(&h, (uint32_t)n, nullptr, 0);
+				if (a.fixed) {
+					h.flags = SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK;
+					h.codebook_id = a.codebook_id;
+					SZ_UNROLL
+					for (unsigned k = 0; k < 16; k++)
+						h.codebook[k] = a.codec.codebook[k];
+				}
 				h.stream_size = end;
 				h.total_page_bytes = sum;
 				h.manifest_checksum = (uint32_t)d;
@@ -254,124 +261,153 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_pack
 /*                             Decompression                            */
 /* ==================================================================== */
 
-/* FORMAT.md §11.5 steps 8-10 for a header that passed steps 0-7 ('h' in shared memory): the
- * manifest checksum (warp 0), every entry (the lowest failing index decides), the totals. */
+/*
+ * Step 1 (one block): as the host API, every destination with room must be a 2-byte aligned
+ * pointer (INVALID_ARGUMENT before the stream is looked at); then FORMAT.md §11.5 steps 0-7 (the
+ * header, thread 0) and 8 (the manifest checksum, warp 0). The header goes to the state for
+ * the next steps. The steps are separate kernels to keep each one's registers few.
+ */
 template <int W>
-SZ_DEVICE int32_t sz_pg_check_stream(const uint8_t *src, const splitzip_pages_header *h,
-                                     uint64_t *tmp, int32_t *sst)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_head(sz_gpu_pages_dec a)
 {
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
+	SZ_SHARED_ARRAY(int32_t, sst, 1);
+	sz_gpu_pages_state *st = sz_pg_state(a.ws);
 	const unsigned t = threadIdx.x;
-	const uint64_t np = h->n_pages;
-	if (sz_warp<W>() == 0) {
-		const uint64_t d =
-		    sz_pg_digest<W>(src + SPLITZIP_PAGES_HEADER_SIZE,
-		                    splitzip_pages_manifest_end(np) - SPLITZIP_PAGES_HEADER_SIZE);
-		if (t == 0)
-			sst[0] = (uint32_t)d == h->manifest_checksum
-			             ? SPLITZIP_OK
-			             : SPLITZIP_ERROR_HEADER_CHECKSUM;
+	uint64_t bad = 0;
+	for (uint64_t i = t; i < a.n_pages; i += blockDim.x) {
+		const void *p = sz_load_global_ptr(&a.pages[i]);
+		bad |= a.page_caps[i] && (!p || ((uintptr_t)p & 1));
 	}
+	bad = sz_pg_block_reduce<W>(bad, false, tmp);
+	if (t == 0)
+		sst[0] = bad ? SPLITZIP_ERROR_INVALID_ARGUMENT
+		             : splitzip_pages_read_header(a.src, a.src_size, &st->hdr);
 	sz_syncthreads();
-	if (sst[0] != SPLITZIP_OK)
-		return sst[0];
-	uint64_t bad = ~(uint64_t)0, sum = 0;
-	for (uint64_t i = t; i < np; i += blockDim.x) {
+	int32_t s = sst[0];
+	if (s == SPLITZIP_OK && sz_warp<W>() == 0) { /* uniform per warp */
+		const uint64_t m = splitzip_pages_manifest_end(st->hdr.n_pages);
+		const uint64_t d = sz_pg_digest<W>(a.src + SPLITZIP_PAGES_HEADER_SIZE,
+		                                   m - SPLITZIP_PAGES_HEADER_SIZE);
+		if ((uint32_t)d != st->hdr.manifest_checksum)
+			s = SPLITZIP_ERROR_HEADER_CHECKSUM;
+	}
+	if (t == 0) {
+		st->status = s;
+		st->n_pages = 0;
+		st->ok = 0;
+	}
+}
+
+/*
+ * Step 2 (one block): FORMAT.md §11.5 step 9 a-f for every entry in parallel; the lowest
+ * failing index and its status go to the state, with the page total and the lowest page larger
+ * than its destination. Step 3 checks the frame headers (g): the split keeps each kernel's
+ * registers few, and the lowest entry failing a-f, or failing g while passing a-f, is the
+ * lowest entry failing step 9 (core/sz_pages.h), so the status is the sequential one.
+ */
+template <int W>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_entries(sz_gpu_pages_dec a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
+	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	if (st->status != SPLITZIP_OK) /* uniform */
+		return;
+	const uint64_t np = st->hdr.n_pages, n = a.n_pages;
+	uint64_t bad = ~(uint64_t)0, sum = 0, small = ~(uint64_t)0;
+	for (uint64_t i = threadIdx.x; i < np; i += blockDim.x) {
 		splitzip_page_entry x;
-		if (splitzip_pages_check_entry(src, h, i, &x) != SPLITZIP_OK && i < bad)
+		if (splitzip_pages_check_layout(a.src, &st->hdr, i, &x) != SPLITZIP_OK && i < bad)
 			bad = i;
 		sum += x.page_bytes;
+		if (i < n && x.page_bytes > a.page_caps[i] && i < small)
+			small = i;
 	}
 	bad = sz_pg_block_reduce<W>(bad, true, tmp);
 	sum = sz_pg_block_reduce<W>(sum, false, tmp);
-	splitzip_page_entry x;
-	if (bad != ~(uint64_t)0)
-		return splitzip_pages_check_entry(src, h, bad, &x);
-	return splitzip_pages_check_totals(h, splitzip_pages_last_end(src, np), sum);
+	small = sz_pg_block_reduce<W>(small, true, tmp);
+	if (threadIdx.x == 0) {
+		splitzip_page_entry x;
+		st->bad = bad;
+		st->bad_status =
+		    bad != ~(uint64_t)0 ? splitzip_pages_check_layout(a.src, &st->hdr, bad, &x) : 0;
+		st->sum = sum;
+		st->small = small;
+	}
 }
 
-/* FORMAT.md §11.6: no more pages than destinations, no page larger than its destination. */
+/*
+ * Step 3 (one block): step 9 g, the frame header of every entry below the lowest entry that
+ * failed a-f (those passed a-f, so their frame headers lie inside the stream; a failure beyond
+ * that entry cannot decide). Then step 10 (totals) and §11.6 (destinations).
+ */
 template <int W>
-SZ_DEVICE int32_t sz_pg_check_dst(const sz_gpu_pages_dec &a, uint64_t np, uint64_t *tmp)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_frames(sz_gpu_pages_dec a)
 {
-	if (np > a.n_pages)
-		return SPLITZIP_ERROR_DST_TOO_SMALL;
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
+	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	if (st->status != SPLITZIP_OK) /* uniform */
+		return;
+	const uint64_t lim = st->bad < st->hdr.n_pages ? st->bad : st->hdr.n_pages;
 	uint64_t bad = ~(uint64_t)0;
-	for (uint64_t i = threadIdx.x; i < np; i += blockDim.x) {
+	for (uint64_t i = threadIdx.x; i < lim; i += blockDim.x) {
 		splitzip_page_entry x;
 		splitzip_pages_entry_read(a.src, i, &x);
-		if (x.page_bytes > a.page_caps[i] && i < bad)
+		/* below 'lim' every entry passed a-f: its frame header lies inside the stream */
+		if (x.encoding == SPLITZIP_PAGE_FRAME &&
+		    splitzip_pages_check_frame(a.src, &st->hdr, &x) != SPLITZIP_OK && i < bad)
 			bad = i;
 	}
 	bad = sz_pg_block_reduce<W>(bad, true, tmp);
-	return bad == ~(uint64_t)0 ? SPLITZIP_OK : SPLITZIP_ERROR_DST_TOO_SMALL;
-}
-
-/* One block, first: as the host API, every destination with room must be a 2-byte aligned
- * pointer (INVALID_ARGUMENT before the stream is looked at). */
-template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_args(sz_gpu_pages_dec a)
-{
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
-	uint64_t bad = 0;
-	for (uint64_t i = threadIdx.x; i < a.n_pages; i += blockDim.x)
-		bad |= a.page_caps[i] && (!a.pages[i] || ((uintptr_t)a.pages[i] & 1));
-	bad = sz_pg_block_reduce<W>(bad, false, tmp);
-	if (threadIdx.x == 0)
-		sz_pg_state(a.ws)->status = bad ? SPLITZIP_ERROR_INVALID_ARGUMENT : SPLITZIP_OK;
-}
-
-/* One block: validate everything but the frame bodies, then fill the decoder's batch arrays. */
-template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_parse(sz_gpu_pages_dec a)
-{
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
-	SZ_SHARED_ARRAY(splitzip_pages_header, sh, 1);
-	SZ_SHARED_ARRAY(int32_t, sst, 1);
-	const unsigned t = threadIdx.x;
-	if (t == 0) {
-		const int32_t args = sz_pg_state(a.ws)->status; /* sz_k_pages_dec_args */
-		sst[0] = args != SPLITZIP_OK ? args
-		                             : splitzip_pages_read_header(a.src, a.src_size,
-		                                                          &sh[0]); /* steps 0-7 */
+	if (threadIdx.x != 0)
+		return;
+	const uint64_t np = st->hdr.n_pages;
+	int32_t s = SPLITZIP_OK;
+	splitzip_page_entry x;
+	if (bad != ~(uint64_t)0) {
+		splitzip_pages_entry_read(a.src, bad, &x);
+		s = splitzip_pages_check_frame(a.src, &st->hdr, &x);
+	} else if (st->bad != ~(uint64_t)0) {
+		s = st->bad_status;
+	} else {
+		s = splitzip_pages_check_totals(&st->hdr, splitzip_pages_last_end(a.src, np),
+		                                st->sum);
 	}
-	sz_syncthreads();
-	int32_t s = sst[0];
-	if (s == SPLITZIP_OK) /* uniform: every thread read sst after the barrier */
-		s = sz_pg_check_stream<W>(a.src, &sh[0], tmp, sst);
-	const uint64_t np = s == SPLITZIP_OK ? sh[0].n_pages : 0;
-	if (s == SPLITZIP_OK)
-		s = sz_pg_check_dst<W>(a, np, tmp);
-	const uint64_t n = a.n_pages;
-	uint64_t *srcs = sz_pg_array(a.ws, n, SZ_PG_WS_SRCS),
-	         *pbytes = sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS);
-	uint64_t *dsts = sz_pg_array(a.ws, n, SZ_PG_WS_DSTS),
-	         *caps = sz_pg_array(a.ws, n, SZ_PG_WS_CAPS);
-	uint64_t *ssz = sz_pg_array(a.ws, n, SZ_PG_WS_SIZES),
-	         *offs = sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS);
-	uint64_t *lens = sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS),
-	         *encs = sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS);
-	for (uint64_t i = t; i < n; i += blockDim.x) {
+	if (s == SPLITZIP_OK && (np > a.n_pages || st->small != ~(uint64_t)0))
+		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* FORMAT.md §11.6 */
+	st->status = s;
+	st->ok = s == SPLITZIP_OK;
+	st->n_pages = s == SPLITZIP_OK ? np : 0;
+}
+
+/* Step 4 (a grid over the destinations): the batch arrays of the frame decoder (frame pages of
+ * a valid stream; a NULL source for every other page, which the decoder rejects unread) and the
+ * entries the raw copy and the finish need. */
+template <int W>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_fill(sz_gpu_pages_dec a)
+{
+	SZ_WARP_GUARD(W);
+	const sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	const uint64_t n = a.n_pages, np = st->n_pages;
+	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (uint64_t)gridDim.x * blockDim.x) {
 		splitzip_page_entry x = {0, 0, 0, SPLITZIP_PAGE_RAW};
-		if (s == SPLITZIP_OK && i < np)
+		if (i < np) /* np is 0 unless the stream passed every check */
 			splitzip_pages_entry_read(a.src, i, &x);
-		const bool frame = s == SPLITZIP_OK && i < np && x.encoding == SPLITZIP_PAGE_FRAME;
-		srcs[i] =
-		    frame ? (uint64_t)(uintptr_t)(a.src + x.offset) : 0; /* NULL: not decoded */
-		ssz[i] = frame ? x.length : 0;
-		dsts[i] = frame ? (uint64_t)(uintptr_t)a.pages[i] : 0;
-		caps[i] = frame ? x.page_bytes / 2 : 0;
-		pbytes[i] = x.page_bytes;
-		offs[i] = x.offset;
-		lens[i] = x.length;
-		encs[i] = x.encoding;
-	}
-	if (t == 0) {
-		sz_gpu_pages_state *st = sz_pg_state(a.ws);
-		st->status = s;
-		st->ok = s == SPLITZIP_OK;
-		st->n_pages = np;
+		const bool frame = x.encoding == SPLITZIP_PAGE_FRAME;
+		sz_pg_array(a.ws, n, SZ_PG_WS_SRCS)[i] =
+		    frame ? (uint64_t)(uintptr_t)(a.src + x.offset) : 0;
+		sz_pg_array(a.ws, n, SZ_PG_WS_SIZES)[i] = frame ? x.length : 0;
+		sz_pg_array(a.ws, n, SZ_PG_WS_DSTS)[i] =
+		    frame ? (uint64_t)(uintptr_t)sz_load_global_ptr(&a.pages[i]) : 0;
+		sz_pg_array(a.ws, n, SZ_PG_WS_CAPS)[i] = frame ? x.page_bytes / 2 : 0;
+		sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS)[i] = x.page_bytes;
+		sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS)[i] = x.offset;
+		sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS)[i] = x.length;
+		sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS)[i] = x.encoding;
 	}
 }
 
@@ -466,8 +502,11 @@ template <int W, class Launcher> void sz_gpu_pages_compress(Launcher &lc, sz_gpu
 template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_gpu_pages_dec a)
 {
 	const uint64_t n = a.n_pages, max_elems = a.max_page_bytes / 2;
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_args<W>, a);
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_parse<W>, a);
+	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_head<W>, a);
+	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_entries<W>, a);
+	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_frames<W>, a);
+	const unsigned gf = sz_gpu_clamp((n + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
+	lc.launch(sz_gpu_dim{gf, 1}, SZ_GPU_THREADS, sz_k_pages_dec_fill<W>, a);
 	if (n) {
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);

@@ -70,14 +70,20 @@ typedef struct sz_gpu_pages_dec {
  *   frame workspace        n x sz_gpu_ws_stride(max elements, chunk_log2): the batched codec's
  */
 typedef struct sz_gpu_pages_state {
-	int32_t status;   /* the stream's status before the frame bodies */
-	uint32_t ok;      /* 1: the payload copies may run */
-	uint64_t n_pages; /* decode: the stream's page count */
-	uint64_t size;    /* encode: the stream size */
-	uint64_t reserved[5];
+	int32_t status;            /* the stream's status before the frame bodies */
+	uint32_t ok;               /* 1: the payload copies may run */
+	uint64_t n_pages;          /* decode: the stream's page count once valid, else 0 */
+	uint64_t size;             /* encode: the stream size */
+	splitzip_pages_header hdr; /* decode: the stream header (steps 0-7 passed) */
+	uint64_t bad;              /* decode: lowest entry failing §11.5 step 9 a-f, or ~0 */
+	int32_t bad_status;        /* its status */
+	uint32_t reserved;
+	uint64_t sum;   /* decode: the sum of the entries' page sizes */
+	uint64_t small; /* decode: lowest page larger than its destination, or ~0 */
 } sz_gpu_pages_state;
 
 #define SZ_GPU_PAGES_STATE_BYTES 256u
+SZ_STATIC_ASSERT(sizeof(sz_gpu_pages_state) <= SZ_GPU_PAGES_STATE_BYTES, "the state fits");
 #define SZ_GPU_PAGES_ARRAYS 10u
 enum {
 	SZ_PG_WS_SRCS = 0,
