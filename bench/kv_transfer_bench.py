@@ -4,14 +4,17 @@
 Runs the sender and the receiver of splitzip-kv-transfer in two network namespaces joined by a
 veth pair, the data direction shaped by `tc tbf` at each rate (0 = unshaped), the sender pinned
 to CPU 0 and the receiver to CPU 1 (taskset), UCX over TCP. For every cache size, rate and mode
-it reports the transfer time (median and p95 of the timed repetitions, one warm-up before them),
-the bytes on the wire (counted by the sender, cross-checked with `tc -s qdisc` on the shaped
-device, which also counts TCP/IP headers), the speedup against raw, the codec throughputs seen
-inside the run, and which way the pipelined sender chose after its probe.
+it reports the transfer time (median and p95 of the timed repetitions; the modes take turns
+in rounds, each turn a fresh connection and one warm-up repetition, so that a load from other
+tenants that comes and goes hits every mode alike), the bytes on the wire (counted by the
+sender, cross-checked with `tc -s qdisc` on the shaped device, which also counts TCP/IP
+headers and acknowledgements), the speedup against raw, the codec throughputs seen inside the
+run, and which way the pipelined sender chose after its probe.
 
     sudo python3 bench/kv_transfer_bench.py [--build DIR] [--sizes 64,256,512]
          [--rates 0.5,1,2,5,0] [--modes raw,compressed,pipelined,pipelined-nofallback]
-         [--reps 5] [--data-k F --data-v F] [--out FILE.jsonl] [--markdown FILE.md]
+         [--reps 6] [--rounds 3] [--data-k F --data-v F] [--out FILE.jsonl]
+         [--markdown FILE.md] [--wait-quiet SECONDS]
 
 Real KV data: ../shared/data/bigkv/llama3-8b-instruct_L10_{K,V}.bf16 (Llama-3-8B, GQA 8 x 128)
 when found next to the checkout, else the bundled data/kv sample; pages are [16 tokens, 8 KV
@@ -131,6 +134,48 @@ def run_one(binary, size_mib, mode, reps, data, env, extra=""):
     return r
 
 
+def runnable_now():
+    """Processes running or runnable right now (ours included: the sampler is one)."""
+    with open("/proc/loadavg") as f:
+        return int(f.read().split()[3].split("/")[0])
+
+
+def wait_quiet(max_wait_s):
+    """Wait until nothing else runs (2 s of samples with at most the sampler runnable), at
+    most max_wait_s seconds; True if the machine was quiet. Other tenants' jobs share the two
+    cores the ends are pinned to, and would be measured too."""
+    t0 = time.time()
+    while True:
+        busy = 0
+        for _ in range(20):
+            busy = max(busy, runnable_now() - 1)
+            time.sleep(0.1)
+        if busy == 0:
+            return True
+        if time.time() - t0 > max_wait_s:
+            return False
+        time.sleep(3)
+
+
+def merge_runs(runs):
+    """One row from the rounds of a mode: median and p95 over every timed repetition, the
+    counters summed, the rest from the last round."""
+    r = dict(runs[-1])
+    times = sorted(t for x in runs for t in x["times"])
+    r["times"] = times
+    r["median_s"] = statistics.median(times)
+    r["p95_s"] = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    r["tc_bytes"] = sum(x["tc_bytes"] for x in runs)
+    r["link_bytes"] = sum(x["link_bytes"] for x in runs)
+    wire = sum(x["wire_all_reps"] for x in runs)
+    r["tc_overhead"] = r["tc_bytes"] / wire if wire else 0
+    r["tc_bytes_per_rep"] = r["tc_bytes"] / sum(x["reps"] + 1 for x in runs)
+    r["load"] = max(x["load"] for x in runs)
+    r["quiet_before"] = [x["quiet_before"] for x in runs]
+    r["choices"] = [f"{x['stream_groups']}/{x['raw_groups']}" for x in runs]
+    return r
+
+
 def find_binary(build):
     cands = [Path(build)] if build else sorted(ROOT.glob("build*")) + sorted(ROOT.glob("build/*"))
     for b in cands:
@@ -166,7 +211,8 @@ def summary(results):
         sp = {m: raw["median_s"] / by[(size, rate, m)]["median_s"] for m in MODES
               if (size, rate, m) in by}
         nf = by.get((size, rate, "pipelined-nofallback"))
-        wr = raw["tc_bytes"] / nf["tc_bytes"] if nf and nf["tc_bytes"] else 0
+        wr = raw["tc_bytes_per_rep"] / nf["tc_bytes_per_rep"] if nf and nf["tc_bytes_per_rep"] \
+            else 0
         # The pipeline reaches the wire ratio when the link is what it waits for.
         bound = ("link" if sp.get("pipelined-nofallback", 0) >= 0.9 * wr else "codec/CPU") if nf \
             else "-"
@@ -200,13 +246,18 @@ def main():
     ap.add_argument("--sizes", default="64,256,512")
     ap.add_argument("--rates", default="0.5,1,2,5,0")
     ap.add_argument("--modes", default="raw,compressed,pipelined,pipelined-nofallback")
-    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--reps", type=int, default=6, help="timed repetitions per mode")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="the modes take turns this many times (reps/rounds each turn, after "
+                         "one warm-up): a load that drifts hits every mode alike")
     ap.add_argument("--data-k")
     ap.add_argument("--data-v")
     ap.add_argument("--out", default="/tmp/kv_transfer_bench.jsonl")
     ap.add_argument("--markdown")
     ap.add_argument("--sender-args", default="", help="more options for the sender")
     ap.add_argument("--ucx-env", default="", help="VAR=VALUE,... for both ends")
+    ap.add_argument("--wait-quiet", type=float, default=0,
+                    help="before each run wait up to this many seconds for an idle machine")
     args = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("needs root (ip netns, tc)")
@@ -226,14 +277,23 @@ def main():
             for size in [int(x) for x in args.sizes.split(",")]:
                 for rate in [float(x) for x in args.rates.split(",")]:
                     shape(rate)
-                    for mode in args.modes.split(","):
-                        r = run_one(binary, size, mode, args.reps, data, env, args.sender_args)
-                        r.update(rate=rate, load=os.getloadavg()[0])
+                    cell = {m: [] for m in args.modes.split(",")}
+                    per = max(1, args.reps // args.rounds)
+                    for rnd in range(args.rounds):
+                        for mode in cell:
+                            quiet = wait_quiet(args.wait_quiet) if args.wait_quiet else None
+                            r = run_one(binary, size, mode, per, data, env, args.sender_args)
+                            r.update(rate=rate, load=os.getloadavg()[0], quiet_before=quiet,
+                                     round=rnd)
+                            cell[mode].append(r)
+                            out.write(json.dumps(r) + "\n")
+                            out.flush()
+                    for mode, runs in cell.items():
+                        r = merge_runs(runs)
                         results.append(r)
-                        out.write(json.dumps(r) + "\n")
-                        out.flush()
                         print(f"{size} MiB {rate:g} Gbit/s {mode}: median {r['median_s']:.3f} s "
-                              f"p95 {r['p95_s']:.3f} s, {r['wire_bytes'] / 1e6:.1f} MB payload, "
+                              f"p95 {r['p95_s']:.3f} s over {len(r['times'])} reps, "
+                              f"{r['wire_bytes'] / 1e6:.1f} MB payload, "
                               f"{r['tc_bytes_per_rep'] / 1e6:.1f} MB on the wire per rep (tc; "
                               f"{r['tc_overhead']:.4f}x the payload), "
                               f"{r['stream_groups']}/{r['raw_groups']} groups comp/raw, "

@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	    "  --no-fallback         pipelined: always compress (no probe, no raw fallback)\n"
 	    "  --probe-groups N      pipelined: groups per probe of each way (default: about\n"
 	    "                        1/16 of the groups, 4 to 16, at most a quarter)\n"
+	    "  --reprobe N           pipelined: probe again every N transfers (default 64; 0:\n"
+	    "                        once per connection, the first transfer)\n"
 	    "  --reps N              timed repetitions (default 5)\n"
 	    "  --warmup N            repetitions before them, not counted (default 1)\n"
 	    "  --layers L            layers (default 32)\n"
@@ -75,6 +77,7 @@ static void defaults(kv_send_opts *o, double *cache_mib)
 	o->port = 13370;
 	o->fallback = 1;
 	o->probe_groups = 0;
+	o->reprobe = 64;
 	o->fixed_codebook = 1;
 	o->cfg.magic = KV_MAGIC;
 	o->cfg.version = KV_VERSION;
@@ -106,6 +109,7 @@ static int numeric_opt(kv_send_opts *o, const char *a, const char *v, double *ca
 	                  : !strcmp(a, "--port")            ? &o->port
 	                  : !strcmp(a, "--warmup")          ? &o->warmup
 	                  : !strcmp(a, "--slots")           ? &o->cfg.slots
+	                  : !strcmp(a, "--reprobe")         ? &o->reprobe
 	                                                    : NULL;
 	if (!field && strcmp(a, "--cache-mib") && strcmp(a, "--probe-groups"))
 		return 1;

@@ -136,6 +136,7 @@ typedef struct kv_send_opts {
 	kv_config cfg;
 	int fallback;       /* pipelined: probe both ways on the first groups and keep the faster */
 	int probe_groups;   /* groups per probe */
+	unsigned reprobe;   /* probe again every this many transfers (0: once per connection) */
 	int fixed_codebook; /* a codebook calibrated once (on the first pages) instead of per page
 	                     */
 	int checksum;       /* frames carry the content checksum */

@@ -47,7 +47,7 @@ typedef struct sender {
 	uint64_t *ack_ns;
 	size_t next_ack;
 	unsigned rep;
-	int decided;
+	int decided, probing;
 	unsigned choice;
 	double thr_stream, thr_raw; /* probe results, cache bytes per second */
 	uint64_t t_rep, t_probe;    /* start of the repetition, of the compressed probe */
@@ -161,6 +161,8 @@ static unsigned choose_kind(const sender *s, size_t g)
 		return KV_KIND_RAW;
 	if (c->mode == KV_MODE_COMPRESSED || !s->o->fallback || c->corrupt)
 		return KV_KIND_STREAM;
+	if (s->decided && !s->probing)
+		return s->choice; /* decided on an earlier transfer of this connection */
 	const size_t P = probe_groups(s);
 	if (g < P)
 		return KV_KIND_RAW;
@@ -237,11 +239,9 @@ static kv_req send_group(sender *s, size_t g, size_t slot, unsigned kind)
 /* raw and pipelined: group g waits for its slot, is compressed (or not) and sent. */
 static int run_pipelined(sender *s)
 {
-	const int probing =
-	    s->o->cfg.mode == KV_MODE_PIPELINED && s->o->fallback && !s->o->cfg.corrupt;
 	for (size_t g = 0; g < s->cache.n_groups; g++) {
 		const size_t slot = g % s->n_slots;
-		if (wait_req(s, &s->slot_req[slot]) != 0 || (probing && probe_step(s, g) != 0))
+		if (wait_req(s, &s->slot_req[slot]) != 0 || (s->probing && probe_step(s, g) != 0))
 			return -1;
 		const unsigned kind = choose_kind(s, g);
 		if (kind == KV_KIND_STREAM && compress_group(s, g, slot) != 0)
@@ -269,8 +269,15 @@ static int run_rep(sender *s, unsigned rep)
 	memset(&s->st, 0, sizeof s->st);
 	s->rep = rep;
 	s->next_ack = 0;
-	s->decided = 0;
-	s->thr_raw = s->thr_stream = 0;
+	/* The probe runs on the first transfer of the connection, and again every 'reprobe'
+	 * transfers; the transfers between reuse its decision (a serving engine keeps it per
+	 * peer: probing every request would cost more than it saves on small ones). */
+	s->probing = s->o->cfg.mode == KV_MODE_PIPELINED && s->o->fallback && !s->o->cfg.corrupt &&
+	             (!s->decided || (s->o->reprobe && rep % s->o->reprobe == 0));
+	if (s->probing) {
+		s->decided = 0;
+		s->thr_raw = s->thr_stream = 0;
+	}
 	kv_req res = kv_recv(&s->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), ~(uint64_t)0, &s->st.result,
 	                     sizeof s->st.result);
 	for (size_t g = 0; g < s->cache.n_groups; g++)
@@ -391,7 +398,7 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 	             "\"wire_bytes\":%llu,\"ratio\":%.4f,\"stream_groups\":%zu,"
 	             "\"raw_groups\":%zu,\"compress_gbps\":%.3f,\"decode_gbps\":%.3f,"
 	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"bad\":%d,"
-	             "\"wire_all_reps\":%llu}\n"
+	             "\"wire_all_reps\":%llu,\"times\":["
 	           : "mode %s fallback %d: cache %.0f bytes (pages of %zu, %zu groups), %u reps: "
 	             "median %.6f s, p95 %.6f s, wire %llu bytes (ratio %.4f), %zu compressed "
 	             "and %zu raw groups, compress %.3f GB/s, decode %.3f GB/s, probe %.3f vs "
@@ -401,6 +408,10 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 	       l->n_stream, l->n_raw, comp, dec, s->thr_stream * 1e-9, s->thr_raw * 1e-9,
 	       l->bad_acks + (int)l->result.bad_groups + (int)l->result.bad_pages,
 	       (unsigned long long)wire_all);
+	for (unsigned k = 0; s->o->json && k < n; k++) /* in repetition order */
+		printf("%s%.6f", k ? "," : "", r[k].seconds);
+	if (s->o->json)
+		printf("]}\n");
 	free(t);
 }
 
