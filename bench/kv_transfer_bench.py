@@ -43,8 +43,8 @@ MODES = {
 }
 
 
-def sh(cmd, check=True, capture=False):
-    r = subprocess.run(cmd, shell=isinstance(cmd, str), check=False, text=True,
+def sh(cmd, check=True, capture=False, env=None):
+    r = subprocess.run(cmd, shell=isinstance(cmd, str), check=False, text=True, env=env,
                        stdout=subprocess.PIPE if capture else None,
                        stderr=subprocess.STDOUT if capture else None)
     if check and r.returncode != 0:
@@ -119,7 +119,7 @@ def run_one(binary, size_mib, mode, reps, data, env, extra=""):
     cmd = (f"taskset -c 0 {binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
            f"--cache-mib {size_mib} --reps {reps} --warmup 1 --json "
            f"--data-k {data[0]} --data-v {data[1]} {extra}")
-    out = sh(ns(NS_S, cmd), capture=True, check=False)
+    out = sh(ns(NS_S, cmd), capture=True, check=False, env={**env, "UCX_NET_DEVICES": DEV_S})
     rout, _ = recv.communicate(timeout=600)
     q1, l1 = qdisc_bytes(), link_bytes()
     line = [x for x in out.splitlines() if x.startswith("{")]

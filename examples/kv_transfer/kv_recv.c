@@ -133,7 +133,9 @@ static int receive_all(receiver *r)
 				r->status[next_done] = t > 0 ? SPLITZIP_OK : -1;
 			} else {
 				const uint64_t d0 = r->decode_ns;
-				acknowledge(r, next_done, land(r, next_done, t), r->decode_ns - d0);
+				const int32_t st =
+				    land(r, next_done, t); /* before decode_ns is read */
+				acknowledge(r, next_done, st, r->decode_ns - d0);
 			}
 			next_done++;
 			idle = kv_now_ns();

@@ -50,6 +50,7 @@ typedef struct sender {
 	int decided, probing;
 	unsigned choice;
 	double thr_stream, thr_raw; /* probe results, cache bytes per second */
+	double thr_comp, thr_dec;   /* the codec during the probe: compress here, decode there */
 	uint64_t t_rep, t_probe;    /* start of the repetition, of the compressed probe */
 	rep_stats st;
 } sender;
@@ -129,25 +130,56 @@ static size_t probe_groups(const sender *s)
 	size_t P = s->o->probe_groups > 0 ? (size_t)s->o->probe_groups : G / 16;
 	if (s->o->probe_groups <= 0)
 		P = P < 4 ? 4 : P > 16 ? 16 : P;
-	if (P > G / 4)
-		P = G / 4;
+	if (P > (G - 1) / 4)
+		P = (G - 1) / 4;
 	return P < 1 ? 1 : P;
 }
 
+/*
+ * Compress the rest when the compressed batch moved at least as many cache bytes per second as
+ * the raw one, and the codec at both ends outran the raw transfer by half again (KV_CODEC_MARGIN).
+ * The second rule guards a short probe against noise where it matters: when the link is no
+ * faster than the cores, codec and network stack share each end's core, and a codec not well
+ * ahead of the raw rate loses in the long run even if a short batch said otherwise.
+ */
+#define KV_CODEC_MARGIN 1.5
+static unsigned probe_verdict(double stream, double raw, double comp, double dec)
+{
+	const int faster = stream >= raw;
+	const int codec_ahead = comp >= KV_CODEC_MARGIN * raw && dec >= KV_CODEC_MARGIN * raw;
+	return faster && codec_ahead ? KV_KIND_STREAM : KV_KIND_RAW;
+}
+
+/*
+ * The probe, called before group g is sent: group 0 raw warms the connection up (not timed),
+ * groups [1, P+1) go raw and [P+1, 2P+1) compressed, each batch timed from its first byte to
+ * the acknowledgement of its last group (the pipeline drains between batches: groups in flight
+ * interleave on the connection, so only whole batches time well). -1 if the peer went away.
+ */
 static int probe_step(sender *s, size_t g)
 {
 	const size_t P = probe_groups(s);
 	const double batch = (double)P * s->cache.geo.group_pages * s->cache.page_bytes;
-	if (g != P && g != 2 * P)
+	if (g != 1 && g != P + 1 && g != 2 * P + 1)
 		return 0;
 	if (wait_acks_upto(s, g) != 0)
 		return -1;
-	if (g == P) {
-		s->thr_raw = batch / ((double)(s->ack_ns[P - 1] - s->t_rep) * 1e-9);
+	if (g == 1) {
+		s->t_probe = kv_now_ns();
+	} else if (g == P + 1) {
+		s->thr_raw = batch / ((double)(s->ack_ns[P] - s->t_probe) * 1e-9);
 		s->t_probe = kv_now_ns();
 	} else {
-		s->thr_stream = batch / ((double)(s->ack_ns[2 * P - 1] - s->t_probe) * 1e-9);
-		s->choice = s->thr_stream >= s->thr_raw ? KV_KIND_STREAM : KV_KIND_RAW;
+		s->thr_stream = batch / ((double)(s->ack_ns[2 * P] - s->t_probe) * 1e-9);
+		/* The codec at each end, from the probe's groups: this sender's compress time and
+		 * the decode time the receiver reports in its acknowledgements. */
+		uint64_t dec_ns = 0;
+		for (size_t k = P + 1; k <= 2 * P; k++)
+			dec_ns += s->ack[k].decode_ns;
+		s->thr_comp =
+		    s->st.comp_ns ? (double)s->st.comp_bytes / ((double)s->st.comp_ns * 1e-9) : 0;
+		s->thr_dec = dec_ns ? batch / ((double)dec_ns * 1e-9) : 0;
+		s->choice = probe_verdict(s->thr_stream, s->thr_raw, s->thr_comp, s->thr_dec);
 		s->decided = 1;
 	}
 	return 0;
@@ -164,9 +196,9 @@ static unsigned choose_kind(const sender *s, size_t g)
 	if (s->decided && !s->probing)
 		return s->choice; /* decided on an earlier transfer of this connection */
 	const size_t P = probe_groups(s);
-	if (g < P)
-		return KV_KIND_RAW;
-	return g < 2 * P || !s->decided ? KV_KIND_STREAM : s->choice;
+	if (g <= P)
+		return KV_KIND_RAW; /* the warm-up group and the raw batch */
+	return g <= 2 * P || !s->decided ? KV_KIND_STREAM : s->choice;
 }
 
 static int compress_group(sender *s, size_t g, size_t slot)
@@ -276,7 +308,7 @@ static int run_rep(sender *s, unsigned rep)
 	             (!s->decided || (s->o->reprobe && rep % s->o->reprobe == 0));
 	if (s->probing) {
 		s->decided = 0;
-		s->thr_raw = s->thr_stream = 0;
+		s->thr_raw = s->thr_stream = s->thr_comp = s->thr_dec = 0;
 	}
 	kv_req res = kv_recv(&s->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), ~(uint64_t)0, &s->st.result,
 	                     sizeof s->st.result);
@@ -397,15 +429,18 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 	             "\"groups\":%zu,\"reps\":%u,\"median_s\":%.6f,\"p95_s\":%.6f,"
 	             "\"wire_bytes\":%llu,\"ratio\":%.4f,\"stream_groups\":%zu,"
 	             "\"raw_groups\":%zu,\"compress_gbps\":%.3f,\"decode_gbps\":%.3f,"
-	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"bad\":%d,"
+	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"probe_comp_gbps\":%.3f,"
+	             "\"probe_dec_gbps\":%.3f,\"bad\":%d,"
 	             "\"wire_all_reps\":%llu,\"times\":["
 	           : "mode %s fallback %d: cache %.0f bytes (pages of %zu, %zu groups), %u reps: "
 	             "median %.6f s, p95 %.6f s, wire %llu bytes (ratio %.4f), %zu compressed "
 	             "and %zu raw groups, compress %.3f GB/s, decode %.3f GB/s, probe %.3f vs "
-	             "%.3f GB/s, errors %d, %llu wire bytes in all repetitions\n",
+	             "%.3f GB/s (codec %.3f / %.3f), errors %d, %llu wire bytes in all "
+	             "repetitions\n",
 	       k_modes[c->mode], s->o->fallback, cache, s->cache.page_bytes, s->cache.n_groups, n,
 	       med, p95, (unsigned long long)l->wire, l->wire ? cache / (double)l->wire : 0,
 	       l->n_stream, l->n_raw, comp, dec, s->thr_stream * 1e-9, s->thr_raw * 1e-9,
+	       s->thr_comp * 1e-9, s->thr_dec * 1e-9,
 	       l->bad_acks + (int)l->result.bad_groups + (int)l->result.bad_pages,
 	       (unsigned long long)wire_all);
 	for (unsigned k = 0; s->o->json && k < n; k++) /* in repetition order */
