@@ -48,11 +48,16 @@ __attribute__((format(printf, 1, 2)))
 void msg(const char *fmt, ...);
 double now_s(void);
 int exit_of_status(splitzip_status st);
+/* Ask for transparent huge pages for a large buffer (fewer page faults); a no-op elsewhere. */
+void advise_huge(void *p, size_t n);
 
 /* ---- cli_ctx.c: a codec context built from the options ---- */
 
 /* Index of the compiled-in backend called 'name', or splitzip_backend_count() if none. */
 size_t backend_index(const char *name);
+/* Codec threads when --threads is not given: one core is left to the reader and writer threads
+ * (on 2 cores: 1 codec thread), at least 1. */
+unsigned default_threads(void);
 /* Build a context from the options; prints and returns an exit code on failure. */
 int make_ctx(const options *o, splitzip_ctx **ctx);
 
@@ -68,11 +73,59 @@ typedef struct out_file {
 void install_signal_handlers(void);
 int out_open(out_file *o, const char *path, int force);
 int out_write(out_file *o, const void *p, size_t n);
+/* Write n bytes with write(2) on the output's descriptor (its FILE must hold no buffered data);
+ * a cancellation point only inside write() (cli_pipe.c). */
+int out_write_fd(out_file *o, const void *p, size_t n);
 void out_abort(out_file *o);
 int out_commit(out_file *o, int force);
 FILE *in_open(const char *path);
 void in_close(FILE *f);
 size_t read_full(FILE *f, void *buf, size_t n, const char *path);
+/* read_full() with read(2) on a descriptor; a cancellation point only inside read(). */
+size_t read_fd(int fd, void *buf, size_t n, const char *path);
+/* The size of a regular file, or 0 (a pipe, a device, an error). */
+uint64_t file_size_of(FILE *f);
+
+/* ---- cli_pipe.c: reading, coding and writing overlapped (reader and writer threads) ---- */
+
+typedef struct pipe_buf {
+	unsigned char *data;
+	size_t cap; /* bytes allocated; a stage may grow the buffer */
+	size_t len; /* bytes of content */
+} pipe_buf;
+
+/* Fill 'b' with the next block of input: 1, 0 at the end of the input, or -exit_code (after a
+ * message). Runs on the reader thread. */
+typedef int (*pipe_read_fn)(void *arg, pipe_buf *b);
+/* Code 'in' into 'out' (out->len bytes to write): an exit code (after a message on failure).
+ * Runs on the calling thread, one block after the other, in input order. */
+typedef int (*pipe_code_fn)(void *arg, const pipe_buf *in, pipe_buf *out);
+
+typedef struct pipe_spec {
+	pipe_read_fn read;
+	void *read_arg;
+	pipe_code_fn code;
+	void *code_arg;
+	out_file *out;          /* written by the writer thread; NULL: nothing to write (verify) */
+	size_t in_cap, out_cap; /* initial buffer sizes */
+} pipe_spec;
+
+/* Run the pipeline to the end of the input; returns the first failure's exit code, or 0. */
+int pipe_run(const pipe_spec *spec);
+
+/* ---- cli_progress.c: progress line on a terminal ---- */
+
+typedef struct progress {
+	int on;          /* stderr is a terminal and -q was not given */
+	uint64_t total;  /* bytes of input, 0 if unknown */
+	double t0, next; /* start; earliest time of the next redraw */
+	int drawn;       /* a line is on the screen */
+	const char *what;
+} progress;
+
+void progress_start(progress *p, const options *o, const char *what, uint64_t total);
+void progress_update(progress *p, uint64_t done);
+void progress_end(progress *p);
 
 /* ---- cli_frames.c: the frame reader shared by decompress, verify and info ---- */
 

@@ -37,7 +37,7 @@ void reader_close(frame_reader *r)
  */
 static int read_header(frame_reader *r, unsigned char *hdr, splitzip_frame_info *fi)
 {
-	size_t got = read_full(r->in, hdr, SPLITZIP_FRAME_HEADER_SIZE, r->path);
+	size_t got = read_fd(fileno(r->in), hdr, SPLITZIP_FRAME_HEADER_SIZE, r->path);
 	if (got == (size_t)-1)
 		return -EXIT_IO;
 	if (got == 0)
@@ -73,6 +73,7 @@ static int reserve(frame_reader *r, size_t n)
 		return 0;
 	r->buf = nb;
 	r->cap = n;
+	advise_huge(nb, n);
 	return 1;
 }
 
@@ -99,7 +100,7 @@ static int read_body(frame_reader *r, const unsigned char *hdr, const splitzip_f
 			    (unsigned long long)fi->frame_size);
 			return -EXIT_RESOURCES;
 		}
-		size_t got = read_full(r->in, r->buf + have, target - have, r->path);
+		size_t got = read_fd(fileno(r->in), r->buf + have, target - have, r->path);
 		if (got == (size_t)-1)
 			return -EXIT_IO;
 		have += got;

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,6 +142,28 @@ int out_write(out_file *o, const void *p, size_t n)
 	return EXIT_OK;
 }
 
+int out_write_fd(out_file *o, const void *p, size_t n)
+{
+	const char *c = (const char *)p;
+	int fd = fileno(o->f);
+	while (n > 0) {
+		int old;
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		ssize_t w = write(fd, c, n);
+		pthread_setcancelstate(old, NULL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			msg("%s: write failed: %s", o->to_stdout ? "(stdout)" : o->path,
+			    write_error(w < 0 ? errno : EIO));
+			return EXIT_IO;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return EXIT_OK;
+}
+
 /* Abandon the output: remove the temporary file. */
 void out_abort(out_file *o)
 {
@@ -247,4 +270,33 @@ size_t read_full(FILE *f, void *buf, size_t n, const char *path)
 		}
 	}
 	return got;
+}
+
+size_t read_fd(int fd, void *buf, size_t n, const char *path)
+{
+	size_t got = 0;
+	while (got < n) {
+		int old;
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		pthread_setcancelstate(old, NULL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			msg("%s: read failed: %s", path, strerror(errno));
+			return (size_t)-1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+uint64_t file_size_of(FILE *f)
+{
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0)
+		return 0;
+	return (uint64_t)sb.st_size;
 }
