@@ -34,9 +34,11 @@ run_asan() {
 	cmake --build "$build" -j "$jobs"
 	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	echo "== ctest under ASan+UBSan (all but the Python binding)"
+	# Not the install tests either: programs built against the installed (instrumented) tree
+	# by plain cc, and pip, are not sanitizer builds.
+	echo "== ctest under ASan+UBSan (all but the Python binding and the install tests)"
 	ASAN_OPTIONS=detect_leaks=1:$asan ctest --test-dir "$build" -j "$jobs" --output-on-failure \
-		-LE python
+		-LE 'python|install'
 	# The Python binding loads the instrumented library into an uninstrumented interpreter:
 	# the sanitizer runtimes must be preloaded, and the interpreter's own allocations are not
 	# ours to leak-check.

@@ -6,8 +6,8 @@
     back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
     t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
 
-The shared library is found through $SPLITZIP_LIBRARY, then the build trees of this checkout,
-then the system loader path.
+The shared library is found through $SPLITZIP_LIBRARY, then (in a source checkout) its build
+trees, then the libdir recorded when the package was installed, then the system loader path.
 """
 import ctypes
 import ctypes.util
@@ -18,6 +18,8 @@ import numpy as np
 
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
            "compress_bound", "backends", "version"]
+
+__version__ = "0.1.0"  # of this package; the same as the C library's (python/tests check it)
 
 FLAG_CONTENT_CHECKSUM = 1
 
@@ -38,16 +40,30 @@ class _UnknownBackendError(SplitzipError, ValueError):
 
 
 def _find_library():
+    """The path or name of libsplitzip to load: $SPLITZIP_LIBRARY; in a source checkout, its
+    build trees; the libdir recorded when the package was installed (setup.py); the loader's
+    search path."""
     env = os.environ.get("SPLITZIP_LIBRARY")
     if env:
         return env
     root = Path(__file__).resolve().parents[2]
-    for cand in sorted(root.glob("build*/libsplitzip.so")) + sorted(root.glob("build/*/libsplitzip.so")):
-        return str(cand)
+    if (root / "include" / "splitzip.h").is_file():  # imported from a source checkout
+        for cand in sorted(root.glob("build*/libsplitzip.so")) + \
+                sorted(root.glob("build/*/libsplitzip.so")):
+            return str(cand)
+    try:
+        from ._libdir import LIBDIR
+    except ImportError:
+        LIBDIR = None
+    if LIBDIR:
+        for name in ("libsplitzip.so.0", "libsplitzip.so"):
+            if (Path(LIBDIR) / name).is_file():
+                return str(Path(LIBDIR) / name)
     found = ctypes.util.find_library("splitzip")
     if found:
         return found
-    raise OSError("libsplitzip.so not found: build the project or set SPLITZIP_LIBRARY")
+    raise OSError("libsplitzip.so not found: install splitzip (cmake --install), build this "
+                  "checkout, or set SPLITZIP_LIBRARY")
 
 
 class _Codebook(ctypes.Structure):
@@ -69,7 +85,8 @@ class _FrameInfo(ctypes.Structure):
                 ("codebook", _Codebook)]
 
 
-_lib = ctypes.CDLL(_find_library())
+_LIBRARY_PATH = _find_library()
+_lib = ctypes.CDLL(_LIBRARY_PATH)
 _P = ctypes.c_void_p
 _SZ = ctypes.c_size_t
 for name, res, args in [
