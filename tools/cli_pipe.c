@@ -4,7 +4,9 @@
  * coding and writing overlap (two buffers at each stage). The output is the same bytes in the
  * same order as a plain read-code-write loop would write; only the timing differs.
  *
- * Errors: the first failing stage records its exit code (after printing its message) and sets
+ * Errors: the reader's failures travel with the blocks (with their messages, captured), so that
+ * the coder meets them in input order: the first fault in the input is reported, as by a plain
+ * loop. A coder or writer failure records its exit code (after printing its message) and sets
  * 'abort'; the other stages stop at their next step. A reader or writer blocked in read() or
  * write() (a pipe that never delivers or drains) is cancelled: each I/O thread allows
  * cancellation only inside those system calls (read_fd() and write_fd() in cli_io.c), never
@@ -94,12 +96,16 @@ static void *reader_main(void *arg)
 		pipe_buf *b = take(s, &s->in_free, NULL);
 		if (!b)
 			break;
+		b->rc = 0;
+		msg_capture(b->msg, sizeof b->msg);
 		int k = s->spec->read(s->spec->read_arg, b);
+		msg_capture(NULL, 0);
 		if (k < 0)
-			fail(s, -k);
+			b->rc = -k; /* handed on: the coder reports it after the blocks before it */
+		if (k != 0)
+			put(s, &s->in_full, b);
 		if (k <= 0)
 			break;
-		put(s, &s->in_full, b);
 	}
 	set_done(s, &s->in_done);
 	return NULL;
@@ -131,6 +137,11 @@ static void coder_loop(pipe_state *s)
 		pipe_buf *in = take(s, &s->in_full, &s->in_done);
 		if (!in)
 			break;
+		if (in->rc) { /* the reader failed here */
+			fputs(in->msg, stderr);
+			fail(s, in->rc);
+			break;
+		}
 		pipe_buf *out = sp->out ? take(s, &s->out_free, NULL) : &s->out[0];
 		if (!out)
 			break;

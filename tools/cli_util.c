@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,14 +17,35 @@
 
 static const char *progname = "splitzip";
 
+static _Thread_local char *capture_buf;
+static _Thread_local size_t capture_cap;
+
+void msg_capture(char *buf, size_t cap)
+{
+	capture_buf = buf;
+	capture_cap = cap;
+	if (buf && cap)
+		buf[0] = 0;
+}
+
 void msg(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	if (capture_buf) {
+		size_t k = strlen(capture_buf);
+		if (k + 1 < capture_cap)
+			k += (size_t)snprintf(capture_buf + k, capture_cap - k, "%s: ", progname);
+		if (k + 1 < capture_cap)
+			k += (size_t)vsnprintf(capture_buf + k, capture_cap - k, fmt, ap);
+		if (k + 2 < capture_cap)
+			strcat(capture_buf, "\n");
+	} else {
+		fprintf(stderr, "%s: ", progname);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 double now_s(void)
