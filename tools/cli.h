@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "safetensors.h"
 #include "splitzip.h"
 
 /* Exit codes (documented in --help and README.md). */
@@ -36,6 +37,9 @@ typedef struct options {
 	unsigned chunk_log2;
 	size_t frame_elems;
 	int json;
+	const char *svg; /* stats --svg FILE */
+	int brief;       /* stats --brief: no histograms */
+	int raw;         /* stats --raw: every input is raw BF16 */
 	const char *pos[MAX_POSITIONAL];
 	int n_pos;
 } options;
@@ -46,6 +50,8 @@ typedef struct options {
 __attribute__((format(printf, 1, 2)))
 #endif
 void msg(const char *fmt, ...);
+/* From now on, msg() on this thread appends to buf[0..cap) instead of stderr (NULL: stop). */
+void msg_capture(char *buf, size_t cap);
 double now_s(void);
 int exit_of_status(splitzip_status st);
 /* Ask for transparent huge pages for a large buffer (fewer page faults); a no-op elsewhere. */
@@ -90,12 +96,17 @@ uint64_t file_size_of(FILE *f);
 
 typedef struct pipe_buf {
 	unsigned char *data;
-	size_t cap; /* bytes allocated; a stage may grow the buffer */
-	size_t len; /* bytes of content */
+	size_t cap;    /* bytes allocated; a stage may grow the buffer */
+	size_t len;    /* bytes of content */
+	uint64_t user; /* set by the reader for the coder (e.g. which tensor the block is of) */
+	int rc;        /* the reader failed here: exit code, and its messages in 'msg' */
+	char msg[512];
 } pipe_buf;
 
 /* Fill 'b' with the next block of input: 1, 0 at the end of the input, or -exit_code (after a
- * message). Runs on the reader thread. */
+ * message). Runs on the reader thread, where msg() is captured: a failure and its messages are
+ * handed to the coder in input order, so the first failure in the input is the one reported,
+ * whether the reader or the coder finds it. */
 typedef int (*pipe_read_fn)(void *arg, pipe_buf *b);
 /* Code 'in' into 'out' (out->len bytes to write): an exit code (after a message on failure).
  * Runs on the calling thread, one block after the other, in input order. */
@@ -142,6 +153,51 @@ int reader_open(frame_reader *r, const char *path);
 void reader_close(frame_reader *r);
 int next_frame(frame_reader *r, size_t *size, splitzip_frame_info *fi);
 
+/* ---- cli_st.c: safetensors files and containers, validated (messages printed) ---- */
+
+typedef struct st_file {
+	FILE *in; /* positioned at the data buffer after st_open */
+	const char *path;
+	uint64_t size;       /* of the file */
+	unsigned char *head; /* its first head_size bytes: 8-byte length and JSON */
+	uint64_t head_size;
+	st_header h;
+} st_file;
+
+typedef struct szst_file {
+	FILE *in; /* positioned at the data offset after szst_open */
+	const char *path;
+	uint64_t size;
+	szst_header h;
+	unsigned char *meta; /* bytes [64, data offset) */
+	st_header sth;       /* the stored safetensors header */
+	szst_entry *e;       /* the table, in sth.t order */
+} szst_file;
+
+int st_open(st_file *f, const char *path); /* an exit code; st_close() in every case */
+void st_close(st_file *f);
+int szst_open(szst_file *f, const char *path);
+void szst_close(szst_file *f);
+/* 1 if the file at 'path' starts with the 4 bytes 'magic'. */
+int starts_with_magic(const char *path, const char *magic);
+
+/* ---- cmd_stats.c and svg.c: exponent statistics of a tensor ---- */
+
+typedef struct tstat {
+	const char *name, *dtype; /* the tensor (its file's name for a raw file) */
+	int bf16;                 /* else only 'bytes' is set */
+	uint64_t bytes;
+	uint64_t hist[256];                     /* exponent histogram */
+	uint64_t n, escapes, predicted, frames; /* with the frames and codebooks of 'compress' */
+	double entropy, top8, top16;            /* bits; shares of the 8 and 16 top exponents */
+	int distinct;
+	splitzip_codebook codebook; /* of the whole tensor's histogram */
+} tstat;
+
+void tstat_figures(tstat *t);
+/* The chart of 'n' tensors (histograms, coverage curves) as an SVG document. */
+void svg_chart(FILE *f, const tstat *const *t, size_t n, const char *title);
+
 /* ---- the commands (cmd_*.c); each returns an exit code ---- */
 
 int cmd_compress(const options *o);
@@ -150,5 +206,10 @@ int cmd_verify(const options *o);
 int cmd_info(const options *o);
 int cmd_calibrate(const options *o);
 int cmd_backends(void);
+int cmd_pack(const options *o);
+int cmd_unpack(const options *o);
+int cmd_info_container(const options *o);
+int cmd_stats(const options *o);
+int cmd_help(const char *name); /* cli_help.c */
 
 #endif /* SPLITZIP_CLI_H */
