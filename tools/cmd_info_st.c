@@ -15,7 +15,15 @@ typedef struct tensor_info {
 	uint64_t elems, escapes, frames;
 } tensor_info;
 
-/* Walk the frame headers of entry i: they must fill its stored bytes exactly. */
+static int info_fail(const szst_file *c, const char *name, st_error e, const char *what)
+{
+	msg("%s: tensor '%s': %s [%s]%s", c->path, name, st_error_string(e), st_error_name(e),
+	    what);
+	return EXIT_DATA;
+}
+
+/* Walk the frame headers of entry i: they must fill its stored bytes exactly (the checks of
+ * unpack, less decoding). */
 static int frame_headers(const szst_file *c, size_t i, tensor_info *ti)
 {
 	const szst_entry *e = &c->e[i];
@@ -25,28 +33,29 @@ static int frame_headers(const szst_file *c, size_t i, tensor_info *ti)
 	while (off < end) {
 		unsigned char hdr[SPLITZIP_FRAME_HEADER_SIZE];
 		splitzip_frame_info fi;
-		ssize_t got =
-		    end - off >= sizeof hdr ? pread(fileno(c->in), hdr, sizeof hdr, (off_t)off) : 0;
-		splitzip_status st = got == (ssize_t)sizeof hdr
-		                         ? splitzip_get_frame_info(hdr, sizeof hdr, &fi)
-		                         : SPLITZIP_ERROR_TRUNCATED;
-		if (st == SPLITZIP_OK && fi.frame_size > end - off)
-			st = SPLITZIP_ERROR_TRUNCATED;
+		if (end - off < sizeof hdr)
+			return info_fail(c, name, ST_CORRUPT,
+			                 ": frames do not fill its stored size");
+		if (pread(fileno(c->in), hdr, sizeof hdr, (off_t)off) != (ssize_t)sizeof hdr) {
+			msg("%s: file changed while being read", c->path);
+			return EXIT_IO;
+		}
+		splitzip_status st = splitzip_get_frame_info(hdr, sizeof hdr, &fi);
 		if (st != SPLITZIP_OK) {
-			msg("%s: tensor '%s': frame %llu: %s", c->path, name,
-			    (unsigned long long)ti->frames, splitzip_error_string(st));
+			msg("%s: tensor '%s': frame header: %s [%s]", c->path, name,
+			    splitzip_error_string(st), splitzip_status_name(st));
 			return EXIT_DATA;
 		}
+		if (fi.frame_size > end - off)
+			return info_fail(c, name, ST_CORRUPT,
+			                 ": a frame runs past its stored size");
 		ti->elems += fi.n_elems;
 		ti->escapes += fi.n_escapes;
 		ti->frames++;
 		off += fi.frame_size;
 	}
-	if (ti->elems * 2 != e->source_size) {
-		msg("%s: tensor '%s': %s [%s]", c->path, name, st_error_string(ST_ELEMENT_COUNT),
-		    st_error_name(ST_ELEMENT_COUNT));
-		return EXIT_DATA;
-	}
+	if (ti->elems * 2 != e->source_size)
+		return info_fail(c, name, ST_ELEMENT_COUNT, "");
 	return EXIT_OK;
 }
 

@@ -81,8 +81,8 @@ static int read_frame_block(unpack_job *j, pipe_buf *b)
 	if (st != SPLITZIP_OK) {
 		char name[96];
 		st_printable(j->c.sth.t[j->rd_i].name, name, sizeof name);
-		msg("%s: tensor '%s': frame header: %s", j->c.path, name,
-		    splitzip_error_string(st));
+		msg("%s: tensor '%s': frame header: %s [%s]", j->c.path, name,
+		    splitzip_error_string(st), splitzip_status_name(st));
 		return -EXIT_DATA;
 	}
 	if (fi.frame_size > j->rd_left)
@@ -176,8 +176,9 @@ static int unpack_frame(unpack_job *j, size_t i, const pipe_buf *in, pipe_buf *o
 	if (st != SPLITZIP_OK) {
 		char name[96];
 		st_printable(j->c.sth.t[i].name, name, sizeof name);
-		msg("%s: tensor '%s': frame %llu: %s", j->c.path, name,
-		    (unsigned long long)j->t_frames, splitzip_error_string(st));
+		msg("%s: tensor '%s': frame %llu: %s [%s]", j->c.path, name,
+		    (unsigned long long)j->t_frames, splitzip_error_string(st),
+		    splitzip_status_name(st));
 		return exit_of_status(st);
 	}
 	j->t_frames++;
