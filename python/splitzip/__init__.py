@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
-           "compress_bound", "backends", "version"]
+           "compress_bound", "predict_frame_size", "backends", "version", "pack_safetensors",
+           "unpack_safetensors", "safetensors"]
 
 __version__ = "0.1.0"  # of this package; the same as the C library's (python/tests check it)
 
@@ -95,6 +96,7 @@ for name, res, args in [
     ("splitzip_ctx_free", None, [_P]),
     ("splitzip_ctx_backend_name", ctypes.c_char_p, [_P]),
     ("splitzip_compress_bound", _SZ, [_SZ]),
+    ("splitzip_predict_frame_size", _SZ, [_SZ, _SZ, ctypes.c_uint]),
     ("splitzip_compress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
@@ -152,6 +154,13 @@ def backends():
 def compress_bound(n_elems):
     """Largest frame size in bytes for n_elems values."""
     return _lib.splitzip_compress_bound(n_elems)
+
+
+def predict_frame_size(n_elems, n_escapes, chunk_log2=12):
+    """Size of the frame compress() writes for n_elems values of which n_escapes are outside
+    the frame's codebook (split4 or stored, FORMAT.md §6.3); 0 if an argument is out of
+    range. See splitzip_predict_frame_size() in splitzip.h."""
+    return _lib.splitzip_predict_frame_size(n_elems, n_escapes, chunk_log2)
 
 
 def _as_u16(data):
@@ -262,3 +271,9 @@ def calibrate(data):
     if st:
         raise SplitzipError(st, "splitzip_calibrate")
     return list(cb.exponents)
+
+
+from . import safetensors  # noqa: E402  (needs the functions above)
+
+pack_safetensors = safetensors.pack
+unpack_safetensors = safetensors.unpack
