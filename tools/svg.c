@@ -57,8 +57,8 @@ static void log_axis(FILE *f, double bottom, double height, int decades, int ste
 		double y = log_y(pow(10.0, -d), bottom, height, decades);
 		fprintf(f,
 		        "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>"
-		        "<text x='%d' y='%.1f' text-anchor='end' class='s'>%g%%</text>\n",
-		        X0, y, X1, y, X0 - 6, y + 4, 100.0 * pow(10.0, -d));
+		        "<text x='%d' y='%.1f' text-anchor='end' class='s'>%.*f%%</text>\n",
+		        X0, y, X1, y, X0 - 6, y + 4, d > 2 ? d - 2 : 0, 100.0 * pow(10.0, -d));
 	}
 }
 
