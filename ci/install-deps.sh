@@ -7,7 +7,8 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git python3 clang-format check libsimde-dev libzstd-dev liblz4-dev
       qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
-      python3-numpy python3-pytest python3-torch)
+      python3-numpy python3-pytest python3-torch python3-pip python3-setuptools python3-wheel
+      python3-venv librsvg2-bin)
 if [ "${1:-}" = "--minimal" ]; then
 	PKGS=(build-essential cmake pkg-config)
 fi
