@@ -91,13 +91,24 @@ size_t read_full(FILE *f, void *buf, size_t n, const char *path);
 size_t read_fd(int fd, void *buf, size_t n, const char *path);
 /* The size of a regular file, or 0 (a pipe, a device, an error). */
 uint64_t file_size_of(FILE *f);
+/*
+ * A regular, non-empty input file mapped read-only (NULL, nothing printed, if it is not one or
+ * cannot be mapped: the caller reads it instead). The codec then reads the page cache directly,
+ * with no copy into a buffer. If the file shrinks while mapped, SIGBUS ends the run like
+ * SIGTERM (temporary output removed) with exit code 2.
+ */
+const unsigned char *map_input(FILE *f, uint64_t *size);
+void unmap_input(const unsigned char *p, uint64_t size);
+/* Ask the kernel to map n bytes at p now (the reader thread does it ahead of the codec). */
+void prefault(const unsigned char *p, size_t n);
 
 /* ---- cli_pipe.c: reading, coding and writing overlapped (reader and writer threads) ---- */
 
 typedef struct pipe_buf {
 	unsigned char *data;
-	size_t cap;    /* bytes allocated; a stage may grow the buffer */
-	size_t len;    /* bytes of content */
+	size_t cap;               /* bytes allocated; a stage may grow the buffer */
+	size_t len;               /* bytes of content */
+	const unsigned char *src; /* where they are: 'data', or a mapped input file */
 	uint64_t user; /* set by the reader for the coder (e.g. which tensor the block is of) */
 	int rc;        /* the reader failed here: exit code, and its messages in 'msg' */
 	char msg[512];
@@ -145,8 +156,11 @@ typedef struct frame_reader {
 	const char *path;
 	unsigned char *buf;
 	size_t cap;
-	long long remaining; /* bytes left in a regular file, -1 if unknown (pipe) */
-	uint64_t offset;     /* byte offset of the current frame */
+	long long remaining;        /* bytes left in a regular file, -1 if unknown (pipe) */
+	uint64_t offset;            /* byte offset of the current frame */
+	const unsigned char *map;   /* the mapped file (map_input), or NULL: read into 'buf' */
+	uint64_t map_size, pos;     /* its size; where the next frame starts */
+	const unsigned char *frame; /* after next_frame: the frame (in 'buf' or the mapping) */
 } frame_reader;
 
 int reader_open(frame_reader *r, const char *path);

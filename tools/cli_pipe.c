@@ -97,9 +97,12 @@ static void *reader_main(void *arg)
 		if (!b)
 			break;
 		b->rc = 0;
+		b->src = NULL;
 		msg_capture(b->msg, sizeof b->msg);
 		int k = s->spec->read(s->spec->read_arg, b);
 		msg_capture(NULL, 0);
+		if (!b->src)
+			b->src = b->data;
 		if (k < 0)
 			b->rc = -k; /* handed on: the coder reports it after the blocks before it */
 		if (k != 0)

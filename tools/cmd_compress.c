@@ -13,9 +13,11 @@ typedef struct compress_job {
 	splitzip_ctx *ctx;
 	FILE *in;
 	const char *in_path;
-	size_t fe;     /* elements per frame */
-	int in_frames; /* frames read so far (reader thread) */
-	int in_end;    /* the last frame has been read (reader thread) */
+	size_t fe;                /* elements per frame */
+	int in_frames;            /* frames read so far (reader thread) */
+	int in_end;               /* the last frame has been read (reader thread) */
+	const unsigned char *map; /* the input file mapped (map_input), or NULL: read it */
+	uint64_t map_size, map_pos;
 	progress prog;
 	/* Totals for the summary line (coder thread). */
 	uint64_t total_in, total_out, frames, escapes;
@@ -29,7 +31,16 @@ static int read_input(void *arg, pipe_buf *b)
 	compress_job *j = (compress_job *)arg;
 	if (j->in_end)
 		return 0;
-	size_t got = read_fd(fileno(j->in), b->data, j->fe * 2, j->in_path);
+	size_t got;
+	if (j->map) { /* the frame stays in the mapped file; map it in before the coder runs */
+		uint64_t left = j->map_size - j->map_pos;
+		got = left < j->fe * 2 ? (size_t)left : j->fe * 2;
+		b->src = j->map + j->map_pos;
+		prefault(b->src, got);
+		j->map_pos += got;
+	} else {
+		got = read_fd(fileno(j->in), b->data, j->fe * 2, j->in_path);
+	}
 	if (got == (size_t)-1)
 		return -EXIT_IO;
 	if (got % 2) {
@@ -49,7 +60,7 @@ static int compress_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 {
 	compress_job *j = (compress_job *)arg;
 	size_t csize = 0;
-	splitzip_status st = splitzip_compress(j->ctx, (const uint16_t *)(const void *)in->data,
+	splitzip_status st = splitzip_compress(j->ctx, (const uint16_t *)(const void *)in->src,
 	                                       in->len / 2, out->data, out->cap, &csize);
 	if (st != SPLITZIP_OK) {
 		msg("compression failed: %s", splitzip_error_string(st));
@@ -89,11 +100,13 @@ static int compress_to(compress_job *j, const options *o, const char *out_path)
 	if (rc)
 		return rc;
 	pipe_spec sp = {read_input, j, compress_frame, j, &out, 0, 0};
-	sp.in_cap = j->fe * 2;
+	j->map = map_input(j->in, &j->map_size);
+	sp.in_cap = j->map ? 0 : j->fe * 2; /* a mapped file needs no input buffers */
 	sp.out_cap = splitzip_compress_bound(j->fe);
 	progress_start(&j->prog, o, "compress", file_size_of(j->in));
 	rc = pipe_run(&sp);
 	progress_end(&j->prog);
+	unmap_input(j->map, j->map_size);
 	if (!rc)
 		rc = out_commit(&out, o->force);
 	if (rc)

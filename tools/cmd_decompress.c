@@ -40,6 +40,16 @@ static int read_frame(void *arg, pipe_buf *b)
 	splitzip_frame_info fi;
 	size_t fsize = 0;
 	int k;
+	if (j->r.map) { /* the frame stays in the mapped file; map it in before the coder runs */
+		k = next_frame(&j->r, &fsize, &fi);
+		if (k <= 0)
+			return k;
+		prefault(j->r.frame, fsize);
+		b->src = j->r.frame;
+		b->len = fsize;
+		j->r.offset += fsize;
+		return 1;
+	}
 	j->slot = b;
 	j->r.buf = b->data;
 	j->r.cap = b->cap;
@@ -74,13 +84,13 @@ static int decode_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 {
 	decode_job *j = (decode_job *)arg;
 	splitzip_frame_info fi;
-	splitzip_status st = splitzip_get_frame_info(in->data, in->len, &fi);
+	splitzip_status st = splitzip_get_frame_info(in->src, in->len, &fi);
 	int rc = st == SPLITZIP_OK ? reserve_output(out, fi.n_elems) : EXIT_OK;
 	if (rc)
 		return rc;
 	size_t used = 0, n = 0;
 	if (st == SPLITZIP_OK)
-		st = splitzip_frame_decompress(j->ctx, in->data, in->len, &used,
+		st = splitzip_frame_decompress(j->ctx, in->src, in->len, &used,
 		                               (uint16_t *)(void *)out->data, out->cap / 2, &n);
 	if (st != SPLITZIP_OK) {
 		msg("%s: frame %llu at byte %llu: %s", j->r.path, (unsigned long long)j->frames,
@@ -105,6 +115,8 @@ static int decode_frames(decode_job *j, const options *o)
 	size_t in_cap = splitzip_compress_bound(DEFAULT_FRAME_ELEMS);
 	pipe_spec sp = {read_frame, j, decode_frame, j, j->out, 0, 0};
 	sp.in_cap = j->r.remaining >= 0 && total < in_cap ? (size_t)total : in_cap;
+	if (j->r.map)
+		sp.in_cap = 0; /* frames are used where they are in the mapped file */
 	progress_start(&j->prog, o, j->out ? "decompress" : "verify", total);
 	int rc = pipe_run(&sp);
 	progress_end(&j->prog);
