@@ -5,7 +5,7 @@
 #
 # Builds a file of SIZE_MIB MiB (default 256) by tiling real KV caches (../shared/data/kv when
 # present beside the checkout, else the bundled data/kv), in DIR (default /dev/shm, a tmpfs, so
-# the disk is out of the picture), then runs RUNS rounds (default 11) of
+# the disk is out of the picture), then runs RUNS rounds (default 21) of
 #   cp IN C;  splitzip compress --threads T IN Z;  splitzip decompress --threads T Z D
 # interleaved (one of each per round, outputs removed between runs), for each T in THREADS
 # (default "1 default": --threads 1, and no --threads at all). Prints the median wall time of
@@ -15,7 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 Z=${1:-$root/build/release/tools/splitzip}
 SIZE_MIB=${SIZE_MIB:-256}
-RUNS=${RUNS:-11}
+RUNS=${RUNS:-21}
 DIR=${DIR:-/dev/shm}
 THREADS=${THREADS:-"1 default"}
 [ -x "$Z" ] || { echo "cli_vs_cp: no splitzip binary at $Z (build first, or pass its path)" >&2; exit 2; }
@@ -46,6 +46,10 @@ t() {
 	echo "$a $b" | awk '{ printf "%.4f\n", $2 - $1 }'
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+fastest() { sort -n | head -1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+pressure() { [ -r /proc/pressure/cpu ] && sed -n 's/^some avg10=\([0-9.]*\).*/, CPU pressure (some, 10 s) \1%/p' /proc/pressure/cpu; }
+before="load average $(cut -d' ' -f1-3 /proc/loadavg)$(pressure)"
 
 declare -A T
 for r in $(seq "$RUNS"); do
@@ -66,20 +70,23 @@ for th in $THREADS; do
 done
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-echo "$(nproc) CPUs ($cpu), $SIZE_MIB MiB of tiled real KV in $DIR, $RUNS interleaved runs, medians;"
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); ratio $(stat -c %s "$W/in.bf16") / $(stat -c %s "$W/z.$(echo "$THREADS" | cut -d' ' -f1)")"
+echo "$(nproc) CPUs ($cpu), $SIZE_MIB MiB of tiled real KV in $DIR, $RUNS interleaved runs;"
+echo "before: $before; after: load average $(cut -d' ' -f1-3 /proc/loadavg)$(pressure);"
+echo "ratio $(stat -c %s "$W/in.bf16") / $(stat -c %s "$W/z.$(echo "$THREADS" | cut -d' ' -f1)")"
 echo
 cpm=$(printf '%s\n' ${T[cp]} | median)
-echo "| command | threads | median s | vs cp |"
-echo "|---|---|---:|---:|"
-echo "| cp | | $cpm | 1.00 |"
+cpf=$(printf '%s\n' ${T[cp]} | fastest)
+echo "| command | codec threads | median s | vs cp | fastest s | vs cp |"
+echo "|---|---|---:|---:|---:|---:|"
+echo "| cp | | $cpm | 1.00 | $cpf | 1.00 |"
 for th in $THREADS; do
 	for op in c d; do
 		m=$(printf '%s\n' ${T[$op$th]} | median)
+		f=$(printf '%s\n' ${T[$op$th]} | fastest)
 		name=compress
 		[ $op = d ] && name=decompress
 		label=$th
 		[ "$th" = default ] && label="default (no --threads)"
-		echo "| splitzip $name | $label | $m | $(awk -v a="$m" -v b="$cpm" 'BEGIN { printf "%.2f", a / b }') |"
+		echo "| splitzip $name | $label | $m | $(ratio "$m" "$cpm") | $f | $(ratio "$f" "$cpf") |"
 	done
 done
