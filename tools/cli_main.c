@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "help") == 0 && argc > 2)
-		return cmd_help(argv[2]);
+		return cmd_help(is_help(argv[2]) ? "help" : argv[2]);
 	if (is_help(cmd) || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;

@@ -3,8 +3,8 @@
 # file built from real tensors (tests/cli/st_cases.py) packed and restored byte for byte (sha256),
 # per-tensor info, --codebook and
 # multi-frame tensors; stats predicting exactly what compress and pack write (text, JSON, an SVG
-# that rsvg-convert renders when installed); and every hostile safetensors file and container
-# of st_cases.py rejected with its reason, nothing written.
+# that rsvg-convert renders when installed); every hostile safetensors file and container of
+# st_cases.py rejected with its reason, nothing written; and the help of every command.
 # (python/tests/test_safetensors.py checks that the Python package writes the same bytes.)
 # usage: test_safetensors.sh SPLITZIP PYTHON3 SOURCE_DIR DATA_DIR
 set -u
@@ -121,6 +121,16 @@ while read -r name reason kind; do
 	fi
 done <"$T/cases/cases.txt"
 no_tmp "hostile inputs"
+
+# ---- Help of every command: 'help CMD' and 'CMD --help' print the same usage, exit 0.
+for c in compress decompress verify info calibrate backends pack unpack stats help; do
+	expect 0 "help $c" "$Z" help "$c"
+	grep -q "^usage: splitzip $c" "$T/out" && ok || bad "help $c: $(head -c 200 "$T/out")"
+	cp "$T/out" "$T/help1"
+	expect 0 "$c --help" "$Z" "$c" --help
+	cmp -s "$T/out" "$T/help1" && ok || bad "$c --help differs from help $c"
+done
+expect 1 "help of an unknown command" "$Z" help frobnicate
 
 echo "cli-safetensors: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
