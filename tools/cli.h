@@ -56,6 +56,8 @@ double now_s(void);
 int exit_of_status(splitzip_status st);
 /* Ask for transparent huge pages for a large buffer (fewer page faults); a no-op elsewhere. */
 void advise_huge(void *p, size_t n);
+/* Fault in the first n bytes of a buffer now (MADV_POPULATE_WRITE); a no-op where unsupported. */
+void populate(void *p, size_t n);
 
 /* ---- cli_ctx.c: a codec context built from the options ---- */
 
@@ -130,6 +132,7 @@ typedef struct pipe_spec {
 	void *code_arg;
 	out_file *out;          /* written by the writer thread; NULL: nothing to write (verify) */
 	size_t in_cap, out_cap; /* initial buffer sizes */
+	size_t warm; /* bytes of the second output buffer to fault in at the start (0: none) */
 } pipe_spec;
 
 /* Run the pipeline to the end of the input; returns the first failure's exit code, or 0. */

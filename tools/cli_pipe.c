@@ -118,6 +118,11 @@ static void *writer_main(void *arg)
 {
 	pipe_state *s = (pipe_state *)arg;
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	/* Idle until the first block is coded: fault in the second output buffer meanwhile, so that
+	 * the coder does not meet fresh memory twice before the writer has work (fresh pages are
+	 * slow to fault in, notably in VMs). */
+	pipe_buf *next = &s->out[PIPE_DEPTH - 1];
+	populate(next->data, s->spec->warm < next->cap ? s->spec->warm : next->cap);
 	for (;;) {
 		pipe_buf *b = take(s, &s->out_full, &s->out_done);
 		if (!b)

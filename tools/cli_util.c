@@ -85,3 +85,17 @@ void advise_huge(void *p, size_t n)
 	(void)n;
 #endif
 }
+
+void populate(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+	if (p && e > a)
+		madvise((void *)a, e - a,
+		        MADV_POPULATE_WRITE); /* a hint: failure changes nothing */
+#else
+	(void)p;
+	(void)n;
+#endif
+}

@@ -99,9 +99,14 @@ static int compress_to(compress_job *j, const options *o, const char *out_path)
 	int rc = out_open(&out, out_path, o->force);
 	if (rc)
 		return rc;
-	pipe_spec sp = {read_input, j, compress_frame, j, &out, 0, 0};
+	pipe_spec sp = {read_input, j, compress_frame, j, &out, 0, 0, 0};
 	j->map = map_input(j->in, &j->map_size);
-	sp.in_cap = j->map ? 0 : j->fe * 2; /* a mapped file needs no input buffers */
+	sp.in_cap = j->map ? 0 : j->fe * 2;      /* a mapped file needs no input buffers */
+	if (j->map && j->map_size > j->fe * 2) { /* a second frame: about 3/4 of its input */
+		uint64_t rest = j->map_size - j->fe * 2,
+		         second = rest < j->fe * 2 ? rest : j->fe * 2;
+		sp.warm = (size_t)(second / 4 * 3) + 4096;
+	}
 	sp.out_cap = splitzip_compress_bound(j->fe);
 	progress_start(&j->prog, o, "compress", file_size_of(j->in));
 	rc = pipe_run(&sp);

@@ -113,10 +113,16 @@ static int decode_frames(decode_job *j, const options *o)
 	 */
 	uint64_t total = j->r.remaining > 0 ? (uint64_t)j->r.remaining : 0;
 	size_t in_cap = splitzip_compress_bound(DEFAULT_FRAME_ELEMS);
-	pipe_spec sp = {read_frame, j, decode_frame, j, j->out, 0, 0};
+	pipe_spec sp = {read_frame, j, decode_frame, j, j->out, 0, 0, 0};
 	sp.in_cap = j->r.remaining >= 0 && total < in_cap ? (size_t)total : in_cap;
-	if (j->r.map)
-		sp.in_cap = 0; /* frames are used where they are in the mapped file */
+	splitzip_frame_info fi;
+	if (j->r.map) { /* frames are used where they are in the mapped file */
+		sp.in_cap = 0;
+		if (splitzip_get_frame_info(j->r.map, (size_t)j->r.map_size, &fi) == SPLITZIP_OK &&
+		    fi.frame_size <
+		        j->r.map_size) /* more frames: output buffers for ones like it */
+			sp.out_cap = sp.warm = (size_t)fi.n_elems * 2;
+	}
 	progress_start(&j->prog, o, j->out ? "decompress" : "verify", total);
 	int rc = pipe_run(&sp);
 	progress_end(&j->prog);

@@ -148,7 +148,7 @@ static void pack_summary(const pack_job *j)
 static int pack_to(pack_job *j, const options *o, out_file *out)
 {
 	size_t cap = splitzip_compress_bound(j->fe);
-	pipe_spec sp = {pack_read, j, pack_code, j, out, j->fe * 2, 0};
+	pipe_spec sp = {pack_read, j, pack_code, j, out, j->fe * 2, 0, 0};
 	sp.out_cap = cap > j->fe * 2 + 16 ? cap : j->fe * 2 + 16;
 	uint64_t reserve = szst_data_offset(&j->h);
 	unsigned char zero[4096] = {0};

@@ -340,7 +340,7 @@ static int scan_input(stats_job *j, stats_file *s)
 	if (rc)
 		return rc;
 	j->cur = s;
-	pipe_spec sp = {stats_read, j, stats_code, j, NULL, j->fe * 2, 0};
+	pipe_spec sp = {stats_read, j, stats_code, j, NULL, j->fe * 2, 0, 0};
 	rc = pipe_run(&sp);
 	if (rc)
 		return rc;

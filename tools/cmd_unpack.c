@@ -222,7 +222,7 @@ static void unpack_summary(const unpack_job *j)
 static int unpack_to(unpack_job *j, const options *o, out_file *out)
 {
 	int rc = out_write_fd(out, j->c.meta, (size_t)j->c.h.source_header_size);
-	pipe_spec sp = {unpack_read, j, unpack_code, j, out, 0, 0};
+	pipe_spec sp = {unpack_read, j, unpack_code, j, out, 0, 0, 0};
 	sp.in_cap = sp.out_cap = j->fe * 2;
 	if (j->c.size < sp.in_cap) /* small containers: no large buffers */
 		sp.in_cap = sp.out_cap = (size_t)j->c.size;
