@@ -18,6 +18,7 @@ SIZE_MIB=${SIZE_MIB:-256}
 RUNS=${RUNS:-21}
 DIR=${DIR:-/dev/shm}
 THREADS=${THREADS:-"1 default"}
+BASELINE=${BASELINE:-}
 [ -x "$Z" ] || { echo "cli_vs_cp: no splitzip binary at $Z (build first, or pass its path)" >&2; exit 2; }
 kv=$root/../shared/data/kv
 [ -d "$kv" ] || kv=$root/data/kv
@@ -62,6 +63,11 @@ for r in $(seq "$RUNS"); do
 		T[c$th]+="$(t "$Z" compress -q "${opt[@]}" "$W/in.bf16" "$W/z.$th") "
 		T[d$th]+="$(t "$Z" decompress -q "${opt[@]}" "$W/z.$th" "$W/d.$th") "
 	done
+	if [ -n "$BASELINE" ]; then
+		rm -f "$W/zb" "$W/db"
+		T[cb]+="$(t "$BASELINE" compress -q --threads 1 "$W/in.bf16" "$W/zb") "
+		T[db]+="$(t "$BASELINE" decompress -q --threads 1 "$W/zb" "$W/db") "
+	fi
 done
 for th in $THREADS; do
 	cmp -s "$W/in.bf16" "$W/d.$th" || { echo "cli_vs_cp: round trip differs ($th)" >&2; exit 1; }
@@ -90,3 +96,13 @@ for th in $THREADS; do
 		echo "| splitzip $name | $label | $m | $(ratio "$m" "$cpm") | $f | $(ratio "$f" "$cpf") |"
 	done
 done
+if [ -n "$BASELINE" ]; then
+	cmp -s "$W/in.bf16" "$W/db" || { echo "cli_vs_cp: baseline round trip differs" >&2; exit 1; }
+	for op in c d; do
+		m=$(printf '%s\n' ${T[${op}b]} | median)
+		f=$(printf '%s\n' ${T[${op}b]} | fastest)
+		name=compress
+		[ $op = d ] && name=decompress
+		echo "| baseline $name | 1 | $m | $(ratio "$m" "$cpm") | $f | $(ratio "$f" "$cpf") |"
+	done
+fi
