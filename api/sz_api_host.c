@@ -14,6 +14,18 @@ size_t splitzip_compress_bound(size_t n_elems)
 	return (size_t)splitzip_stored_frame_size(n_elems);
 }
 
+size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes, unsigned chunk_log2)
+{
+	if (chunk_log2 == 0)
+		chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	if ((uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS || n_escapes > n_elems ||
+	    chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
+		return 0;
+	if (splitzip_split4_wins(n_elems, chunk_log2, n_escapes))
+		return (size_t)splitzip_split4_frame_size(n_elems, chunk_log2, n_escapes);
+	return (size_t)splitzip_stored_frame_size(n_elems);
+}
+
 splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitzip_frame_info *info)
 {
 	if (!src || !info)

@@ -308,6 +308,21 @@ SPLITZIP_API const char *splitzip_backend_unavailable_reason(size_t i);
  */
 SPLITZIP_API size_t splitzip_compress_bound(size_t n_elems);
 
+/*
+ * splitzip_predict_frame_size() returns the size in bytes of the frame splitzip_compress() writes
+ * for 'n_elems' values of which 'n_escapes' have an exponent outside the frame's codebook, with
+ * chunks of 2^chunk_log2 elements (0 = SPLITZIP_CHUNK_LOG2_DEFAULT): the split4 size of
+ * doc/FORMAT.md §4.2 if it is smaller than the stored size, else the stored size (the mode rule
+ * of §6.3). With the codebook from the input, n_escapes is n_elems less the histogram counts
+ * of the 16 exponents splitzip_codebook_from_histogram() selects from the frame's own
+ * histogram; with a fixed codebook, less the counts of its exponents. So a histogram predicts
+ * the compressed size exactly, without compressing ('splitzip stats' does this). Returns 0 if
+ * n_elems exceeds SPLITZIP_MAX_FRAME_ELEMS, n_escapes exceeds n_elems or chunk_log2 is out of
+ * range.
+ */
+SPLITZIP_API size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes,
+						unsigned chunk_log2);
+
 /* Frame modes (doc/FORMAT.md §3, Mode). */
 typedef enum splitzip_mode {
 	SPLITZIP_MODE_STORED = 0, /* raw little-endian BF16 */

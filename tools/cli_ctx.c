@@ -1,12 +1,15 @@
 /*
  * cli_ctx.c -- the codec context of the splitzip command-line tool, built from the options:
- * checksum flag, threads, chunk size, a backend chosen by name and a fixed codebook file.
+ * checksum flag, threads (by default one core fewer than the process may use: the reader and
+ * writer threads keep theirs), chunk size, a backend chosen by name and a fixed codebook file.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -54,12 +57,23 @@ static int load_codebook(const char *path, splitzip_params *p)
 	return EXIT_OK;
 }
 
+unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set); /* the CPUs this process may run on (taskset, containers) */
+#endif
+	return n > 2 ? (unsigned)(n - 1) : 1u;
+}
+
 int make_ctx(const options *o, splitzip_ctx **ctx)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.flags = o->checksum ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0;
-	p.n_threads = o->threads;
+	p.n_threads = o->threads ? o->threads : default_threads();
 	if (o->chunk_log2)
 		p.chunk_log2 = o->chunk_log2;
 	int rc = o->backend ? select_backend(o->backend, &p) : EXIT_OK;

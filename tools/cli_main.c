@@ -29,18 +29,22 @@ static void usage(FILE *f)
 	    "  info FILE                  frames, ratio, escape rate, codebook (headers only)\n"
 	    "  calibrate SAMPLE... -o CB  compute a codebook file from sample BF16 files\n"
 	    "  backends                   list backends: compiled in, usable on this machine\n"
+	    "  pack IN.safetensors OUT    compress the BF16 tensors of a safetensors file\n"
+	    "  unpack PACKED OUT          restore the packed safetensors file, byte for byte\n"
+	    "  stats FILE... [--svg F]    exponent statistics and predicted ratio per tensor\n"
+	    "  help COMMAND               the options of one command (or COMMAND --help)\n"
 #ifdef SPLITZIP_HAVE_BENCH
 	    "  bench [options]            throughput per backend vs memcpy (bench --help)\n"
 #endif
 	    "\n"
 	    "options:\n"
 	    "  -f, --force                overwrite an existing output file\n"
-	    "  -q, --quiet                no summary line on stderr\n"
+	    "  -q, --quiet                no summary line or progress on stderr\n"
 	    "  --codebook FILE            compress with a fixed codebook from 'calibrate'\n"
 	    "  --no-checksum              omit the content checksum (written by default)\n"
 	    "  --backend NAME             use this backend (see 'backends'); else\n"
 	    "                             $SPLITZIP_FORCE_BACKEND, else the best usable one\n"
-	    "  --threads N                worker threads (0 = automatic)\n"
+	    "  --threads N                codec threads (default: the CPUs less one)\n"
 	    "  --chunk-log2 N             chunk size 2^N elements, N in 10..16 (default 12)\n"
 	    "  --frame-elems N            elements per frame (default 16777216)\n"
 	    "  -h, --help                 this help\n"
@@ -86,6 +90,10 @@ static int set_flag(options *o, const char *a)
 		o->checksum = 0;
 	else if (strcmp(a, "--json") == 0)
 		o->json = 1;
+	else if (strcmp(a, "--brief") == 0)
+		o->brief = 1;
+	else if (strcmp(a, "--raw") == 0)
+		o->raw = 1;
 	else
 		return 0;
 	return 1;
@@ -94,7 +102,7 @@ static int set_flag(options *o, const char *a)
 static int takes_value(const char *a)
 {
 	return strcmp(a, "--codebook") == 0 || strcmp(a, "--backend") == 0 ||
-	       strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 ||
+	       strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--svg") == 0 ||
 	       strcmp(a, "--chunk-log2") == 0 || strcmp(a, "--frame-elems") == 0;
 }
 
@@ -135,6 +143,8 @@ static int set_value(options *o, const char *a, const char *val)
 		o->backend = val;
 	else if (strcmp(a, "-o") == 0)
 		o->output = val;
+	else if (strcmp(a, "--svg") == 0)
+		o->svg = val;
 	else
 		return set_number(o, a, val);
 	return 1;
@@ -190,6 +200,12 @@ static int run_command(const char *cmd, const options *o)
 		return cmd_calibrate(o);
 	if (strcmp(cmd, "backends") == 0)
 		return cmd_backends();
+	if (strcmp(cmd, "pack") == 0)
+		return cmd_pack(o);
+	if (strcmp(cmd, "unpack") == 0)
+		return cmd_unpack(o);
+	if (strcmp(cmd, "stats") == 0)
+		return cmd_stats(o);
 	msg("unknown command '%s' (see --help)", cmd);
 	return EXIT_USAGE;
 }
@@ -207,6 +223,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2)
+		return cmd_help(is_help(argv[2]) ? "help" : argv[2]);
 	if (is_help(cmd) || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;
@@ -221,10 +239,8 @@ int main(int argc, char **argv)
 		return splitzip_bench_main(argc - 1, argv + 1);
 #endif
 	for (int i = 2; i < argc; i++)
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return EXIT_OK;
-		}
+		if (is_help(argv[i]))
+			return cmd_help(cmd);
 	options o;
 	if (!parse_options(argc - 2, argv + 2, &o))
 		return EXIT_USAGE;

@@ -1,6 +1,7 @@
 /*
  * cmd_info.c -- 'splitzip info FILE': frames, ratio, escape rate, chunk size, checksums and
- * codebook of a splitzip file, from the frame headers only (nothing is decoded).
+ * codebook of a splitzip file, from the frame headers only (nothing is decoded); a packed
+ * safetensors container is listed tensor by tensor (cmd_info_st.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -93,6 +94,8 @@ int cmd_info(const options *o)
 		msg("usage: splitzip info FILE");
 		return EXIT_USAGE;
 	}
+	if (starts_with_magic(o->pos[0], SZST_MAGIC)) /* a packed safetensors file */
+		return cmd_info_container(o);
 	frame_reader r;
 	int rc = reader_open(&r, o->pos[0]);
 	if (rc)

@@ -6,8 +6,8 @@
     back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
     t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
 
-The shared library is found through $SPLITZIP_LIBRARY, then the build trees of this checkout,
-then the system loader path.
+The shared library is found through $SPLITZIP_LIBRARY, then (in a source checkout) its build
+trees, then the libdir recorded when the package was installed, then the system loader path.
 """
 import ctypes
 import ctypes.util
@@ -17,7 +17,10 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
-           "compress_bound", "backends", "version"]
+           "compress_bound", "predict_frame_size", "backends", "version", "pack_safetensors",
+           "unpack_safetensors", "safetensors"]
+
+__version__ = "0.1.0"  # of this package; the same as the C library's (python/tests check it)
 
 FLAG_CONTENT_CHECKSUM = 1
 
@@ -38,16 +41,30 @@ class _UnknownBackendError(SplitzipError, ValueError):
 
 
 def _find_library():
+    """The path or name of libsplitzip to load: $SPLITZIP_LIBRARY; in a source checkout, its
+    build trees; the libdir recorded when the package was installed (setup.py); the loader's
+    search path."""
     env = os.environ.get("SPLITZIP_LIBRARY")
     if env:
         return env
     root = Path(__file__).resolve().parents[2]
-    for cand in sorted(root.glob("build*/libsplitzip.so")) + sorted(root.glob("build/*/libsplitzip.so")):
-        return str(cand)
+    if (root / "include" / "splitzip.h").is_file():  # imported from a source checkout
+        for cand in sorted(root.glob("build*/libsplitzip.so")) + \
+                sorted(root.glob("build/*/libsplitzip.so")):
+            return str(cand)
+    try:
+        from ._libdir import LIBDIR
+    except ImportError:
+        LIBDIR = None
+    if LIBDIR:
+        for name in ("libsplitzip.so.0", "libsplitzip.so"):
+            if (Path(LIBDIR) / name).is_file():
+                return str(Path(LIBDIR) / name)
     found = ctypes.util.find_library("splitzip")
     if found:
         return found
-    raise OSError("libsplitzip.so not found: build the project or set SPLITZIP_LIBRARY")
+    raise OSError("libsplitzip.so not found: install splitzip (cmake --install), build this "
+                  "checkout, or set SPLITZIP_LIBRARY")
 
 
 class _Codebook(ctypes.Structure):
@@ -69,7 +86,8 @@ class _FrameInfo(ctypes.Structure):
                 ("codebook", _Codebook)]
 
 
-_lib = ctypes.CDLL(_find_library())
+_LIBRARY_PATH = _find_library()
+_lib = ctypes.CDLL(_LIBRARY_PATH)
 _P = ctypes.c_void_p
 _SZ = ctypes.c_size_t
 for name, res, args in [
@@ -78,6 +96,7 @@ for name, res, args in [
     ("splitzip_ctx_free", None, [_P]),
     ("splitzip_ctx_backend_name", ctypes.c_char_p, [_P]),
     ("splitzip_compress_bound", _SZ, [_SZ]),
+    ("splitzip_predict_frame_size", _SZ, [_SZ, _SZ, ctypes.c_uint]),
     ("splitzip_compress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
@@ -135,6 +154,13 @@ def backends():
 def compress_bound(n_elems):
     """Largest frame size in bytes for n_elems values."""
     return _lib.splitzip_compress_bound(n_elems)
+
+
+def predict_frame_size(n_elems, n_escapes, chunk_log2=12):
+    """Size of the frame compress() writes for n_elems values of which n_escapes are outside
+    the frame's codebook (split4 or stored, FORMAT.md §6.3); 0 if an argument is out of
+    range. See splitzip_predict_frame_size() in splitzip.h."""
+    return _lib.splitzip_predict_frame_size(n_elems, n_escapes, chunk_log2)
 
 
 def _as_u16(data):
@@ -245,3 +271,9 @@ def calibrate(data):
     if st:
         raise SplitzipError(st, "splitzip_calibrate")
     return list(cb.exponents)
+
+
+from . import safetensors  # noqa: E402  (needs the functions above)
+
+pack_safetensors = safetensors.pack
+unpack_safetensors = safetensors.unpack
