@@ -559,6 +559,15 @@ template <int W> static void test_golden_vectors()
 			const std::vector<uint8_t> s = read_all(dir + "/" + nm);
 			std::vector<uint16_t> out;
 			const int st = stream_status<W>(s, &out);
+			/* Entropy frames (mode 2, vectors named "entropy") have no GPU decoder yet:
+			 * a valid one is reported as UNSUPPORTED_FORMAT, an invalid one is left to
+			 * the host suites until the GPU kernels of mode 2 exist. */
+			if (nm.find("entropy") != std::string::npos) {
+				if (kind == 0)
+					CHECK(st == SPLITZIP_ERROR_UNSUPPORTED_FORMAT,
+					      "%s: status %d", nm.c_str(), st);
+				continue;
+			}
 			if (kind == 0) {
 				std::vector<uint8_t> want =
 				    read_all(dir + "/" + nm.substr(0, nm.size() - 3) + ".bf16");

@@ -125,7 +125,7 @@ static void open_contexts(void)
 		if (st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE)
 			continue;
 		ck_assert_msg(st == SPLITZIP_OK, "ctx for backend %s: %s", splitzip_backend_name(i),
-			      splitzip_status_name(st));
+		              splitzip_status_name(st));
 		have_scalar |= p.backend == SPLITZIP_BACKEND_SCALAR;
 		n_ctx++;
 	}
@@ -145,12 +145,12 @@ START_TEST(inventory)
 {
 	ck_assert_msg(n_valid >= 20, "only %zu valid vectors in %s/valid", n_valid, vec_dir);
 	ck_assert_msg(n_invalid >= 60, "only %zu invalid vectors in %s/invalid", n_invalid,
-		      vec_dir);
+	              vec_dir);
 	ck_assert_str_eq(valid_names[0], "0001_tiny"); /* FORMAT.md Appendix A */
 	for (size_t i = 0; i < n_valid; i++) {
 		blob b;
-		ck_assert_msg(read_blob("valid", valid_names[i], ".bf16", &b),
-			      "%s.sz has no .bf16", valid_names[i]);
+		ck_assert_msg(read_blob("valid", valid_names[i], ".bf16", &b), "%s.sz has no .bf16",
+		              valid_names[i]);
 		ck_assert_msg(b.n % 2 == 0, "%s.bf16: odd size", valid_names[i]);
 		free(b.p);
 	}
@@ -186,18 +186,19 @@ START_TEST(valid_decodes)
 		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, be, splitzip_status_name(st));
 		ck_assert_uint_eq(got, n);
 		ck_assert_msg(memcmp(out, raw.p, raw.n) == 0, "%s [%s]: decoded data differ", name,
-			      be);
+		              be);
 		ck_assert_msg(((uint8_t *)out)[2 * n] == 0xA5, "%s [%s]: wrote past the end", name,
-			      be);
+		              be);
 		if (n > 0) {
 			st = splitzip_decompress(ctxs[c], sz.p, sz.n, out, n - 1, &got);
-			ck_assert_msg(st == SPLITZIP_ERROR_DST_TOO_SMALL, "%s [%s]: cap n-1 gave %s",
-				      name, be, splitzip_status_name(st));
+			ck_assert_msg(st == SPLITZIP_ERROR_DST_TOO_SMALL,
+			              "%s [%s]: cap n-1 gave %s", name, be,
+			              splitzip_status_name(st));
 		}
 		uint64_t vn = 0;
 		st = splitzip_verify(ctxs[c], sz.p, sz.n, &vn);
 		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: verify %s", name, be,
-			      splitzip_status_name(st));
+		              splitzip_status_name(st));
 		ck_assert_uint_eq(vn, n);
 	}
 	close_contexts();
@@ -209,7 +210,7 @@ END_TEST
 
 /* Compress src with the given parameters on the scalar oracle; returns a malloc'ed frame. */
 static uint8_t *encode(const uint16_t *src, size_t n, unsigned log2, unsigned flags,
-		       const splitzip_codebook *fixed, size_t *size)
+                       const splitzip_codebook *fixed, size_t *size)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
@@ -247,24 +248,24 @@ START_TEST(valid_reencodes)
 	do {
 		splitzip_frame_info info;
 		ck_assert_int_eq(splitzip_get_frame_info(sz.p + off, sz.n - off, &info),
-				 SPLITZIP_OK);
+		                 SPLITZIP_OK);
 		ck_assert_uint_le(info.frame_size, sz.n - off);
 		ck_assert_uint_le(elem + info.n_elems, raw.n / 2);
 		size_t fsize = 0;
-		uint8_t *f = encode(data + elem, (size_t)info.n_elems, info.chunk_log2, info.flags,
-				    info.mode == SPLITZIP_MODE_SPLIT4 ? &info.codebook : NULL,
-				    &fsize);
+		uint8_t *f =
+		    encode(data + elem, (size_t)info.n_elems, info.chunk_log2, info.flags,
+		           info.mode == SPLITZIP_MODE_SPLIT4 ? &info.codebook : NULL, &fsize);
 		ck_assert_msg(fsize == info.frame_size &&
-				      memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
-			      "%s frame %zu: re-encoding (header codebook) differs", name, frames);
+		                  memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
+		              "%s frame %zu: re-encoding (header codebook) differs", name, frames);
 		free(f);
 		if (from_input_too) {
 			f = encode(data + elem, (size_t)info.n_elems, info.chunk_log2, info.flags,
-				   NULL, &fsize);
+			           NULL, &fsize);
 			ck_assert_msg(fsize == info.frame_size &&
-					      memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
-				      "%s frame %zu: re-encoding (codebook from input) differs", name,
-				      frames);
+			                  memcmp(f, sz.p + off, (size_t)info.frame_size) == 0,
+			              "%s frame %zu: re-encoding (codebook from input) differs",
+			              name, frames);
 			free(f);
 		}
 		off += (size_t)info.frame_size;
@@ -297,11 +298,11 @@ START_TEST(invalid_rejected)
 		size_t got = 0;
 		splitzip_status st = splitzip_decompress(ctxs[c], sz.p, sz.n, out, cap, &got);
 		ck_assert_msg((int)st == expect, "%s [%s]: decompress gave %s", name, be,
-			      splitzip_status_name(st));
+		              splitzip_status_name(st));
 		uint64_t vn = 0;
 		st = splitzip_verify(ctxs[c], sz.p, sz.n, &vn);
 		ck_assert_msg((int)st == expect, "%s [%s]: verify gave %s", name, be,
-			      splitzip_status_name(st));
+		              splitzip_status_name(st));
 	}
 	close_contexts();
 	free(out);
