@@ -30,26 +30,20 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "splitzip.h"
-#include "sz_layout.h"
+#include "gen_vectors.h"
 
 /* ---- Small utilities ----------------------------------------------------------------------- */
-
-typedef struct buf {
-	uint8_t *p;
-	size_t n;
-} buf;
 
 static const char *out_dir;
 static unsigned n_valid, n_invalid;
 
-static void die(const char *what, const char *detail)
+void die(const char *what, const char *detail)
 {
 	fprintf(stderr, "gen_vectors: %s: %s\n", what, detail);
 	exit(1);
 }
 
-static void *xcalloc(size_t n)
+void *xcalloc(size_t n)
 {
 	void *p = calloc(n ? n : 1, 1);
 	if (!p)
@@ -57,13 +51,13 @@ static void *xcalloc(size_t n)
 	return p;
 }
 
-static buf buf_new(size_t n)
+buf buf_new(size_t n)
 {
 	buf b = {(uint8_t *)xcalloc(n), n};
 	return b;
 }
 
-static buf buf_copy(buf a)
+buf buf_copy(buf a)
 {
 	buf b = buf_new(a.n);
 	memcpy(b.p, a.p, a.n);
@@ -71,7 +65,7 @@ static buf buf_copy(buf a)
 }
 
 /* The first n bytes of a. */
-static buf buf_prefix(buf a, size_t n)
+buf buf_prefix(buf a, size_t n)
 {
 	buf b = buf_new(n);
 	memcpy(b.p, a.p, n);
@@ -79,7 +73,7 @@ static buf buf_prefix(buf a, size_t n)
 }
 
 /* a followed by the n bytes at tail. */
-static buf buf_cat(buf a, const void *tail, size_t n)
+buf buf_cat(buf a, const void *tail, size_t n)
 {
 	buf b = buf_new(a.n + n);
 	memcpy(b.p, a.p, a.n);
@@ -87,7 +81,7 @@ static buf buf_cat(buf a, const void *tail, size_t n)
 	return b;
 }
 
-static uint64_t rng_next(uint64_t *s)
+uint64_t rng_next(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -95,7 +89,7 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint16_t bf16(unsigned sign, unsigned exponent, unsigned mantissa)
+uint16_t bf16(unsigned sign, unsigned exponent, unsigned mantissa)
 {
 	return (uint16_t)(((sign & 1u) << 15) | ((exponent & 0xFFu) << 7) | (mantissa & 0x7Fu));
 }
@@ -118,7 +112,7 @@ static void make_dir(const char *sub)
 }
 
 /* Elements as little-endian bytes (the BF16 file format, independent of the host). */
-static buf le_bytes(const uint16_t *x, size_t n)
+buf le_bytes(const uint16_t *x, size_t n)
 {
 	buf b = buf_new(2 * n);
 	for (size_t i = 0; i < n; i++)
@@ -129,7 +123,7 @@ static buf le_bytes(const uint16_t *x, size_t n)
 /* ---- The straightforward writer (FORMAT.md §4-§7) -------------------------------------- */
 
 /* §7: chunk digests of the little-endian element bytes, folded with the chunk index. */
-static uint64_t ref_checksum(const uint16_t *x, uint64_t n, unsigned log2)
+uint64_t ref_checksum(const uint16_t *x, uint64_t n, unsigned log2)
 {
 	uint64_t sum = 0, n_chunks = splitzip_n_chunks(n, log2);
 	for (uint64_t c = 0; c < n_chunks; c++) {
@@ -153,7 +147,7 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 /* §5.1: the 16 exponents ranked first by (count desc, exponent asc), in ascending order. */
-static void ref_codebook(const uint16_t *x, uint64_t n, uint8_t cb[16])
+void ref_codebook(const uint16_t *x, uint64_t n, uint8_t cb[16])
 {
 	uint64_t hist[256] = {0};
 	unsigned rank[256];
@@ -202,7 +196,7 @@ static void ref_header(uint8_t *h, unsigned mode, unsigned log2, unsigned flags,
 }
 
 /* §4.1: a stored frame. */
-static buf ref_stored(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags)
+buf ref_stored(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags)
 {
 	buf b = buf_new((size_t)splitzip_stored_frame_size(n));
 	for (uint64_t i = 0; i < n; i++)
@@ -247,8 +241,7 @@ static buf ref_split4(const uint16_t *x, uint64_t n, unsigned log2, unsigned fla
 }
 
 /* §6: the canonical frame; cb NULL means the codebook from the input (§6.2). */
-static buf ref_frame(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags,
-                     const uint8_t *fixed_cb)
+buf ref_frame(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags, const uint8_t *fixed_cb)
 {
 	uint8_t cb[16];
 	if (fixed_cb)
@@ -309,7 +302,7 @@ static buf frame(const char *name, const uint16_t *x, size_t n, unsigned log2, u
 
 /* ---- Output ------------------------------------------------------------------------------- */
 
-static void emit_valid(const char *name, buf sz, const uint16_t *x, size_t n)
+void emit_valid(const char *name, buf sz, const uint16_t *x, size_t n)
 {
 	char file[512];
 	buf d = le_bytes(x, n);
@@ -331,7 +324,7 @@ static buf valid(const char *name, const uint16_t *x, size_t n, unsigned log2, u
 }
 
 /* Writes an invalid vector and frees it. */
-static void invalid(const char *name, splitzip_status expect, buf b)
+void invalid(const char *name, splitzip_status expect, buf b)
 {
 	char file[512];
 	n_invalid++;
@@ -342,26 +335,26 @@ static void invalid(const char *name, splitzip_status expect, buf b)
 
 /* ---- Mutations ---------------------------------------------------------------------------- */
 
-static void set_le(buf b, uint64_t off, uint64_t v, unsigned n_bytes)
+void set_le(buf b, uint64_t off, uint64_t v, unsigned n_bytes)
 {
 	if (off + n_bytes > b.n)
 		die("mutation outside the frame", "set_le");
 	splitzip_put_u8s(b.p + off, v, n_bytes);
 }
 
-static uint64_t get_le(buf b, uint64_t off, unsigned n_bytes)
+uint64_t get_le(buf b, uint64_t off, unsigned n_bytes)
 {
 	return splitzip_get_u8s(b.p + off, n_bytes);
 }
 
 /* Recompute the Header_Checksum of the frame header at byte 'at'. */
-static void fix_hcs(buf b, size_t at)
+void fix_hcs(buf b, size_t at)
 {
 	set_le(b, at + SZ_H_HEADER_CHECKSUM, splitzip_header_checksum(b.p + at), 4);
 }
 
 /* A copy of frame f with one header byte/field set and the header checksum recomputed. */
-static buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
+buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
 {
 	buf b = buf_copy(f);
 	set_le(b, off, v, n_bytes);
@@ -370,7 +363,7 @@ static buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
 }
 
 /* A copy of frame f with body byte 'off' XORed with 'x' (header untouched). */
-static buf with_xor(buf f, uint64_t off, uint8_t x)
+buf with_xor(buf f, uint64_t off, uint8_t x)
 {
 	buf b = buf_copy(f);
 	if (off >= b.n)
@@ -396,7 +389,7 @@ static splitzip_layout layout_of(buf f)
  * KV-like values: exponents spread over the window base..base+15, random sign and mantissa.
  * Element i gets an exponent from outside the window (one of 'esc', cycling) when esc_at(i).
  */
-static void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
+void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
 {
 	uint64_t s = seed;
 	for (size_t i = 0; i < n; i++) {
@@ -406,7 +399,7 @@ static void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
 }
 
 /* Make x[i] an escape with exponent e (sign and mantissa kept). */
-static void set_exponent(uint16_t *x, size_t i, unsigned e)
+void set_exponent(uint16_t *x, size_t i, unsigned e)
 {
 	x[i] = (uint16_t)((x[i] & 0x807Fu) | ((e & 0xFFu) << 7));
 }
@@ -626,6 +619,21 @@ int main(int argc, char **argv)
 		free(st.p);
 	}
 
+	/* Entropy frames (mode 2): gen_vectors_entropy.c, on the first 2^16 values of the KV
+	 * sample. */
+	uint16_t *kv = (uint16_t *)xcalloc(65536 * 2);
+	{
+		FILE *f = fopen(argv[2], "rb");
+		uint8_t *raw = (uint8_t *)xcalloc(65536 * 2);
+		if (!f || fread(raw, 1, 65536 * 2, f) != 65536 * 2)
+			die("cannot read", argv[2]);
+		fclose(f);
+		for (size_t i = 0; i < 65536; i++)
+			kv[i] = (uint16_t)splitzip_get_u8s(raw + 2 * i, 2);
+		free(raw);
+	}
+	gen_entropy_valid(kv, 65536);
+
 	/* ---- invalid: input shorter than a header ---- */
 
 	invalid("empty_file", SPLITZIP_ERROR_TRUNCATED, buf_new(0));
@@ -821,11 +829,14 @@ int main(int argc, char **argv)
 		invalid("second_frame_content_checksum", SPLITZIP_ERROR_CONTENT_CHECKSUM, b);
 	}
 
+	gen_entropy_invalid(kv, 65536);
+
 	free(A.p);
 	free(B.p);
 	free(S.p);
 	free(x);
 	free(y);
+	free(kv);
 	printf("gen_vectors: %u valid, %u invalid vectors in %s\n", n_valid, n_invalid, out_dir);
 	return 0;
 }
