@@ -243,7 +243,8 @@ static void reencode_frame(const char *name, size_t frame, const uint8_t *fr,
 {
 	const size_t n = (size_t)info->n_elems;
 	const int entropy = info->mode == SPLITZIP_MODE_ENTROPY;
-	const splitzip_encoding enc = entropy ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4;
+	const splitzip_encoding enc =
+	    entropy ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4;
 	splitzip_entropy_table t;
 	if (entropy)
 		ck_assert_int_eq(splitzip_frame_entropy_table(fr, (size_t)info->frame_size, &t),
