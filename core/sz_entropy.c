@@ -12,6 +12,8 @@ int splitzip_entropy_table_ok(const splitzip_entropy_table *t)
 	return splitzip_entropy_complete(len);
 }
 
+#define SZ_ENTROPY_MAX_TOTAL ((uint64_t)1 << 59)
+
 /*
  * FORMAT.md §5.2: the weight of exponent e is its count, the weight of the escape symbol is 1,
  * and the lengths are package-merge's with the limit 11. At most 257 symbols get a code, so the
@@ -20,10 +22,15 @@ int splitzip_entropy_table_ok(const splitzip_entropy_table *t)
  */
 int splitzip_entropy_table_select(const uint64_t hist[256], splitzip_entropy_table *t)
 {
-	uint64_t w[SPLITZIP_ENTROPY_SYMBOLS];
+	uint64_t w[SPLITZIP_ENTROPY_SYMBOLS], total = 0;
 	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
-	for (unsigned e = 0; e < 256; e++)
+	for (unsigned e = 0; e < 256; e++) {
 		w[e] = hist[e];
+		/* The lists' sums stay below 11 times the total: keep it below 2^59. */
+		if (hist[e] >= SZ_ENTROPY_MAX_TOTAL - total)
+			return 0;
+		total += hist[e];
+	}
 	w[SPLITZIP_ENTROPY_ESC] = 1;
 	if (splitzip_entropy_package_merge(w, len) < 2)
 		return 0;

@@ -182,7 +182,8 @@ SPLITZIP_HD void splitzip_entropy_lengths_of(const splitzip_entropy_table *t,
 /* 1 if 't' is a valid table (FORMAT.md §5.4), else 0. */
 SZ_INTERNAL int splitzip_entropy_table_ok(const splitzip_entropy_table *t);
 
-/* The canonical table of a histogram (FORMAT.md §5.2): 0 if the histogram is all zero. */
+/* The canonical table of a histogram (FORMAT.md §5.2): 0 if the histogram is all zero, or if
+ * its counts add up to 2^59 or more (a frame's add up to at most 2^32 - 1). */
 SZ_INTERNAL int splitzip_entropy_table_select(const uint64_t hist[256], splitzip_entropy_table *t);
 
 /* Encoder and decoder tables of a valid table. */

@@ -208,7 +208,7 @@ typedef struct splitzip_entropy_table {
  * Huffman code lengths (package-merge, at most 11 bits) of the exponents with a nonzero count,
  * plus the escape symbol with a count of 1 (doc/FORMAT.md §5.2). To calibrate on several
  * samples, add their histograms (splitzip_histogram) and call this once.
- * Errors: INVALID_ARGUMENT on NULL or an all-zero histogram.
+ * Errors: INVALID_ARGUMENT on NULL, an all-zero histogram, or counts adding up to 2^59 or more.
  */
 SPLITZIP_API splitzip_status splitzip_entropy_table_from_histogram(const uint64_t hist[256],
                                                                    splitzip_entropy_table *table);

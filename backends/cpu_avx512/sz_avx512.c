@@ -5,9 +5,10 @@
  * splitzip_hash_bytes (core/sz_checksum.c) bit for bit.
  *
  * The two builds are two backends, "avx512vbmi" and "avx512" (each with its own id), so that
- * both paths are tested on any VBMI machine. The VBMI build uses vpermt2b for the byte deinterleave, the 256-entry
- * exponent -> code table and the decode interleave, and vpcompressw/vpcompressb (VBMI2) to
- * compact escapes; the plain build uses vpmovwb, a vpshufb binary search and a bit loop.
+ * both paths are tested on any VBMI machine. The VBMI build uses vpermt2b for the byte
+ * deinterleave, the 256-entry exponent -> code table and the decode interleave, and
+ * vpcompressw/vpcompressb (VBMI2) to compact escapes; the plain build uses vpmovwb, a vpshufb
+ * binary search and a bit loop.
  */
 #include <immintrin.h>
 

@@ -517,7 +517,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 		for (uint64_t i = done + gt; i < bytes; i += gs)
 			d8[i] = s8[i];
 		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
-			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] = 0; /* FORMAT.md §4.1 padding */
+			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] =
+			    0; /* FORMAT.md §4.1 padding */
 	}
 	if (lead) {
 		splitzip_header h;
@@ -703,7 +704,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			for (uint64_t k = k0 + t; k < k1; k += nt) {
 				const uint64_t p = splitzip_get_u8s(epos + 2 * k, 2);
 				const uint8_t e = eexp[k];
-				const bool after = k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
+				const bool after =
+				    k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
 				const uint64_t i = e0 + p;
 				if (!after || p >= len || !is_esc[e] ||
 				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {

@@ -323,6 +323,13 @@ START_TEST(table_edge_cases)
 	memset(hist, 0, sizeof hist);
 	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, &t),
 	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	hist[3] = (uint64_t)1 << 58; /* counts up to 2^59 - 1 in total are accepted */
+	hist[4] = ((uint64_t)1 << 58) - 1;
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, &t), SPLITZIP_OK);
+	hist[5] = 1; /* 2^59: the lists' sums could overflow */
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, &t),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	memset(hist, 0, sizeof hist);
 	uint16_t v = 0x3F80;
 	ck_assert_int_eq(splitzip_entropy_calibrate(&v, 0, &t), SPLITZIP_ERROR_INVALID_ARGUMENT);
 	ck_assert_int_eq(splitzip_entropy_calibrate(&v, 1, &t), SPLITZIP_OK);
