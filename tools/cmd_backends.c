@@ -21,20 +21,30 @@ static int is_known(const char *name)
 	return 0;
 }
 
+/* One line: compiled in, usable here, and if it is compiled in but not usable, why not. */
+static void print_row(const char *name, size_t i, size_t n)
+{
+	if (i >= n) {
+		printf("%-10s %-12s %s\n", name, "no", "no");
+		return;
+	}
+	const char *why = splitzip_backend_unavailable_reason(i);
+	if (why)
+		printf("%-10s %-12s no (%s)\n", name, "yes", why);
+	else
+		printf("%-10s %-12s %s\n", name, "yes", "yes");
+}
+
 int cmd_backends(void)
 {
 	size_t n = splitzip_backend_count();
 	printf("%-10s %-12s %s\n", "backend", "compiled-in", "usable-here");
-	for (size_t k = 0; k < N_KNOWN; k++) {
-		size_t i = backend_index(known[k]);
-		printf("%-10s %-12s %s\n", known[k], i < n ? "yes" : "no",
-		       i < n && splitzip_backend_available(i) ? "yes" : "no");
-	}
+	for (size_t k = 0; k < N_KNOWN; k++)
+		print_row(known[k], backend_index(known[k]), n);
 	/* Backends compiled in under a name this list does not know (e.g. a variant). */
 	for (size_t i = 0; i < n; i++)
 		if (!is_known(splitzip_backend_name(i)))
-			printf("%-10s %-12s %s\n", splitzip_backend_name(i), "yes",
-			       splitzip_backend_available(i) ? "yes" : "no");
+			print_row(splitzip_backend_name(i), i, n);
 	const char *forced = getenv("SPLITZIP_FORCE_BACKEND");
 	if (forced && *forced)
 		printf("SPLITZIP_FORCE_BACKEND=%s\n", forced);

@@ -37,7 +37,7 @@ SZ_DEVICE sz_gpu_frame_state *sz_gpu_state(uint8_t *ws, uint64_t stride, uint32_
 
 SZ_DEVICE const uint16_t *sz_enc_src(const sz_gpu_enc &a, uint32_t f)
 {
-	return a.srcs ? a.srcs[f] : a.src1;
+	return a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1;
 }
 SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint32_t f)
 {
@@ -45,7 +45,7 @@ SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint32_t f)
 }
 SZ_DEVICE uint8_t *sz_enc_dst(const sz_gpu_enc &a, uint32_t f)
 {
-	return static_cast<uint8_t *>(a.srcs ? a.dsts[f] : a.dst1);
+	return static_cast<uint8_t *>(a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1);
 }
 SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint32_t f)
 {
@@ -53,7 +53,7 @@ SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint32_t f)
 }
 SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint32_t f)
 {
-	return static_cast<const uint8_t *>(a.srcs ? a.srcs[f] : a.src1);
+	return static_cast<const uint8_t *>(a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1);
 }
 SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint32_t f)
 {
@@ -61,7 +61,7 @@ SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint32_t f)
 }
 SZ_DEVICE uint16_t *sz_dec_dst(const sz_gpu_dec &a, uint32_t f)
 {
-	return a.srcs ? a.dsts[f] : a.dst1;
+	return a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1;
 }
 SZ_DEVICE uint64_t sz_dec_cap(const sz_gpu_dec &a, uint32_t f)
 {
