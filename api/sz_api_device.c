@@ -52,6 +52,15 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	return SPLITZIP_OK;
 }
 
+/* The GPU kernels write split4 frames only, so far: another encoding is refused before anything
+ * is enqueued (splitzip.h, device contract). */
+static splitzip_status check_encoding(const splitzip_ctx *ctx)
+{
+	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4
+	           ? SPLITZIP_OK
+	           : SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+}
+
 static void enc_params(const splitzip_ctx *ctx, sz_gpu_enc *a)
 {
 	memset(a, 0, sizeof *a);
@@ -68,6 +77,8 @@ splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src
 {
 	const splitzip_gpu_module *m = NULL;
 	splitzip_status st = check_async(ctx, 1, n_elems, d_workspace, ws_bytes, &m);
+	if (st == SPLITZIP_OK)
+		st = check_encoding(ctx);
 	if (st != SPLITZIP_OK)
 		return st;
 	if (!d_dst || !d_dst_size || !d_status || (!d_src && n_elems))
@@ -94,6 +105,8 @@ splitzip_status splitzip_compress_batch_async(splitzip_ctx *ctx, size_t n_frames
 {
 	const splitzip_gpu_module *m = NULL;
 	splitzip_status st = check_async(ctx, n_frames, max_elems, d_workspace, ws_bytes, &m);
+	if (st == SPLITZIP_OK)
+		st = check_encoding(ctx);
 	if (st != SPLITZIP_OK)
 		return st;
 	if (!d_srcs || !d_n_elems || !d_dsts || !d_dst_caps || !d_dst_sizes || !d_statuses)
@@ -171,7 +184,7 @@ splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t 
                                               void *dst, size_t dst_cap, size_t *dst_size)
 {
 	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
-	if (!m)
+	if (!m || check_encoding(ctx) != SPLITZIP_OK)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	sz_gpu_enc p;
 	enc_params(ctx, &p);

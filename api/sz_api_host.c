@@ -44,7 +44,8 @@ splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitz
 	info->n_escapes = h.n_escapes;
 	info->frame_size = h.frame_size;
 	info->content_checksum = h.content_checksum;
-	memcpy(info->codebook.exponents, h.codebook, 16);
+	if (h.mode == SPLITZIP_MODE_SPLIT4)
+		memcpy(info->codebook.exponents, h.codebook, 16);
 	return SPLITZIP_OK;
 }
 
@@ -81,6 +82,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	e.flags = ctx->params.flags;
 	e.n_threads = ctx->params.n_threads;
 	e.fixed = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->fixed_tables : NULL;
+	e.encoding = ctx->params.encoding;
+	e.table = ctx->params.table_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->params.table : NULL;
 	return splitzip_driver_compress(&e, &ctx->scratch, src, n_elems, (uint8_t *)dst, dst_cap,
 	                                dst_size);
 }

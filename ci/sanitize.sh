@@ -108,6 +108,14 @@ run_valgrind() {
 	vg "$z" unpack "$tmp/m.szst" "$tmp/m.safetensors"
 	cmp "$tmp/st/model.safetensors" "$tmp/m.safetensors"
 	vg "$z" stats --svg "$tmp/m.svg" "$tmp/st/model.safetensors" >/dev/null
+	echo "== valgrind: the CLI on entropy frames"
+	vg "$z" compress --mode entropy --frame-elems 9000 --chunk-log2 10 "$tmp/in.bf16" "$tmp/e.sz"
+	vg "$z" decompress "$tmp/e.sz" "$tmp/e.bf16"
+	cmp "$tmp/in.bf16" "$tmp/e.bf16"
+	vg "$z" info "$tmp/e.sz" >/dev/null
+	vg "$z" calibrate --mode entropy "$tmp/in.bf16" -o "$tmp/t.szet"
+	vg "$z" compress --table "$tmp/t.szet" --mode auto "$tmp/in.bf16" "$tmp/t.sz"
+	vg "$z" verify "$tmp/t.sz"
 	# Error paths: the documented exit code (3: bad data, 4: exists), not valgrind's 99.
 	cp "$tmp/in.sz" "$tmp/bad.sz"
 	printf '\x55' | dd of="$tmp/bad.sz" bs=1 seek=3000 conv=notrunc 2>/dev/null

@@ -2,10 +2,12 @@
  * splitzip.h -- the public C API of splitzip
  *
  * splitzip compresses BF16 tensors (above all the KV cache of LLM serving) losslessly: every
- * value is split into a 4-bit code for its exponent (a 16-entry codebook) and one byte of
- * sign + mantissa; exponents outside the codebook are stored as sparse escapes. The bitstream
- * is specified in doc/FORMAT.md; every backend (scalar, SIMD, GPU) writes it byte for byte
- * identically.
+ * value is split into its exponent and one byte of sign + mantissa. The split4 encoding gives
+ * the exponent a 4-bit code (a 16-entry codebook) and stores exponents outside the codebook as
+ * sparse escapes; the entropy encoding gives it a Huffman code of at most 11 bits (an entropy
+ * table), which costs more time and saves about 11 % more bytes on real KV caches. The
+ * bitstream is specified in doc/FORMAT.md; every backend (scalar, SIMD, GPU) writes it byte
+ * for byte identically.
  *
  * Conventions used throughout this header:
  *   - Every function that can fail returns a splitzip_status. SPLITZIP_OK is 0.
@@ -136,7 +138,7 @@ typedef struct splitzip_codebook {
  * Returns SPLITZIP_ERROR_INVALID_ARGUMENT if 'hist' is NULL or 'src' is NULL with n_elems > 0.
  */
 SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems,
-						uint64_t hist[256]);
+                                                uint64_t hist[256]);
 
 /*
  * splitzip_codebook_from_histogram() selects the canonical codebook for an exponent histogram:
@@ -145,7 +147,7 @@ SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_el
  * result is always a valid codebook. Errors: SPLITZIP_ERROR_INVALID_ARGUMENT on NULL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256],
-							      splitzip_codebook *cb);
+                                                              splitzip_codebook *cb);
 
 /*
  * splitzip_calibrate() computes the canonical codebook of 'n_elems' BF16 values; it is
@@ -153,7 +155,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t his
  * samples, accumulate one histogram and call splitzip_codebook_from_histogram() once.
  */
 SPLITZIP_API splitzip_status splitzip_calibrate(const uint16_t *src, size_t n_elems,
-						splitzip_codebook *cb);
+                                                splitzip_codebook *cb);
 
 /*
  * splitzip_codebook_validate() returns SPLITZIP_OK if 'cb' is valid (16 strictly ascending
@@ -170,7 +172,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_validate(const splitzip_codebook 
  * DST_TOO_SMALL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *dst,
-							 size_t dst_cap);
+                                                         size_t dst_cap);
 
 /*
  * splitzip_codebook_deserialize() reads a serialised codebook from 'src' ('src_size' bytes,
@@ -178,7 +180,81 @@ SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook
  * TRUNCATED (too short), BAD_CODEBOOK (bad magic, version, checksum, order, trailing bytes).
  */
 SPLITZIP_API splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
-							   splitzip_codebook *cb);
+                                                           splitzip_codebook *cb);
+
+/* ==================================================================== */
+/*                            Entropy tables                            */
+/* ==================================================================== */
+
+/* The longest code of an entropy table, in bits (doc/FORMAT.md §5.2). */
+#define SPLITZIP_ENTROPY_MAX_CODE_LENGTH 11
+
+/*
+ * An entropy table: the code length of every exponent and of the escape symbol, from which
+ * the canonical Huffman code follows (doc/FORMAT.md §5.3). lengths[e] is 0..11; 0 means that
+ * exponent e is written as an escape (the escape code, then the exponent in 8 raw bits), so a
+ * table codes every exponent, also one it was not made from. Valid tables have escape_length
+ * 1..11 and a complete code: the sum of 2^-length over every nonzero length, escape included,
+ * is exactly 1.
+ */
+typedef struct splitzip_entropy_table {
+	uint8_t lengths[256];  /* code length of each exponent; 0 = coded as an escape */
+	uint8_t escape_length; /* code length of the escape symbol, 1..11 */
+} splitzip_entropy_table;
+
+/*
+ * splitzip_entropy_table_from_histogram() computes the canonical table of an exponent
+ * histogram, the table an entropy frame of these values gets from its input: length-limited
+ * Huffman code lengths (package-merge, at most 11 bits) of the exponents with a nonzero count,
+ * plus the escape symbol with a count of 1 (doc/FORMAT.md §5.2). To calibrate on several
+ * samples, add their histograms (splitzip_histogram) and call this once.
+ * Errors: INVALID_ARGUMENT on NULL, an all-zero histogram, or counts adding up to 2^59 or more.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_from_histogram(const uint64_t hist[256],
+                                                                   splitzip_entropy_table *table);
+
+/*
+ * splitzip_entropy_calibrate() is splitzip_histogram() of 'n_elems' BF16 values followed by
+ * splitzip_entropy_table_from_histogram(). Errors: INVALID_ARGUMENT (NULL, n_elems == 0).
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_calibrate(const uint16_t *src, size_t n_elems,
+                                                        splitzip_entropy_table *table);
+
+/*
+ * splitzip_entropy_table_validate() returns SPLITZIP_OK if 'table' is valid (see
+ * splitzip_entropy_table), SPLITZIP_ERROR_BAD_CODEBOOK otherwise, INVALID_ARGUMENT on NULL.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_validate(const splitzip_entropy_table *table);
+
+/* Size in bytes of a serialised entropy table (the table file of doc/FORMAT.md §9.2). */
+#define SPLITZIP_ENTROPY_TABLE_FILE_SIZE 140
+
+/*
+ * splitzip_entropy_table_serialize() writes 'table' as SPLITZIP_ENTROPY_TABLE_FILE_SIZE bytes to
+ * 'dst' ('dst_cap' bytes available). Errors: INVALID_ARGUMENT (NULL), BAD_CODEBOOK (an invalid
+ * table), DST_TOO_SMALL.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_serialize(const splitzip_entropy_table *table,
+                                                              void *dst, size_t dst_cap);
+
+/*
+ * splitzip_entropy_table_deserialize() reads a serialised table from 'src' ('src_size' bytes,
+ * exactly SPLITZIP_ENTROPY_TABLE_FILE_SIZE). Errors: INVALID_ARGUMENT (NULL), TRUNCATED (too
+ * short), BAD_CODEBOOK (magic, version, checksum, an invalid table, trailing bytes).
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_deserialize(const void *src, size_t src_size,
+                                                                splitzip_entropy_table *table);
+
+/*
+ * splitzip_frame_entropy_table() reads the table of the entropy frame at 'src' ('src_size'
+ * bytes available), e.g. to reuse the table of a previous frame as a fixed table. It validates
+ * the header (as splitzip_get_frame_info) and the frame's code-length section (doc/FORMAT.md
+ * §4.3.3), and reads nothing beyond it. Errors: as splitzip_get_frame_info(), TRUNCATED (the
+ * input ends before the code lengths), CORRUPT_STREAM (invalid code lengths),
+ * INVALID_ARGUMENT (NULL, or a valid frame that is not an entropy frame).
+ */
+SPLITZIP_API splitzip_status splitzip_frame_entropy_table(const void *src, size_t src_size,
+                                                          splitzip_entropy_table *table);
 
 /* ==================================================================== */
 /*                          Context & backends                          */
@@ -194,7 +270,7 @@ typedef enum splitzip_backend_id {
 	SPLITZIP_BACKEND_NEON = 3,
 	SPLITZIP_BACKEND_CUDA = 4,
 	SPLITZIP_BACKEND_HIP = 5,
-	SPLITZIP_BACKEND_AVX512 = 6,	 /* AVX-512 F/BW/DQ/VL */
+	SPLITZIP_BACKEND_AVX512 = 6,    /* AVX-512 F/BW/DQ/VL */
 	SPLITZIP_BACKEND_AVX512VBMI = 7 /* the same plus VBMI/VBMI2 (Ice Lake, Zen 4) */
 } splitzip_backend_id;
 
@@ -206,6 +282,22 @@ typedef enum splitzip_codebook_mode {
 	SPLITZIP_CODEBOOK_FIXED = 1
 } splitzip_codebook_mode;
 
+/*
+ * Which frame splitzip_compress() writes (doc/FORMAT.md §6.3). In every case a stored frame
+ * is written when the chosen encoding is not strictly smaller, so a frame never exceeds
+ * splitzip_compress_bound().
+ */
+typedef enum splitzip_encoding {
+	/* split4 (mode 1): 4-bit codes, fastest (memory speed); the v1 default. */
+	SPLITZIP_ENCODING_SPLIT4 = 0,
+	/* entropy (mode 2): Huffman-coded exponents, about 11 % smaller on real KV caches,
+	 * slower to encode and decode; for links slower than the codec. */
+	SPLITZIP_ENCODING_ENTROPY = 1,
+	/* The smallest of stored, split4 and entropy; a tie goes to the simpler mode (stored,
+	 * then split4). Costs both encodings' work. */
+	SPLITZIP_ENCODING_AUTO = 2
+} splitzip_encoding;
+
 /* Frame flags (doc/FORMAT.md §3, Flags). */
 #define SPLITZIP_FLAG_CONTENT_CHECKSUM 0x01u
 
@@ -213,6 +305,10 @@ typedef enum splitzip_codebook_mode {
 #define SPLITZIP_CHUNK_LOG2_MIN 10
 #define SPLITZIP_CHUNK_LOG2_MAX 16
 #define SPLITZIP_CHUNK_LOG2_DEFAULT 12
+/* The chunk size used when splitzip_params.chunk_log2 is 0 and the encoding is ENTROPY or
+ * AUTO: larger chunks waste fewer bits at the ends of the 32 interleaved lanes (doc/BENCHMARKS.md).
+ */
+#define SPLITZIP_CHUNK_LOG2_DEFAULT_ENTROPY 14
 
 /*
  * Compression parameters. Always initialise with splitzip_params_init() and then change the
@@ -220,13 +316,20 @@ typedef enum splitzip_codebook_mode {
  * programs compiled against this header.
  */
 typedef struct splitzip_params {
-	size_t struct_size;		      /* = sizeof(splitzip_params), set by params_init */
-	splitzip_backend_id backend;	      /* default SPLITZIP_BACKEND_AUTO */
-	unsigned chunk_log2;		      /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
-	unsigned flags;			      /* SPLITZIP_FLAG_*; default 0 (no checksum) */
+	size_t struct_size;          /* = sizeof(splitzip_params), set by params_init */
+	splitzip_backend_id backend; /* default SPLITZIP_BACKEND_AUTO */
+	/* 10..16, or 0 (the default): SPLITZIP_CHUNK_LOG2_DEFAULT for SPLIT4,
+	 * SPLITZIP_CHUNK_LOG2_DEFAULT_ENTROPY for ENTROPY and AUTO. */
+	unsigned chunk_log2;
+	unsigned flags;                       /* SPLITZIP_FLAG_*; default 0 (no checksum) */
 	splitzip_codebook_mode codebook_mode; /* default SPLITZIP_CODEBOOK_FROM_INPUT */
-	splitzip_codebook codebook;	      /* used with SPLITZIP_CODEBOOK_FIXED */
-	unsigned n_threads;		      /* worker threads for host calls; 0 = automatic */
+	splitzip_codebook codebook;           /* used with SPLITZIP_CODEBOOK_FIXED */
+	unsigned n_threads;                   /* worker threads for host calls; 0 = automatic */
+	splitzip_encoding encoding;           /* default SPLITZIP_ENCODING_SPLIT4 */
+	/* Where the entropy table comes from: FROM_INPUT (default, one histogram pass over the
+	 * input) or FIXED, 'table' (e.g. calibrated offline, or a previous frame's). */
+	splitzip_codebook_mode table_mode;
+	splitzip_entropy_table table; /* used with table_mode SPLITZIP_CODEBOOK_FIXED */
 } splitzip_params;
 
 /*
@@ -241,7 +344,8 @@ SPLITZIP_API void splitzip_params_init(splitzip_params *p);
  * first usable backend in priority order. A named backend that is unknown, not compiled in or
  * not usable here gives SPLITZIP_ERROR_BACKEND_UNAVAILABLE: there is never a silent fallback.
  * Errors: INVALID_ARGUMENT (out NULL, struct_size too small, a field out of range, an invalid
- * FIXED codebook), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out' is set to NULL.
+ * FIXED codebook or FIXED entropy table), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out'
+ * is set to NULL.
  * The context owns its scratch memory; free it with splitzip_ctx_free().
  */
 SPLITZIP_API splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out);
@@ -326,7 +430,8 @@ SPLITZIP_API size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes
 /* Frame modes (doc/FORMAT.md §3, Mode). */
 typedef enum splitzip_mode {
 	SPLITZIP_MODE_STORED = 0, /* raw little-endian BF16 */
-	SPLITZIP_MODE_SPLIT4 = 1  /* 4-bit exponent codes + sign/mantissa bytes + escapes */
+	SPLITZIP_MODE_SPLIT4 = 1, /* 4-bit exponent codes + sign/mantissa bytes + escapes */
+	SPLITZIP_MODE_ENTROPY = 2 /* Huffman-coded exponents in 32 lanes + sign/mantissa bytes */
 } splitzip_mode;
 
 /* Dtypes (doc/FORMAT.md §3, Dtype). */
@@ -334,16 +439,19 @@ typedef enum splitzip_mode {
 
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
-	unsigned format_version;    /* Format_Version */
-	unsigned dtype;		    /* SPLITZIP_DTYPE_BF16 */
-	splitzip_mode mode;	    /* stored or split4 */
-	unsigned chunk_log2;	    /* elements per chunk = 1 << chunk_log2 */
-	unsigned flags;		    /* SPLITZIP_FLAG_* */
-	uint64_t n_elems;	    /* decoded element count */
-	uint64_t n_escapes;	    /* escape records (0 for stored frames) */
-	uint64_t frame_size;	    /* bytes of the whole frame, header included */
-	uint64_t content_checksum;  /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
-	splitzip_codebook codebook; /* all zero for stored frames */
+	unsigned format_version; /* Format_Version */
+	unsigned dtype;          /* SPLITZIP_DTYPE_BF16 */
+	splitzip_mode mode;      /* stored, split4 or entropy */
+	unsigned chunk_log2;     /* elements per chunk = 1 << chunk_log2 */
+	unsigned flags;          /* SPLITZIP_FLAG_* */
+	uint64_t n_elems;        /* decoded element count */
+	/* split4: escape records; entropy: elements coded as an escape; stored: 0 */
+	uint64_t n_escapes;
+	uint64_t frame_size;       /* bytes of the whole frame, header included */
+	uint64_t content_checksum; /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
+	/* split4 frames only; all zero otherwise (an entropy frame's table: see
+	 * splitzip_frame_entropy_table) */
+	splitzip_codebook codebook;
 } splitzip_frame_info;
 
 /*
@@ -356,7 +464,7 @@ typedef struct splitzip_frame_info {
  * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
  */
 SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
-						     splitzip_frame_info *info);
+                                                     splitzip_frame_info *info);
 
 /* ==================================================================== */
 /*                        Host-memory one-shot API                      */
@@ -366,14 +474,15 @@ SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src
  * splitzip_compress() compresses 'n_elems' BF16 values (raw uint16_t bit patterns) from 'src'
  * into one frame at 'dst' ('dst_cap' bytes) and stores the frame size in '*dst_size'.
  * The frame is canonical (doc/FORMAT.md §6): byte-identical for every backend and thread count.
+ * Its mode follows splitzip_params.encoding (split4, entropy, or the smallest).
  * A dst_cap of splitzip_compress_bound(n_elems) always suffices; a smaller one may suffice.
  * Incompressible input gives a stored frame, never larger than the bound.
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, src NULL with n_elems > 0, n_elems above
  * SPLITZIP_MAX_FRAME_ELEMS), DST_TOO_SMALL, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src,
-					       size_t n_elems, void *dst, size_t dst_cap,
-					       size_t *dst_size);
+                                               size_t n_elems, void *dst, size_t dst_cap,
+                                               size_t *dst_size);
 
 /*
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
@@ -382,7 +491,7 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
  */
 SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
-							uint64_t *n_elems);
+                                                        uint64_t *n_elems);
 
 /*
  * splitzip_decompress() decodes 'src' ('src_size' bytes: one frame, or several frames
@@ -395,8 +504,8 @@ SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t 
  * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src,
-						 size_t src_size, uint16_t *dst,
-						 size_t dst_cap_elems, size_t *n_elems);
+                                                 size_t src_size, uint16_t *dst,
+                                                 size_t dst_cap_elems, size_t *n_elems);
 
 /*
  * splitzip_frame_decompress() decodes exactly one frame: the frame at the start of 'src' must
@@ -404,9 +513,9 @@ SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *
  * can step through a buffer of frames. Other arguments and errors as splitzip_decompress().
  */
 SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src,
-						       size_t src_size, size_t *src_consumed,
-						       uint16_t *dst, size_t dst_cap_elems,
-						       size_t *n_elems);
+                                                       size_t src_size, size_t *src_consumed,
+                                                       uint16_t *dst, size_t dst_cap_elems,
+                                                       size_t *n_elems);
 
 /*
  * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
@@ -414,7 +523,7 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
  * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
  */
 SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
-					     uint64_t *n_elems);
+                                             uint64_t *n_elems);
 
 /* ==================================================================== */
 /*                           Content checksum                           */
@@ -427,7 +536,7 @@ SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src,
  * Errors: INVALID_ARGUMENT (NULL, chunk_log2 out of range, n_elems above the frame limit).
  */
 SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems,
-						       unsigned chunk_log2, uint64_t *out);
+                                                       unsigned chunk_log2, uint64_t *out);
 
 /* ==================================================================== */
 /*                  Device-memory async API (CUDA / HIP)                */
@@ -459,6 +568,9 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *   - The context's parameters (chunk_log2, flags, codebook_mode, codebook) apply as for
  *     splitzip_compress(). SPLITZIP_CODEBOOK_FROM_INPUT costs one extra read of the input;
  *     SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *   - The GPU backends do not implement entropy frames yet: compressing with an encoding other
+ *     than SPLITZIP_ENCODING_SPLIT4 returns BACKEND_UNAVAILABLE, and decoding an entropy
+ *     frame reports UNSUPPORTED_FORMAT. Host backends handle every mode.
  * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
  * context: they copy through the device and wait.
  */
@@ -471,10 +583,9 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
  */
 SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
-						     size_t *bytes);
-SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx,
-							   size_t n_frames, size_t max_elems,
-							   size_t *bytes);
+                                                     size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
+                                                           size_t max_elems, size_t *bytes);
 
 /*
  * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
@@ -483,23 +594,24 @@ SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *c
  * 'd_src' may be NULL when n_elems is 0. See the contract above.
  */
 SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src,
-						     size_t n_elems, void *d_dst, size_t dst_cap,
-						     size_t *d_dst_size, int32_t *d_status,
-						     void *d_workspace, size_t ws_bytes,
-						     void *stream);
+                                                     size_t n_elems, void *d_dst, size_t dst_cap,
+                                                     size_t *d_dst_size, int32_t *d_status,
+                                                     void *d_workspace, size_t ws_bytes,
+                                                     void *stream);
 
 /*
  * splitzip_decompress_async() enqueues the decoding of the one frame at the start of 'd_src'
  * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
- * element count to '*d_n_elems' and the status to '*d_status': any status splitzip_frame_decompress()
- * can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM, UNSUPPORTED_FORMAT,
- * CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for dst_cap_elems.
+ * element count to '*d_n_elems' and the status to '*d_status': any status
+ * splitzip_frame_decompress() can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for
+ * dst_cap_elems.
  */
 SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
-						       size_t src_size, uint16_t *d_dst,
-						       size_t dst_cap_elems, size_t *d_n_elems,
-						       int32_t *d_status, void *d_workspace,
-						       size_t ws_bytes, void *stream);
+                                                       size_t src_size, uint16_t *d_dst,
+                                                       size_t dst_cap_elems, size_t *d_n_elems,
+                                                       int32_t *d_status, void *d_workspace,
+                                                       size_t ws_bytes, void *stream);
 
 /*
  * splitzip_compress_batch_async() compresses 'n_frames' independent buffers (e.g. KV cache
@@ -510,9 +622,9 @@ SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const 
  * pointer) gets INVALID_ARGUMENT in its status; the other frames are not affected.
  */
 SPLITZIP_API splitzip_status splitzip_compress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
-	size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
+    size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 /*
  * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
@@ -521,9 +633,9 @@ SPLITZIP_API splitzip_status splitzip_compress_batch_async(
  * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
-	uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+    uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -31,6 +31,8 @@ typedef struct options {
 	int quiet; /* -q: no summary line on stderr */
 	int checksum;
 	const char *codebook_path;
+	const char *table_path; /* --table: a fixed entropy table file */
+	int encoding;           /* --mode: a splitzip_encoding; -1 = not given (split4) */
 	const char *backend;
 	const char *output; /* -o */
 	unsigned threads;

@@ -356,4 +356,6 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .encode_chunk_stream = avx2_encode_chunk_stream,
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
+    /* Mode 2: the scalar reference kernels until this backend has its own. */
+    SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

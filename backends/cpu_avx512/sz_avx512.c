@@ -465,4 +465,6 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .encode_chunk_stream = avx512_encode_chunk_stream,
     .decode_chunk_stream = avx512_decode_chunk_stream,
     .hash_chunk = avx512_hash_chunk,
+    /* Mode 2: the scalar reference kernels until this backend has its own. */
+    SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

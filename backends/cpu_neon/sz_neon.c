@@ -218,4 +218,6 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .encode_chunk_stream = neon_encode_chunk,
     .decode_chunk_stream = neon_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    /* Mode 2: the scalar reference kernels until this backend has its own. */
+    SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

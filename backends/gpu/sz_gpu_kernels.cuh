@@ -546,7 +546,12 @@ SZ_DEVICE int32_t sz_gpu_read_header(const uint8_t *src, uint64_t size, splitzip
 {
 	if (!src)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	return splitzip_read_header(src, size, h);
+	const int32_t s = splitzip_read_header(src, size, h);
+	/* Entropy frames (mode 2) have no GPU decoder yet: after the same header checks as every
+	 * decoder, they are reported as a mode this decoder does not know. */
+	if (s == SPLITZIP_OK && h->mode == SPLITZIP_MODE_ENTROPY)
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
+	return s;
 }
 
 /* Dense decode of group g: out[i] = join(codebook[code_i], sm[i]) (splitzip_ref_decode_chunk). */

@@ -17,12 +17,17 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
-           "compress_bound", "predict_frame_size", "backends", "version", "pack_safetensors",
-           "unpack_safetensors", "safetensors"]
+           "calibrate_entropy", "frame_entropy_table", "compress_bound", "predict_frame_size",
+           "backends", "version", "pack_safetensors", "unpack_safetensors", "safetensors"]
 
 __version__ = "0.1.0"  # of this package; the same as the C library's (python/tests check it)
 
 FLAG_CONTENT_CHECKSUM = 1
+
+# splitzip_encoding (include/splitzip.h): which frame compress() writes.
+_ENCODINGS = {"split4": 0, "entropy": 1, "auto": 2}
+# splitzip_mode: the mode of a frame.
+_MODE_NAMES = {0: "stored", 1: "split4", 2: "entropy"}
 
 
 class SplitzipError(Exception):
@@ -71,11 +76,16 @@ class _Codebook(ctypes.Structure):
     _fields_ = [("exponents", ctypes.c_uint8 * 16)]
 
 
+class _EntropyTable(ctypes.Structure):
+    _fields_ = [("lengths", ctypes.c_uint8 * 256), ("escape_length", ctypes.c_uint8)]
+
+
 class _Params(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int),
                 ("chunk_log2", ctypes.c_uint), ("flags", ctypes.c_uint),
                 ("codebook_mode", ctypes.c_int), ("codebook", _Codebook),
-                ("n_threads", ctypes.c_uint)]
+                ("n_threads", ctypes.c_uint), ("encoding", ctypes.c_int),
+                ("table_mode", ctypes.c_int), ("table", _EntropyTable)]
 
 
 class _FrameInfo(ctypes.Structure):
@@ -102,6 +112,8 @@ for name, res, args in [
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_get_frame_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_FrameInfo)]),
     ("splitzip_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Codebook)]),
+    ("splitzip_entropy_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
+    ("splitzip_frame_entropy_table", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
     ("splitzip_backend_count", _SZ, []),
     ("splitzip_backend_name", ctypes.c_char_p, [_SZ]),
     ("splitzip_backend_available", ctypes.c_int, [_SZ]),
@@ -180,9 +192,26 @@ def _as_u16(data):
     return np.ascontiguousarray(arr).view(np.uint16).reshape(-1)
 
 
-def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0):
+def _set_table(p, table):
+    """A fixed entropy table: a dict {"lengths": 256 ints, "escape_length": int}, as
+    calibrate_entropy() and frame_entropy_table() return it."""
+    lengths = list(table["lengths"])
+    if len(lengths) != 256:
+        raise ValueError("an entropy table has 256 code lengths")
+    p.table_mode = 1
+    p.table.lengths[:] = lengths
+    p.table.escape_length = table["escape_length"]
+
+
+def _ctx(backend="auto", chunk_log2=0, checksum=False, codebook=None, threads=0, mode="split4",
+         table=None):
     p = _Params()
     _lib.splitzip_params_init(ctypes.byref(p))
+    if mode not in _ENCODINGS:
+        raise ValueError(f"mode must be one of {', '.join(_ENCODINGS)}, got {mode!r}")
+    p.encoding = _ENCODINGS[mode]
+    if table is not None:
+        _set_table(p, table)
     if backend not in _BACKEND_IDS:
         raise _UnknownBackendError(
             _BACKEND_UNAVAILABLE, f"backend {backend!r} is unknown or not compiled into this "
@@ -204,8 +233,14 @@ def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0
     return ctx
 
 
-def compress(data, *, checksum=False, chunk_log2=12, codebook=None, backend="auto", threads=0):
-    """Compress BF16 values into one frame (bytes). See include/splitzip.h."""
+def compress(data, *, checksum=False, chunk_log2=0, codebook=None, backend="auto", threads=0,
+             mode="split4", table=None):
+    """Compress BF16 values into one frame (bytes). See include/splitzip.h.
+
+    mode: "split4" (4-bit codes, fastest), "entropy" (Huffman-coded exponents, smaller),
+    "auto" (the smallest frame). chunk_log2 0 is the mode's default (12 for split4, 14 else).
+    codebook: a fixed split4 codebook (16 exponents); table: a fixed entropy table (a dict
+    from calibrate_entropy() or frame_entropy_table())."""
     src = _as_u16(data)
     n = src.size
     cap = _lib.splitzip_compress_bound(n)
@@ -213,7 +248,7 @@ def compress(data, *, checksum=False, chunk_log2=12, codebook=None, backend="aut
         raise ValueError("too many elements for one frame")
     out = ctypes.create_string_buffer(cap)
     size = _SZ()
-    ctx = _ctx(backend, chunk_log2, checksum, codebook, threads)
+    ctx = _ctx(backend, chunk_log2, checksum, codebook, threads, mode, table)
     try:
         st = _lib.splitzip_compress(ctx, src.ctypes.data, n, out, cap, ctypes.byref(size))
     finally:
@@ -257,7 +292,7 @@ def frame_info(frame):
     if st:
         raise SplitzipError(st, "splitzip_get_frame_info")
     return {"format_version": fi.format_version, "dtype": "bf16",
-            "mode": "split4" if fi.mode == 1 else "stored", "chunk_log2": fi.chunk_log2,
+            "mode": _MODE_NAMES.get(fi.mode, str(fi.mode)), "chunk_log2": fi.chunk_log2,
             "checksum": bool(fi.flags & FLAG_CONTENT_CHECKSUM), "n_elems": fi.n_elems,
             "n_escapes": fi.n_escapes, "frame_size": fi.frame_size,
             "codebook": list(fi.codebook.exponents)}
@@ -271,6 +306,32 @@ def calibrate(data):
     if st:
         raise SplitzipError(st, "splitzip_calibrate")
     return list(cb.exponents)
+
+
+def _table_dict(t):
+    return {"lengths": list(t.lengths), "escape_length": t.escape_length}
+
+
+def calibrate_entropy(data):
+    """The canonical entropy table of the data: {"lengths": 256 code lengths (0 = coded as an
+    escape), "escape_length": int}, for compress(..., mode="entropy", table=...)."""
+    src = _as_u16(data)
+    t = _EntropyTable()
+    st = _lib.splitzip_entropy_calibrate(src.ctypes.data, src.size, ctypes.byref(t))
+    if st:
+        raise SplitzipError(st, "splitzip_entropy_calibrate")
+    return _table_dict(t)
+
+
+def frame_entropy_table(frame):
+    """The entropy table of an entropy frame (a dict as calibrate_entropy returns), e.g. to
+    encode later frames with it."""
+    buf = bytes(frame)
+    t = _EntropyTable()
+    st = _lib.splitzip_frame_entropy_table(buf, len(buf), ctypes.byref(t))
+    if st:
+        raise SplitzipError(st, "splitzip_frame_entropy_table")
+    return _table_dict(t)
 
 
 from . import safetensors  # noqa: E402  (needs the functions above)

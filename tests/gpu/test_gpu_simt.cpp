@@ -535,6 +535,20 @@ static std::vector<uint8_t> read_all(const std::string &path)
 	return v;
 }
 
+/* 1 if a valid stream holds an entropy frame (Mode, byte 6, is 2), walking the frame sizes. */
+static bool has_entropy_frame(const std::vector<uint8_t> &s)
+{
+	for (size_t off = 0; off + SPLITZIP_FRAME_HEADER_SIZE <= s.size();) {
+		if (s[off + SZ_H_MODE] == SPLITZIP_MODE_ENTROPY)
+			return true;
+		const uint64_t size = splitzip_get_u8s(s.data() + off + SZ_H_FRAME_SIZE, 8);
+		if (size == 0)
+			break;
+		off += (size_t)size;
+	}
+	return false;
+}
+
 template <int W> static void test_golden_vectors()
 {
 	const char *root = getenv("SZ_VECTORS_DIR");
@@ -559,6 +573,17 @@ template <int W> static void test_golden_vectors()
 			const std::vector<uint8_t> s = read_all(dir + "/" + nm);
 			std::vector<uint16_t> out;
 			const int st = stream_status<W>(s, &out);
+			/* Entropy frames (mode 2) have no GPU decoder yet: a valid stream with one
+			 * is reported as UNSUPPORTED_FORMAT; the invalid entropy vectors (named
+			 * "entropy") are left to the host suites until the GPU kernels of mode 2
+			 * exist. */
+			if (kind == 0 && has_entropy_frame(s)) {
+				CHECK(st == SPLITZIP_ERROR_UNSUPPORTED_FORMAT, "%s: status %d",
+				      nm.c_str(), st);
+				continue;
+			}
+			if (kind == 1 && nm.find("entropy") != std::string::npos)
+				continue;
 			if (kind == 0) {
 				std::vector<uint8_t> want =
 				    read_all(dir + "/" + nm.substr(0, nm.size() - 3) + ".bf16");

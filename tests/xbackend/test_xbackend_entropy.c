@@ -1,0 +1,415 @@
+/*
+ * test_xbackend_entropy.c -- cross-backend conformance of entropy frames (mode 2, doc/FORMAT.md
+ * §4.3): every usable host backend's mode-2 kernels must match the scalar reference kernels
+ * (words, sign/mantissa bytes, escape counts, decoded elements and statuses, also on damaged
+ * words), its frames must be byte-identical to the scalar oracle's for generated and real KV
+ * data, every chunk size and thread count, with tables from the input or fixed, and every
+ * backend must decode every other backend's frames.
+ *
+ * Loop tests run over the registry (_i = registry index); a backend not usable here is
+ * skipped (the expected-backends test of test_xbackend.c catches a missing one).
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "splitzip.h"
+#include "sz_test_data.h"
+#include "../../dispatch/sz_backend.h"
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	ck_assert_msg(p != NULL, "out of memory (%zu bytes)", n);
+	return p;
+}
+
+static size_t first_diff8(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t i = 0;
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The registry entry _i, or NULL if it is not a host backend usable here. */
+static const splitzip_backend *usable(int i)
+{
+	const splitzip_backend *b = splitzip_registry_get((size_t)i);
+	ck_assert_ptr_nonnull(b);
+	if (!b->host || !b->probe())
+		return NULL;
+	return b;
+}
+
+START_TEST(entropy_slots_set)
+{
+	for (size_t i = 0; i < splitzip_registry_count(); i++) {
+		const splitzip_backend *b = splitzip_registry_get(i);
+		if (!b->host)
+			continue;
+		ck_assert_msg(b->host->entropy_encode_chunk != NULL, "%s: entropy_encode_chunk",
+		              b->name);
+		ck_assert_msg(b->host->entropy_decode_chunk != NULL, "%s: entropy_decode_chunk",
+		              b->name);
+	}
+}
+END_TEST
+
+/* ---- Kernels against the reference kernels ------------------------------------------------- */
+
+#define GUARD 64
+
+/* Tables that stress the kernels: from real-like data, one code and the escape, all 257
+ * symbols with the longest codes, and a calibrated table under which much is an escape. */
+static void kernel_table(int which, const uint16_t *sample, size_t n, splitzip_entropy_table *t)
+{
+	uint64_t hist[256] = {0};
+	switch (which) {
+	case 0: /* the sample's own table: no escapes */
+		splitzip_histogram(sample, n, hist);
+		break;
+	case 1: /* one exponent: everything else escapes, codes of 1 bit */
+		hist[120] = 1;
+		break;
+	case 2: /* every exponent, a geometric tail: lengths up to 11 */
+		for (int e = 0; e < 256; e++)
+			hist[e] = 1 + ((e % 32 == 0) ? (uint64_t)1 << (e / 16) : 0);
+		break;
+	default: /* a narrow window: escapes with an 11-bit escape code and phase-B reads */
+		for (int e = 116; e < 124; e++)
+			hist[e] = 100000;
+		break;
+	}
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, t), SPLITZIP_OK);
+}
+
+/* One chunk of n elements through the backend's kernels and the reference kernels. */
+static void check_chunk(const splitzip_backend *b, const splitzip_entropy_table *t,
+                        const uint16_t *src, size_t n, const char *what)
+{
+	splitzip_entropy_enc_tables enc;
+	splitzip_entropy_dec_tables dec;
+	splitzip_entropy_enc_init(&enc, t);
+	splitzip_entropy_dec_init(&dec, t);
+	const size_t wmax = (size_t)splitzip_entropy_chunk_words_max(n);
+	uint8_t *s0 = xmalloc(n + GUARD), *s1 = xmalloc(n + GUARD);
+	uint8_t *w0 = xmalloc(2 * wmax + GUARD), *w1b = xmalloc(2 * wmax + GUARD + 1);
+	uint8_t *w1 = w1b + 1; /* an odd address: words may sit at any alignment */
+	memset(s1, 0xEE, n + GUARD);
+	memset(w1, 0xEE, 2 * wmax + GUARD);
+	size_t nw0 = 0, nw1 = 0;
+	size_t e0 = splitzip_ref_entropy_encode_chunk(&enc, src, n, s0, w0, &nw0);
+	size_t e1 = b->host->entropy_encode_chunk(&enc, src, n, s1, w1, &nw1);
+	ck_assert_msg(e1 == e0 && nw1 == nw0,
+	              "%s %s n=%zu: %zu escapes %zu words, reference %zu %zu", b->name, what, n, e1,
+	              nw1, e0, nw0);
+	size_t i = first_diff8(w1, w0, 2 * nw0);
+	ck_assert_msg(i == 2 * nw0, "%s %s n=%zu: word byte %zu differs", b->name, what, n, i);
+	ck_assert_msg(first_diff8(s1, s0, n) == n, "%s %s n=%zu: sign/mantissa", b->name, what, n);
+	for (size_t g = 0; g < GUARD; g++)
+		ck_assert_msg(s1[n + g] == 0xEE && w1[2 * nw0 + g] == 0xEE,
+		              "%s %s n=%zu: wrote past its output", b->name, what, n);
+	uint16_t *d1 = xmalloc(2 * (n + GUARD));
+	memset(d1, 0xEE, 2 * (n + GUARD));
+	size_t esc = 0;
+	ck_assert_int_eq(b->host->entropy_decode_chunk(&dec, w0, nw0, s0, n, d1, &esc),
+	                 SPLITZIP_OK);
+	ck_assert_uint_eq(esc, e0);
+	ck_assert_msg(memcmp(d1, src, 2 * n) == 0, "%s %s n=%zu: decoded elements", b->name, what,
+	              n);
+	ck_assert_msg(d1[n] == 0xEEEE, "%s %s n=%zu: decoder wrote past n", b->name, what, n);
+	free(s0), free(s1), free(w0), free(w1b), free(d1);
+}
+
+START_TEST(entropy_kernels_match_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = (size_t)1 << 16;
+	uint16_t *src = xmalloc(2 * max_n);
+	static const int gens[] = {SZ_GEN_KV_SKEWED, SZ_GEN_ESCAPE_5PCT, SZ_GEN_SPECIALS,
+	                           SZ_GEN_RANDOM};
+	for (int tb = 0; tb < 4; tb++)
+		for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
+			sz_test_generate(gens[g], 11 + (uint64_t)tb, src, max_n);
+			splitzip_entropy_table t;
+			kernel_table(tb, src, 4096, &t);
+			char what[96];
+			snprintf(what, sizeof what, "table %d, %s", tb, sz_test_gen_name(gens[g]));
+			for (size_t n = 1; n <= 160; n++) /* every step tail */
+				check_chunk(b, &t, src, n, what);
+			static const size_t big[] = {1023,  1024,  1025,  4096,
+			                             16383, 16384, 65535, 65536};
+			for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+				check_chunk(b, &t, src, big[j], what);
+			check_chunk(b, &t, src + 1, 4095, what); /* misaligned source */
+		}
+	free(src);
+}
+END_TEST
+
+/* Damaged words: the backend's decode kernel gives the reference kernel's status (and, on OK,
+ * its elements) for flipped bits, missing and extra words; it never reads past n_words (the
+ * words are copied to the end of an exact allocation, so a read past them is caught by ASan). */
+START_TEST(entropy_decode_kernel_on_damage)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 3000;
+	uint16_t *src = xmalloc(2 * n);
+	sz_test_generate(SZ_GEN_ESCAPE_1PCT, 99, src, n);
+	for (int tb = 0; tb < 4; tb++) {
+		splitzip_entropy_table t;
+		kernel_table(tb, src, n, &t);
+		splitzip_entropy_enc_tables enc;
+		splitzip_entropy_dec_tables dec;
+		splitzip_entropy_enc_init(&enc, &t);
+		splitzip_entropy_dec_init(&dec, &t);
+		const size_t wmax = (size_t)splitzip_entropy_chunk_words_max(n);
+		uint8_t *sm = xmalloc(n), *w = xmalloc(2 * wmax + 2);
+		memset(w, 0, 2 * wmax + 2);
+		size_t nw = 0;
+		splitzip_ref_entropy_encode_chunk(&enc, src, n, sm, w, &nw);
+		uint16_t *d0 = xmalloc(2 * n), *d1 = xmalloc(2 * n);
+		uint64_t s = 5 + (uint64_t)tb;
+		for (int it = 0; it < 400; it++) {
+			size_t m = nw;
+			uint8_t *x = xmalloc(2 * nw + 2);
+			memcpy(x, w, 2 * nw + 2);
+			const unsigned kind = (unsigned)(sz_test_rand(&s) % 4);
+			if (kind == 0)
+				m = (size_t)(sz_test_rand(&s) % nw); /* words missing */
+			else if (kind == 1)
+				m = nw + 1; /* one word too many (its value: the guard) */
+			else
+				x[sz_test_rand(&s) % (2 * nw)] ^=
+				    (uint8_t)(1u << (sz_test_rand(&s) % 8));
+			uint8_t *exact = xmalloc(2 * m);
+			memcpy(exact, x, 2 * m);
+			size_t e0 = 0, e1 = 0;
+			splitzip_status st0 =
+			    splitzip_ref_entropy_decode_chunk(&dec, exact, m, sm, n, d0, &e0);
+			splitzip_status st1 =
+			    b->host->entropy_decode_chunk(&dec, exact, m, sm, n, d1, &e1);
+			ck_assert_msg(st0 == st1, "%s table %d damage %d kind %u: %s, reference %s",
+			              b->name, tb, it, kind, splitzip_status_name(st1),
+			              splitzip_status_name(st0));
+			if (st0 == SPLITZIP_OK)
+				ck_assert(e0 == e1 && memcmp(d0, d1, 2 * n) == 0);
+			free(exact);
+			free(x);
+		}
+		free(sm), free(w), free(d0), free(d1);
+	}
+	free(src);
+}
+END_TEST
+
+/* ---- Frames against the scalar oracle ------------------------------------------------------- */
+
+static splitzip_ctx *ctx_for(const char *name, splitzip_encoding enc, unsigned log2,
+                             unsigned threads, unsigned flags, const splitzip_entropy_table *t)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.encoding = enc;
+	p.chunk_log2 = log2;
+	p.n_threads = threads;
+	p.flags = flags;
+	if (t) {
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.table = *t;
+	}
+	setenv("SPLITZIP_FORCE_BACKEND", name, 1);
+	splitzip_ctx *ctx = NULL;
+	splitzip_status st = splitzip_ctx_create(&p, &ctx);
+	unsetenv("SPLITZIP_FORCE_BACKEND");
+	ck_assert_msg(st == SPLITZIP_OK, "ctx_create(%s): %s", name, splitzip_error_string(st));
+	return ctx;
+}
+
+typedef struct frame {
+	uint8_t *p;
+	size_t size;
+} frame;
+
+static frame compress_on(const char *name, splitzip_encoding enc, const uint16_t *src, size_t n,
+                         unsigned log2, unsigned threads, unsigned flags,
+                         const splitzip_entropy_table *t)
+{
+	splitzip_ctx *ctx = ctx_for(name, enc, log2, threads, flags, t);
+	frame f;
+	size_t cap = splitzip_compress_bound(n);
+	f.p = xmalloc(cap);
+	splitzip_status st = splitzip_compress(ctx, src, n, f.p, cap, &f.size);
+	ck_assert_msg(st == SPLITZIP_OK, "compress(%s, n=%zu): %s", name, n,
+	              splitzip_error_string(st));
+	splitzip_ctx_free(ctx);
+	return f;
+}
+
+static void expect_decodes(const char *name, const frame *f, const uint16_t *src, size_t n,
+                           unsigned threads, const char *what)
+{
+	splitzip_ctx *ctx = ctx_for(name, SPLITZIP_ENCODING_SPLIT4, 0, threads, 0, NULL);
+	uint16_t *out = xmalloc(2 * (n + 1));
+	out[n] = 0xA5A5;
+	size_t got = 0;
+	splitzip_status st = splitzip_decompress(ctx, f->p, f->size, out, n, &got);
+	ck_assert_msg(st == SPLITZIP_OK && got == n, "%s: %s decoded: %s", what, name,
+	              splitzip_status_name(st));
+	ck_assert_msg(memcmp(out, src, 2 * n) == 0 && out[n] == 0xA5A5, "%s: %s: elements", what,
+	              name);
+	free(out);
+	splitzip_ctx_free(ctx);
+}
+
+/* The backend's frame equals the scalar oracle's (one thread) with 1 and 3 threads, and both
+ * backends decode it. */
+static void check_input(const char *name, splitzip_encoding enc, const uint16_t *src, size_t n,
+                        unsigned log2, unsigned flags, const splitzip_entropy_table *t,
+                        const char *what)
+{
+	frame ref = compress_on("scalar", enc, src, n, log2, 1, flags, t);
+	for (unsigned threads = 1; threads <= 3; threads += 2) {
+		frame f = compress_on(name, enc, src, n, log2, threads, flags, t);
+		size_t i = first_diff8(f.p, ref.p, f.size < ref.size ? f.size : ref.size);
+		ck_assert_msg(f.size == ref.size && i == f.size,
+		              "%s (%s, n=%zu, L=%u, %u threads, encoding %d): frame differs from "
+		              "scalar at byte %zu (%zu vs %zu bytes)",
+		              name, what, n, log2, threads, (int)enc, i, f.size, ref.size);
+		free(f.p);
+	}
+	expect_decodes(name, &ref, src, n, 2, what);
+	free(ref.p);
+}
+
+START_TEST(entropy_frames_generated_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 70000;
+	uint16_t *src = xmalloc(2 * n);
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++) {
+		sz_test_generate(g, 3 + (uint64_t)g, src, n);
+		static const size_t sizes[] = {1, 33, 400, 1025, 5000, 70000};
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			const unsigned log2 = 10 + (unsigned)((k + (size_t)g) % 7);
+			check_input(b->name, SPLITZIP_ENCODING_ENTROPY, src, sizes[k], log2, k % 2,
+			            NULL, sz_test_gen_name(g));
+			check_input(b->name, SPLITZIP_ENCODING_AUTO, src, sizes[k], log2, 1, NULL,
+			            sz_test_gen_name(g));
+		}
+		splitzip_entropy_table t;
+		kernel_table(3, src, n, &t); /* a narrow fixed table: escapes */
+		check_input(b->name, SPLITZIP_ENCODING_ENTROPY, src, n, 12, 1, &t, "fixed table");
+	}
+	free(src);
+}
+END_TEST
+
+/* Real KV: the bundled sample and ../shared/data/kv and bigkv when present. */
+static void check_kv_file(const char *name, const char *path)
+{
+	size_t bytes = 0;
+	uint16_t *src = sz_test_read_file(path, &bytes);
+	ck_assert_msg(src != NULL, "cannot read %s", path);
+	const size_t n = bytes / 2;
+	splitzip_entropy_table t;
+	ck_assert_int_eq(splitzip_entropy_calibrate(src, n < 4096 ? n : 4096, &t), SPLITZIP_OK);
+	check_input(name, SPLITZIP_ENCODING_ENTROPY, src, n, 14, 1, NULL, path);
+	check_input(name, SPLITZIP_ENCODING_ENTROPY, src, n, 10, 0, &t, path);
+	check_input(name, SPLITZIP_ENCODING_AUTO, src, n < 32768 ? n : 32768, 12, 0, NULL, path);
+	free(src);
+}
+
+static int check_kv_dir(const char *name, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		printf("xbackend-entropy: %s absent: skipped\n", dir);
+		return 0;
+	}
+	struct dirent *ent;
+	int files = 0;
+	while ((ent = readdir(d)) != NULL) {
+		size_t len = strlen(ent->d_name);
+		if (len < 5 || strcmp(ent->d_name + len - 5, ".bf16") != 0)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+		check_kv_file(name, path);
+		files++;
+	}
+	closedir(d);
+	return files;
+}
+
+START_TEST(entropy_frames_real_kv_match_scalar)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	check_kv_file(b->name, SZ_TEST_DATA_DIR "/kv/aidreams260k__shakespeare.K.bf16");
+	check_kv_file(b->name, SZ_TEST_DATA_DIR "/kv/aidreams260k__shakespeare.V.bf16");
+	int files = check_kv_dir(b->name, SZ_TEST_SHARED_KV_DIR);
+	files += check_kv_dir(b->name, SZ_TEST_SHARED_KV_DIR "/../bigkv");
+	printf("xbackend-entropy: %s: %d shared KV files checked\n", b->name, files);
+}
+END_TEST
+
+/* N x N: every backend decodes every backend's entropy frames. */
+START_TEST(entropy_decode_matrix)
+{
+	const splitzip_backend *enc = usable(_i);
+	if (!enc)
+		return;
+	const size_t n = ((size_t)1 << 18) + 3;
+	uint16_t *src = xmalloc(2 * n);
+	static const int gens[] = {SZ_GEN_KV_SKEWED, SZ_GEN_ESCAPE_5PCT, SZ_GEN_SPECIALS};
+	for (size_t gi = 0; gi < sizeof gens / sizeof gens[0]; gi++) {
+		sz_test_generate(gens[gi], 31, src, n);
+		frame f = compress_on(enc->name, SPLITZIP_ENCODING_ENTROPY, src, n, 12, 2,
+		                      (unsigned)gi % 2, NULL);
+		for (size_t j = 0; j < splitzip_registry_count(); j++) {
+			const splitzip_backend *dec = splitzip_registry_get(j);
+			if (!dec->host || !dec->probe())
+				continue;
+			char what[128];
+			snprintf(what, sizeof what, "frame by %s, %s", enc->name,
+			         sz_test_gen_name(gens[gi]));
+			expect_decodes(dec->name, &f, src, n, 1 + (unsigned)(j % 3), what);
+		}
+		free(f.p);
+	}
+	free(src);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("xbackend-entropy");
+	const int nb = (int)splitzip_registry_count();
+	TCase *tc = tcase_create("entropy");
+	tcase_set_timeout(tc, 1800);
+	tcase_add_test(tc, entropy_slots_set);
+	tcase_add_loop_test(tc, entropy_kernels_match_reference, 0, nb);
+	tcase_add_loop_test(tc, entropy_decode_kernel_on_damage, 0, nb);
+	tcase_add_loop_test(tc, entropy_frames_generated_match_scalar, 0, nb);
+	tcase_add_loop_test(tc, entropy_frames_real_kv_match_scalar, 0, nb);
+	tcase_add_loop_test(tc, entropy_decode_matrix, 0, nb);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
