@@ -15,10 +15,14 @@
 	"  --backend NAME        use this backend (see 'splitzip backends')\n"                     \
 	"  --threads N           codec threads (default: the CPUs less one, at least 1)\n"
 #define OPT_ENCODE                                                                                 \
+	"  --mode MODE           split4 (default: 4-bit codes, fastest), entropy (Huffman\n"       \
+	"                        codes, ~11% smaller on real KV) or auto (the smallest)\n"         \
 	"  --codebook FILE       a fixed codebook from 'calibrate' (default: each frame's own)\n"  \
+	"  --table FILE          a fixed entropy table from 'calibrate --mode entropy'\n"          \
 	"  --no-checksum         omit the content checksum (written by default)\n"                 \
-	"  --chunk-log2 N        chunks of 2^N elements, N in 10..16 (default 12)\n"               \
-	"  --frame-elems N       elements per frame (default 16777216)\n"
+	"  --chunk-log2 N        chunks of 2^N elements, N in 10..16 (default 12; 14 with\n"       \
+	"                        --mode entropy or auto)\n"                                        \
+	"  --frame-elems N       elements per frame, 1..4294967295 (default 16777216)\n"
 #define OUTPUT_NOTE                                                                                \
 	"The output is written to a temporary file renamed over OUT on success: on any\n"          \
 	"failure nothing is left behind and an existing OUT is untouched.\n"
@@ -43,14 +47,18 @@ static const help_entry helps[] = {
                "Decode every frame and check its checksums; write nothing. Exit 0 if the file "
                "is\nintact, 3 if not.\n\noptions:\n" OPT_QUIET OPT_CODEC},
     {"info", "usage: splitzip info FILE\n\n"
-             "Frames, ratio, escape rate, chunk size, checksums and codebook of a splitzip\n"
-             "file, from the frame headers only. For a packed safetensors file: one line per\n"
+             "Frames per mode, ratio, escape rate, chunk size, checksums, the codebook of\n"
+             "split4 frames and the entropy table of entropy frames, from the frame headers\n"
+             "(nothing is decoded). For a packed safetensors file: one line per\n"
              "tensor with dtype, shape, size, stored size, ratio and escape rate.\n"},
     {"calibrate",
      "usage: splitzip calibrate [options] SAMPLE... -o CODEBOOK\n\n"
      "The exponent histogram of sample BF16 files and the codebook it gives, written\n"
-     "as a codebook file for 'compress --codebook' and 'pack --codebook'.\n\n"
-     "options:\n  -o FILE               the codebook file to write\n" OPT_FORCE OPT_QUIET},
+     "as a codebook file for 'compress --codebook' and 'pack --codebook'; with\n"
+     "--mode entropy, the entropy table it gives, for 'compress --table'.\n\n"
+     "options:\n  -o FILE               the codebook (or table) file to write\n"
+     "  --mode entropy        write an entropy table file instead of a codebook\n" OPT_FORCE
+         OPT_QUIET},
     {"backends", "usage: splitzip backends\n\n"
                  "The backends compiled in, whether each is usable on this machine, and which\n"
                  "one is chosen by default.\n"},

@@ -72,7 +72,7 @@ static int info_scan(frame_reader *r, info_totals *t)
 			return -k;
 		if (k == 0)
 			break;
-		info_add(t, r->buf, &fi, fsize);
+		info_add(t, r->frame, &fi, fsize);
 		r->offset += fsize;
 	}
 	if (t->frames == 0) {
