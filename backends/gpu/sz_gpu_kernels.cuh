@@ -134,11 +134,11 @@ template <int W> SZ_DEVICE uint64_t sz_lookback(uint64_t *lb, uint64_t c)
 	int64_t base = (int64_t)c - 1;
 	for (;;) {
 		const int64_t idx = base - (int64_t)lane;
-		uint64_t s = idx >= 0 ? sz_atomic_load(&lb[idx]) : (SZ_LB_INCLUSIVE << 32);
+		uint64_t s = idx >= 0 ? sz_atomic_load_relaxed(&lb[idx]) : (SZ_LB_INCLUSIVE << 32);
 		while (!sz_all<W>(full, (s >> 32) != 0)) {
 			if ((s >> 32) == 0) {
 				sz_spin_pause();
-				s = sz_atomic_load(&lb[idx]);
+				s = sz_atomic_load_relaxed(&lb[idx]);
 			}
 		}
 		const uint64_t incl = sz_ballot<W>(full, (s >> 32) == SZ_LB_INCLUSIVE);
@@ -168,7 +168,7 @@ template <int W> SZ_DEVICE uint64_t sz_chunk_digest(const uint8_t *p, uint64_t m
 		for (uint64_t j = lane; j < nw; j += SPLITZIP_HASH_LANES) {
 			uint64_t w = 0;
 			if (al && j < whole) {
-				w = sz_load8(p + 8 * j);
+				w = sz_gld_u64(p + 8 * j);
 			} else {
 				for (unsigned b = 0; b < 8; b++)
 					if (8 * j + b < m)
@@ -206,7 +206,7 @@ SZ_DEVICE uint32_t sz_encode_group(const uint16_t *src, uint8_t *codes, uint8_t 
 	const uint64_t i0 = (uint64_t)g * SZ_GPU_GROUP;
 	uint32_t nesc = 0;
 	if (vec && i0 + SZ_GPU_GROUP <= len) {
-		const sz_u32x4 a = sz_load16(src + i0), b = sz_load16(src + i0 + 8);
+		const sz_u32x4 a = sz_gld_x4(src + i0), b = sz_gld_x4(src + i0 + 8);
 		const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
 		uint64_t cbits = 0;
 		uint32_t smw[4] = {0, 0, 0, 0};
@@ -228,8 +228,8 @@ SZ_DEVICE uint32_t sz_encode_group(const uint16_t *src, uint8_t *codes, uint8_t 
 			cbits |= (uint64_t)code << (4 * k);
 			smw[k >> 2] |= (((v >> 8) & 0x80) | (v & 0x7F)) << (8 * (k & 3));
 		}
-		sz_store8(codes + 8 * (uint64_t)g, cbits);
-		sz_store16(sm + 16 * (uint64_t)g, sz_u32x4_make(smw[0], smw[1], smw[2], smw[3]));
+		sz_gst_u64(codes + 8 * (uint64_t)g, cbits);
+		sz_gst_x4(sm + 16 * (uint64_t)g, sz_u32x4_make(smw[0], smw[1], smw[2], smw[3]));
 		return nesc;
 	}
 	for (uint64_t i = i0; i < i0 + SZ_GPU_GROUP && i < len; i++) {
@@ -316,13 +316,13 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_hist(sz_gp
 		h[i] = 0;
 	sz_syncthreads();
 	for (uint64_t i = t; i < len; i += blockDim.x)
-		sz_atomic_add(&h[splitzip_bf16_exponent(src[i])], 1u);
+		sz_smem_atomic_add(&h[splitzip_bf16_exponent(src[i])], 1u);
 	sz_syncthreads();
 	uint64_t *hist =
 	    reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) + SZ_GPU_WS_HIST);
 	for (unsigned i = t; i < 256; i += blockDim.x)
 		if (h[i])
-			sz_atomic_add(&hist[i], (uint64_t)h[i]);
+			sz_atomic_add_relaxed(&hist[i], (uint64_t)h[i]);
 }
 
 /*
@@ -373,7 +373,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 	const unsigned L = a.chunk_log2;
 	const uint64_t n = sz_enc_n(a, f), C = splitzip_n_chunks(n, L);
 	if (t == 0)
-		bc[0] = sz_atomic_add(&st->ticket, 1u);
+		bc[0] = sz_atomic_add_relaxed(&st->ticket, 1u);
 	for (unsigned i = t; i < 256; i += nt)
 		lut[i] = sz_lut_entry(st->codebook, i);
 	sz_syncthreads();
@@ -412,7 +412,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 		uint64_t *lb = reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) +
 		                                            SZ_GPU_WS_LOOKBACK);
 		if (t == 0) {
-			sz_atomic_store(
+			sz_atomic_store_relaxed(
 			    &lb[c], ((c == 0 ? SZ_LB_INCLUSIVE : SZ_LB_AGGREGATE) << 32) | total);
 			if (c == 0)
 				bc[1] = 0;
@@ -421,7 +421,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 			const uint64_t excl = sz_lookback<W>(lb, c);
 			if (sz_lane<W>() == 0) {
 				bc[1] = excl;
-				sz_atomic_store(&lb[c], (SZ_LB_INCLUSIVE << 32) | (excl + total));
+				sz_atomic_store_relaxed(&lb[c],
+				                        (SZ_LB_INCLUSIVE << 32) | (excl + total));
 			}
 		}
 		sz_syncthreads();
@@ -457,7 +458,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_
 			const uint64_t d =
 			    sz_chunk_digest<W>(reinterpret_cast<const uint8_t *>(src), 2 * len);
 			if (sz_lane<W>() == 0)
-				sz_atomic_add(&st->csum, splitzip_hash_chunk_fold(d, c));
+				sz_atomic_add_relaxed(&st->csum, splitzip_hash_chunk_fold(d, c));
 		}
 	}
 }
@@ -475,7 +476,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 	const uint64_t *lb = reinterpret_cast<const uint64_t *>(reinterpret_cast<uint8_t *>(st) +
 	                                                        SZ_GPU_WS_LOOKBACK);
 	const int64_t max_esc = st->max_esc;
-	const uint64_t E = (max_esc >= 0 && C) ? (uint32_t)sz_atomic_load(&lb[C - 1]) : 0;
+	const uint64_t E = (max_esc >= 0 && C) ? (uint32_t)sz_atomic_load_relaxed(&lb[C - 1]) : 0;
 	const bool split4 = max_esc >= 0 && E <= (uint64_t)max_esc; /* FORMAT.md §6.3 */
 	splitzip_layout lay;
 	splitzip_split4_layout(n, L, E, &lay);
@@ -511,13 +512,14 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 		uint64_t done = 0;
 		if (sz_aligned16(s8) && sz_aligned16(dst)) {
 			for (uint64_t u = gt; u < bytes / 16; u += gs)
-				sz_store16(d8 + 16 * u, sz_load16(s8 + 16 * u));
+				sz_gst_x4(d8 + 16 * u, sz_gld_x4(s8 + 16 * u));
 			done = bytes / 16 * 16;
 		}
 		for (uint64_t i = done + gt; i < bytes; i += gs)
 			d8[i] = s8[i];
 		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
-			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] = 0; /* FORMAT.md §4.1 padding */
+			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] =
+			    0; /* FORMAT.md §4.1 padding */
 	}
 	if (lead) {
 		splitzip_header h;
@@ -527,9 +529,10 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 		for (unsigned k = 0; k < 16; k++)
 			h.codebook[k] = split4 ? st->codebook[k] : 0;
 		h.frame_size = size;
-		h.content_checksum = (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
-		                         ? splitzip_hash_frame_final(n, sz_atomic_load(&st->csum))
-		                         : 0;
+		h.content_checksum =
+		    (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
+		        ? splitzip_hash_frame_final(n, sz_atomic_load_relaxed(&st->csum))
+		        : 0;
 		splitzip_header_write(dst, &h);
 		a.out_sizes[f] = size;
 		a.statuses[f] = SPLITZIP_OK;
@@ -555,8 +558,8 @@ SZ_DEVICE void sz_decode_group(const uint8_t *codes, const uint8_t *sm, uint16_t
 {
 	const uint64_t i0 = (uint64_t)g * SZ_GPU_GROUP;
 	if (vec && i0 + SZ_GPU_GROUP <= len) {
-		const uint64_t cb = sz_load8(codes + 8 * (uint64_t)g);
-		const sz_u32x4 s = sz_load16(sm + 16 * (uint64_t)g);
+		const uint64_t cb = sz_gld_u64(codes + 8 * (uint64_t)g);
+		const sz_u32x4 s = sz_gld_x4(sm + 16 * (uint64_t)g);
 		const uint32_t sw[4] = {s.x, s.y, s.z, s.w};
 		uint32_t o[8] = {0, 0, 0, 0, 0, 0, 0, 0};
 		SZ_UNROLL
@@ -566,8 +569,8 @@ SZ_DEVICE void sz_decode_group(const uint8_t *codes, const uint8_t *sm, uint16_t
 			const uint32_t x = contig ? (base + code) << 7 : exp7[code];
 			o[k >> 1] |= (((b & 0x80) << 8) | x | (b & 0x7F)) << (16 * (k & 1));
 		}
-		sz_store16(out + i0, sz_u32x4_make(o[0], o[1], o[2], o[3]));
-		sz_store16(out + i0 + 8, sz_u32x4_make(o[4], o[5], o[6], o[7]));
+		sz_gst_x4(out + i0, sz_u32x4_make(o[0], o[1], o[2], o[3]));
+		sz_gst_x4(out + i0 + 8, sz_u32x4_make(o[4], o[5], o[6], o[7]));
 		return;
 	}
 	for (uint64_t i = i0; i < i0 + SZ_GPU_GROUP && i < len; i++) {
@@ -641,7 +644,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 		const uint8_t *body = src + SPLITZIP_FRAME_HEADER_SIZE;
 		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t < fsize &&
 		    src[SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t])
-			sz_atomic_exch(&bad[0], 1u); /* FORMAT.md §4.1: zero padding */
+			sz_smem_atomic_or(&bad[0], 1u); /* FORMAT.md §4.1: zero padding */
 		const bool vec = sz_aligned16(body) && sz_aligned16(dst);
 		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
 			const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
@@ -650,7 +653,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			uint64_t done = 0;
 			if (vec) {
 				for (uint64_t u = t; u < 2 * len / 16; u += nt)
-					sz_store16(d8 + 16 * u, sz_load16(s8 + 16 * u));
+					sz_gst_x4(d8 + 16 * u, sz_gld_x4(s8 + 16 * u));
 				done = 2 * len / 16 * 16;
 			}
 			for (uint64_t i = done + t; i < 2 * len; i += nt)
@@ -658,7 +661,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			if (want_sum && sz_warp<W>() == 0) {
 				const uint64_t d = sz_chunk_digest<W>(s8, 2 * len);
 				if (sz_lane<W>() == 0)
-					sz_atomic_add(&st->csum, splitzip_hash_chunk_fold(d, c));
+					sz_atomic_add_relaxed(&st->csum,
+					                      splitzip_hash_chunk_fold(d, c));
 			}
 		}
 	} else {
@@ -672,10 +676,10 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
 				const uint64_t at = splitzip_split4_gap(&lay, k) + t;
 				if (at < splitzip_split4_gap_end(&lay, k) && src[at])
-					sz_atomic_exch(&bad[0], 1u);
+					sz_smem_atomic_or(&bad[0], 1u);
 			}
 			if (t == 0 && n % 2 && (codes[n / 2] >> 4))
-				sz_atomic_exch(&bad[0], 1u);
+				sz_smem_atomic_or(&bad[0], 1u);
 		}
 		const bool vec = sz_aligned16(src) && sz_aligned16(dst);
 		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
@@ -686,7 +690,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			const uint64_t k1 = splitzip_get_u8s(table + 4 * c, 4);
 			if (k0 > k1 || k1 - k0 > len || k1 > E || (c == C - 1 && k1 != E)) {
 				if (t == 0)
-					sz_atomic_exch(&bad[0], 1u);
+					sz_smem_atomic_or(&bad[0], 1u);
 				continue;
 			}
 			const uint32_t ng = (uint32_t)((len + SZ_GPU_GROUP - 1) / SZ_GPU_GROUP);
@@ -698,11 +702,12 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 			for (uint64_t k = k0 + t; k < k1; k += nt) {
 				const uint64_t p = splitzip_get_u8s(epos + 2 * k, 2);
 				const uint8_t e = eexp[k];
-				const bool after = k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
+				const bool after =
+				    k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
 				const uint64_t i = e0 + p;
 				if (!after || p >= len || !is_esc[e] ||
 				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {
-					sz_atomic_exch(&bad[0], 1u);
+					sz_smem_atomic_or(&bad[0], 1u);
 					continue;
 				}
 				dst[i] = splitzip_bf16_join(e, sm[i]);
@@ -713,8 +718,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 					const uint64_t d = sz_chunk_digest<W>(
 					    reinterpret_cast<const uint8_t *>(dst + e0), 2 * len);
 					if (sz_lane<W>() == 0)
-						sz_atomic_add(&st->csum,
-						              splitzip_hash_chunk_fold(d, c));
+						sz_atomic_add_relaxed(
+						    &st->csum, splitzip_hash_chunk_fold(d, c));
 				}
 			}
 		}
@@ -725,15 +730,15 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_
 	sz_syncthreads();
 	if (t == 0) {
 		if (bad[0])
-			sz_atomic_store(&st->corrupt, 1u);
-		sz_threadfence();
-		if (sz_atomic_add(&st->done, 1u) == gridDim.x - 1) {
-			sz_threadfence();
+			sz_atomic_store_relaxed(&st->corrupt, 1u);
+		sz_fence_acq_rel();
+		if (sz_atomic_add_relaxed(&st->done, 1u) == gridDim.x - 1) {
+			sz_fence_acq_rel();
 			int32_t s = SPLITZIP_OK;
-			if (sz_atomic_load(&st->corrupt))
+			if (sz_atomic_load_relaxed(&st->corrupt))
 				s = SPLITZIP_ERROR_CORRUPT_STREAM;
 			else if (want_sum &&
-			         splitzip_hash_frame_final(n, sz_atomic_load(&st->csum)) !=
+			         splitzip_hash_frame_final(n, sz_atomic_load_relaxed(&st->csum)) !=
 			             sh[0].content_checksum)
 				s = SPLITZIP_ERROR_CONTENT_CHECKSUM;
 			a.statuses[f] = s;
