@@ -62,6 +62,9 @@
 
 #define SZ_GLOBAL __global__
 #define SZ_DEVICE __device__ __forceinline__
+/* Once-per-frame device code (header parsing, finishing): kept out of the kernels' hot loops'
+ * register allocation. */
+#define SZ_DEVICE_COLD __device__ __noinline__
 #define SZ_HOST_DEVICE __host__ __device__ inline
 #define SZ_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define SZ_RESTRICT __restrict__
@@ -110,10 +113,21 @@
 	} while (0)
 #endif
 
+#if defined(SZ_GPU_FLAVOUR_CUDA)
 SZ_DEVICE void sz_syncthreads(void)
 {
 	__syncthreads();
 }
+#else
+/* HIP's __syncthreads() as clang builtins (the device library's __atomic_work_item_fence is not
+ * needed): workgroup-scope release, the barrier, workgroup-scope acquire. */
+SZ_DEVICE void sz_syncthreads(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+	__builtin_amdgcn_s_barrier();
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+#endif
 SZ_DEVICE int sz_syncthreads_count(int p)
 {
 	return __syncthreads_count(p);

@@ -37,25 +37,43 @@ static const bool k_sanitized = false;
 /*                  The harness launcher and device calls               */
 /* ==================================================================== */
 
+/*
+ * A schedule: lane and block order, fill byte, and the device it pretends to be: 'wave' blocks
+ * fit on it at once (the driver sizes persistent grids and chooses the batched path by it),
+ * 'resident' of them really run interleaved in the harness (look-back, tickets and the done
+ * counters then wait on each other).
+ */
 struct schedule {
 	sz_simt_lane_order lanes;
 	sz_simt_block_order blocks;
 	uint64_t seed;
 	int fill;
+	unsigned wave, resident;
 };
-static const schedule k_default_sched = {SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5};
+static const schedule k_default_sched = {
+    SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5, 6, 1};
 static const schedule k_other_scheds[] = {
-    {SZ_SIMT_LANES_REVERSE, SZ_SIMT_BLOCKS_REVERSED, 0, 0x00},
-    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 7, 0xFF},
+    {SZ_SIMT_LANES_REVERSE, SZ_SIMT_BLOCKS_REVERSED, 0, 0x00, 5, 5},
+    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 7, 0xFF, 7, 3},
+    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_INCREASING, 3, 0x11, 64, 2},
 };
 
+/* The launcher of sz_gpu_driver.cuh for the harness; it sums the counts of every launch. */
 struct simt_launcher {
 	int warp;
 	schedule sched;
 	bool failed = false;
 	sz_simt_result first{};
+	std::vector<std::pair<std::string, sz_simt_result>> runs; /* every launch, in order */
+	simt_launcher(int w, const schedule &s) : warp(w), sched(s)
+	{
+	}
+	template <typename... P> unsigned resident(void (*)(P...))
+	{
+		return sched.wave;
+	}
 	template <typename... P, typename... A>
-	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	void launch(const char *name, sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
 	{
 		if (failed)
 			return;
@@ -67,7 +85,10 @@ struct simt_launcher {
 		c.block_order = sched.blocks;
 		c.seed = sched.seed;
 		c.fill = sched.fill;
+		c.resident = sched.resident;
+		c.spin_budget = 200000;
 		sz_simt_result r = sz_simt_launch(c, k, args...);
+		runs.emplace_back(name, r);
 		if (r.code != SZ_SIMT_OK) {
 			failed = true;
 			first = r;
@@ -156,8 +177,7 @@ static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_e
 {
 	dec_result r;
 	buf src(frame, size), dst(cap_elems * 2);
-	const uint64_t stride = sz_gpu_ws_stride(cap_elems, 12);
-	buf ws(stride, 0x5A);
+	buf ws(sz_gpu_dec_workspace_size(1), 0x5A);
 	size_t n = 777;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
@@ -169,7 +189,7 @@ static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_e
 	a.statuses = &r.status;
 	a.ws = ws.p;
 	simt_launcher lc{W, s};
-	sz_gpu_decompress<W>(lc, a, 1, cap_elems, stride);
+	sz_gpu_decompress<W>(lc, a, 1, cap_elems);
 	CHECK(!lc.failed, "harness: %s", lc.first.msg);
 	if (r.status == SPLITZIP_OK) {
 		const uint16_t *o = (const uint16_t *)dst.p;
@@ -438,8 +458,10 @@ template <int W> static void test_batch()
 		for (size_t f = 0; f < nf - 2; f++) {
 			std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + d_sizes[f]);
 			CHECK(d_status[f] == SPLITZIP_OK && got == ref[f],
-			      "batch frame %zu (n=%zu): status %d, differs at %zu", f, sizes[f],
-			      d_status[f], first_diff(got, ref[f]));
+			      "batch variant %d frame %zu (n=%zu, %s): status %d, differs at %zu",
+			      variant, f, sizes[f],
+			      sz_test_gen_name((int)(f % SZ_TEST_N_GENERATORS)), d_status[f],
+			      first_diff(got, ref[f]));
 		}
 		CHECK(d_status[nf - 2] == SPLITZIP_ERROR_INVALID_ARGUMENT, "n > max: %d",
 		      d_status[nf - 2]);
@@ -465,7 +487,7 @@ template <int W> static void test_batch()
 			fdst[f] = new buf(in[f].size() * 2);
 			e_dsts[f] = in[f].empty() ? nullptr : (uint16_t *)fdst[f]->p;
 		}
-		buf ws2(sz_gpu_workspace_size(nf, max_elems, 12), 0x5A);
+		buf ws2(sz_gpu_dec_workspace_size(nf), 0x5A);
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
 		d.srcs = e_srcs.data();
@@ -476,7 +498,7 @@ template <int W> static void test_batch()
 		d.statuses = e_status.data();
 		d.ws = ws2.p;
 		simt_launcher lc2{W, variant ? k_other_scheds[0] : k_default_sched};
-		sz_gpu_decompress<W>(lc2, d, nf, max_elems, sz_gpu_ws_stride(max_elems, 12));
+		sz_gpu_decompress<W>(lc2, d, nf, max_elems);
 		CHECK(!lc2.failed, "harness: %s", lc2.first.msg);
 		for (size_t f = 0; f < nf; f++) {
 			dec_result o = oracle_decompress(fsrc[f]->p, e_sizes[f], e_caps[f]);

@@ -25,6 +25,7 @@
 
 #define SZ_GLOBAL
 #define SZ_DEVICE inline
+#define SZ_DEVICE_COLD inline
 #define SZ_HOST_DEVICE inline
 #define SZ_LAUNCH_BOUNDS(n)
 #define SZ_LAUNCH_BOUNDS_BLOCKS(n, b)
