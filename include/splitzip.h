@@ -136,7 +136,7 @@ typedef struct splitzip_codebook {
  * Returns SPLITZIP_ERROR_INVALID_ARGUMENT if 'hist' is NULL or 'src' is NULL with n_elems > 0.
  */
 SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_elems,
-						uint64_t hist[256]);
+                                                uint64_t hist[256]);
 
 /*
  * splitzip_codebook_from_histogram() selects the canonical codebook for an exponent histogram:
@@ -145,7 +145,7 @@ SPLITZIP_API splitzip_status splitzip_histogram(const uint16_t *src, size_t n_el
  * result is always a valid codebook. Errors: SPLITZIP_ERROR_INVALID_ARGUMENT on NULL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t hist[256],
-							      splitzip_codebook *cb);
+                                                              splitzip_codebook *cb);
 
 /*
  * splitzip_calibrate() computes the canonical codebook of 'n_elems' BF16 values; it is
@@ -153,7 +153,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_from_histogram(const uint64_t his
  * samples, accumulate one histogram and call splitzip_codebook_from_histogram() once.
  */
 SPLITZIP_API splitzip_status splitzip_calibrate(const uint16_t *src, size_t n_elems,
-						splitzip_codebook *cb);
+                                                splitzip_codebook *cb);
 
 /*
  * splitzip_codebook_validate() returns SPLITZIP_OK if 'cb' is valid (16 strictly ascending
@@ -170,7 +170,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_validate(const splitzip_codebook 
  * DST_TOO_SMALL.
  */
 SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook *cb, void *dst,
-							 size_t dst_cap);
+                                                         size_t dst_cap);
 
 /*
  * splitzip_codebook_deserialize() reads a serialised codebook from 'src' ('src_size' bytes,
@@ -178,7 +178,7 @@ SPLITZIP_API splitzip_status splitzip_codebook_serialize(const splitzip_codebook
  * TRUNCATED (too short), BAD_CODEBOOK (bad magic, version, checksum, order, trailing bytes).
  */
 SPLITZIP_API splitzip_status splitzip_codebook_deserialize(const void *src, size_t src_size,
-							   splitzip_codebook *cb);
+                                                           splitzip_codebook *cb);
 
 /* ==================================================================== */
 /*                          Context & backends                          */
@@ -194,7 +194,7 @@ typedef enum splitzip_backend_id {
 	SPLITZIP_BACKEND_NEON = 3,
 	SPLITZIP_BACKEND_CUDA = 4,
 	SPLITZIP_BACKEND_HIP = 5,
-	SPLITZIP_BACKEND_AVX512 = 6,	 /* AVX-512 F/BW/DQ/VL */
+	SPLITZIP_BACKEND_AVX512 = 6,    /* AVX-512 F/BW/DQ/VL */
 	SPLITZIP_BACKEND_AVX512VBMI = 7 /* the same plus VBMI/VBMI2 (Ice Lake, Zen 4) */
 } splitzip_backend_id;
 
@@ -220,13 +220,13 @@ typedef enum splitzip_codebook_mode {
  * programs compiled against this header.
  */
 typedef struct splitzip_params {
-	size_t struct_size;		      /* = sizeof(splitzip_params), set by params_init */
-	splitzip_backend_id backend;	      /* default SPLITZIP_BACKEND_AUTO */
-	unsigned chunk_log2;		      /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
-	unsigned flags;			      /* SPLITZIP_FLAG_*; default 0 (no checksum) */
+	size_t struct_size;                   /* = sizeof(splitzip_params), set by params_init */
+	splitzip_backend_id backend;          /* default SPLITZIP_BACKEND_AUTO */
+	unsigned chunk_log2;                  /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
+	unsigned flags;                       /* SPLITZIP_FLAG_*; default 0 (no checksum) */
 	splitzip_codebook_mode codebook_mode; /* default SPLITZIP_CODEBOOK_FROM_INPUT */
-	splitzip_codebook codebook;	      /* used with SPLITZIP_CODEBOOK_FIXED */
-	unsigned n_threads;		      /* worker threads for host calls; 0 = automatic */
+	splitzip_codebook codebook;           /* used with SPLITZIP_CODEBOOK_FIXED */
+	unsigned n_threads;                   /* worker threads for host calls; 0 = automatic */
 } splitzip_params;
 
 /*
@@ -310,13 +310,13 @@ typedef enum splitzip_mode {
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
 	unsigned format_version;    /* Format_Version */
-	unsigned dtype;		    /* SPLITZIP_DTYPE_BF16 */
-	splitzip_mode mode;	    /* stored or split4 */
-	unsigned chunk_log2;	    /* elements per chunk = 1 << chunk_log2 */
-	unsigned flags;		    /* SPLITZIP_FLAG_* */
-	uint64_t n_elems;	    /* decoded element count */
-	uint64_t n_escapes;	    /* escape records (0 for stored frames) */
-	uint64_t frame_size;	    /* bytes of the whole frame, header included */
+	unsigned dtype;             /* SPLITZIP_DTYPE_BF16 */
+	splitzip_mode mode;         /* stored or split4 */
+	unsigned chunk_log2;        /* elements per chunk = 1 << chunk_log2 */
+	unsigned flags;             /* SPLITZIP_FLAG_* */
+	uint64_t n_elems;           /* decoded element count */
+	uint64_t n_escapes;         /* escape records (0 for stored frames) */
+	uint64_t frame_size;        /* bytes of the whole frame, header included */
 	uint64_t content_checksum;  /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
 	splitzip_codebook codebook; /* all zero for stored frames */
 } splitzip_frame_info;
@@ -331,7 +331,7 @@ typedef struct splitzip_frame_info {
  * The body of the frame is not checked: a frame whose header is fine may still fail to decode.
  */
 SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src_size,
-						     splitzip_frame_info *info);
+                                                     splitzip_frame_info *info);
 
 /* ==================================================================== */
 /*                        Host-memory one-shot API                      */
@@ -347,8 +347,8 @@ SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src
  * SPLITZIP_MAX_FRAME_ELEMS), DST_TOO_SMALL, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src,
-					       size_t n_elems, void *dst, size_t dst_cap,
-					       size_t *dst_size);
+                                               size_t n_elems, void *dst, size_t dst_cap,
+                                               size_t *dst_size);
 
 /*
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
@@ -357,7 +357,7 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * the last frame is incomplete, CORRUPT_STREAM if bytes after a frame do not begin with the magic.
  */
 SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t src_size,
-							uint64_t *n_elems);
+                                                        uint64_t *n_elems);
 
 /*
  * splitzip_decompress() decodes 'src' ('src_size' bytes: one frame, or several frames
@@ -370,8 +370,8 @@ SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t 
  * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
  */
 SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src,
-						 size_t src_size, uint16_t *dst,
-						 size_t dst_cap_elems, size_t *n_elems);
+                                                 size_t src_size, uint16_t *dst,
+                                                 size_t dst_cap_elems, size_t *n_elems);
 
 /*
  * splitzip_frame_decompress() decodes exactly one frame: the frame at the start of 'src' must
@@ -379,9 +379,9 @@ SPLITZIP_API splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *
  * can step through a buffer of frames. Other arguments and errors as splitzip_decompress().
  */
 SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src,
-						       size_t src_size, size_t *src_consumed,
-						       uint16_t *dst, size_t dst_cap_elems,
-						       size_t *n_elems);
+                                                       size_t src_size, size_t *src_consumed,
+                                                       uint16_t *dst, size_t dst_cap_elems,
+                                                       size_t *n_elems);
 
 /*
  * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
@@ -389,7 +389,7 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
  * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
  */
 SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
-					     uint64_t *n_elems);
+                                             uint64_t *n_elems);
 
 /* ==================================================================== */
 /*                           Content checksum                           */
@@ -402,7 +402,7 @@ SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src,
  * Errors: INVALID_ARGUMENT (NULL, chunk_log2 out of range, n_elems above the frame limit).
  */
 SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size_t n_elems,
-						       unsigned chunk_log2, uint64_t *out);
+                                                       unsigned chunk_log2, uint64_t *out);
 
 /* ==================================================================== */
 /*                  Device-memory async API (CUDA / HIP)                */
@@ -415,14 +415,24 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *
  *   - Buffers are device pointers (prefixed d_) on the current device; 'stream' is a cudaStream_t
  *     or hipStream_t cast to void * (NULL: the default stream).
- *   - The caller owns everything: the output, the workspace (splitzip_workspace_size...) and the
- *     result slots. The call allocates nothing, copies nothing to or from the host and never
- *     waits for the device, so it can be captured into a CUDA/HIP graph.
+ *   - The caller owns everything: the output, the workspace (splitzip_workspace_size... for
+ *     compression, splitzip_decompress_workspace_size() for decompression) and the result
+ *     slots. The call allocates nothing, copies nothing to or from the host and never waits
+ *     for the device, so it can be captured into a CUDA/HIP graph.
+ *   - Alignment: the workspace to SPLITZIP_WORKSPACE_ALIGN bytes; result slots and descriptor
+ *     arrays to their element type (size_t, int32_t, pointers); BF16 buffers (d_src of a
+ *     compression, d_dst of a decompression, and the d_srcs[i] / d_dsts[i] they point to) to
+ *     2 bytes. Frames may sit at any address. Anything cudaMalloc/hipMalloc returns qualifies.
+ *     A misaligned argument the host can see is INVALID_ARGUMENT (a fault on the device would
+ *     end the whole GPU context); a misaligned buffer in a device array is that frame's
+ *     INVALID_ARGUMENT.
+ *   - No overlap: the input, the output, the workspace and the result slots of a call must not
+ *     overlap one another (the kernels read their input while they write their output).
  *   - Results are written to device memory when the kernels run: per frame, a size_t (frame
  *     size in bytes, or decoded elements) and an int32_t holding a splitzip_status. On any
  *     per-frame error the size is 0 and the output contents are unspecified.
- *   - The return value only covers what the host can check before enqueueing: NULL or
- *     out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
+ *   - The return value only covers what the host can check before enqueueing: NULL, misaligned
+ *     or out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
  *     is not bound to a GPU backend (BACKEND_UNAVAILABLE), a launch the runtime rejects
  *     (DEVICE). If it is not SPLITZIP_OK, nothing was enqueued and no result is written.
  *   - A workspace serves one call at a time: calls that may overlap need separate workspaces.
@@ -432,24 +442,40 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *     does and reports the same status; it never reads outside d_src[0..src_size) nor writes
  *     outside the output's capacity.
  *   - The context's parameters (chunk_log2, flags, codebook_mode, codebook) apply as for
- *     splitzip_compress(). SPLITZIP_CODEBOOK_FROM_INPUT costs one extra read of the input;
- *     SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     splitzip_compress(). SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     SPLITZIP_CODEBOOK_FROM_INPUT predicts the codebook from 1 chunk in 16 of frames of 2^22
+ *     elements or more and checks it against the histogram counted during the pass (a second
+ *     pass only when the prediction was wrong); smaller frames are read twice (histogram,
+ *     then encode, the second read mostly from cache).
  * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
  * context: they copy through the device and wait.
  */
 
+/* The alignment in bytes every device workspace must have. */
+#define SPLITZIP_WORKSPACE_ALIGN 16
+
 /*
- * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression or
- * decompression of a frame of up to 'max_elems' elements needs with this context's parameters.
- * splitzip_workspace_size_batch() is the same for a batch of 'n_frames' frames of up to
- * 'max_elems' elements each. Works on any context. Errors: INVALID_ARGUMENT (NULL, max_elems
- * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
+ * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression of a
+ * frame of up to 'max_elems' elements needs with this context's parameters (about n/6 bytes
+ * plus 16 per chunk: escape exponents and per-chunk state). splitzip_workspace_size_batch() is
+ * the same for a batch of 'n_frames' frames of up to 'max_elems' elements each. Either is also
+ * enough for a decompression of as many frames. Works on any context. Errors:
+ * INVALID_ARGUMENT (NULL, max_elems above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows
+ * size_t).
  */
 SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
-						     size_t *bytes);
-SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx,
-							   size_t n_frames, size_t max_elems,
-							   size_t *bytes);
+                                                     size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
+                                                           size_t max_elems, size_t *bytes);
+
+/*
+ * splitzip_decompress_workspace_size() stores in '*bytes' the device workspace that a
+ * decompression of 'n_frames' frames needs: 256 bytes per frame (its parsed header and
+ * counters), whatever their size. Works on any context. Errors: INVALID_ARGUMENT (NULL, a size
+ * that overflows size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_workspace_size(const splitzip_ctx *ctx,
+                                                                size_t n_frames, size_t *bytes);
 
 /*
  * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
@@ -458,23 +484,24 @@ SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *c
  * 'd_src' may be NULL when n_elems is 0. See the contract above.
  */
 SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src,
-						     size_t n_elems, void *d_dst, size_t dst_cap,
-						     size_t *d_dst_size, int32_t *d_status,
-						     void *d_workspace, size_t ws_bytes,
-						     void *stream);
+                                                     size_t n_elems, void *d_dst, size_t dst_cap,
+                                                     size_t *d_dst_size, int32_t *d_status,
+                                                     void *d_workspace, size_t ws_bytes,
+                                                     void *stream);
 
 /*
  * splitzip_decompress_async() enqueues the decoding of the one frame at the start of 'd_src'
  * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
- * element count to '*d_n_elems' and the status to '*d_status': any status splitzip_frame_decompress()
- * can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM, UNSUPPORTED_FORMAT,
- * CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for dst_cap_elems.
+ * element count to '*d_n_elems' and the status to '*d_status': any status
+ * splitzip_frame_decompress() can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is
+ * splitzip_decompress_workspace_size(ctx, 1).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
-						       size_t src_size, uint16_t *d_dst,
-						       size_t dst_cap_elems, size_t *d_n_elems,
-						       int32_t *d_status, void *d_workspace,
-						       size_t ws_bytes, void *stream);
+                                                       size_t src_size, uint16_t *d_dst,
+                                                       size_t dst_cap_elems, size_t *d_n_elems,
+                                                       int32_t *d_status, void *d_workspace,
+                                                       size_t ws_bytes, void *stream);
 
 /*
  * splitzip_compress_batch_async() compresses 'n_frames' independent buffers (e.g. KV cache
@@ -485,20 +512,20 @@ SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const 
  * pointer) gets INVALID_ARGUMENT in its status; the other frames are not affected.
  */
 SPLITZIP_API splitzip_status splitzip_compress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
-	size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const uint16_t *const *d_srcs, const size_t *d_n_elems,
+    size_t max_elems, void *const *d_dsts, const size_t *d_dst_caps, size_t *d_dst_sizes,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 /*
  * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
  * bytes available) into d_dsts[i] (room for d_dst_caps[i] elements, at most 'max_dst_elems'),
  * writing d_n_elems[i] and d_statuses[i]. Device arrays of n_frames entries; the workspace is
- * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
+ * splitzip_decompress_workspace_size(ctx, n_frames).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
-	splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
-	uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
-	int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+    uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

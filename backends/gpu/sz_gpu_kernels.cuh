@@ -1035,8 +1035,9 @@ SZ_DEVICE int32_t sz_enc_check(const sz_gpu_enc &a, uint64_t f, int64_t *max_esc
 {
 	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f);
 	*max_esc = -1;
-	if (n > a.max_elems || n > SPLITZIP_MAX_FRAME_ELEMS || !sz_enc_dst(a, f) ||
-	    (!sz_enc_src(a, f) && n))
+	const uint16_t *src = sz_enc_src(a, f);
+	if (n > a.max_elems || n > SPLITZIP_MAX_FRAME_ELEMS || !sz_enc_dst(a, f) || (!src && n) ||
+	    !sz_aligned(src, 2))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	const uint64_t stored = splitzip_stored_frame_size(n);
 	*max_esc = splitzip_split4_max_escapes(n, a.chunk_log2);
@@ -1362,8 +1363,9 @@ SZ_DEVICE_COLD int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_he
 		s = SPLITZIP_ERROR_TRUNCATED; /* step 12 */
 	else if (s == SPLITZIP_OK && h->n_elems > sz_dec_cap(a, f))
 		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* step 13 */
-	else if (s == SPLITZIP_OK && !sz_dec_dst(a, f) && h->n_elems)
-		s = SPLITZIP_ERROR_INVALID_ARGUMENT;
+	else if (s == SPLITZIP_OK &&
+	         ((!sz_dec_dst(a, f) && h->n_elems) || !sz_aligned(sz_dec_dst(a, f), 2)))
+		s = SPLITZIP_ERROR_INVALID_ARGUMENT; /* an odd output address would fault */
 	return s;
 }
 
