@@ -1487,8 +1487,13 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	uint64_t k1 = 0;
 	if (!stored) {
 		const uint8_t *T = fr.src + fr.table_off;
-		const uint64_t k0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
-		k1 = sz_gld_le32(T + 4 * c);
+		uint32_t t0 = 0, t1 = 0; /* one lane reads the two entries, the warp shares them */
+		if (lane == 0) {
+			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
+			t1 = sz_gld_le32(T + 4 * c);
+		}
+		const uint64_t k0 = sz_shfl<W>(sz_full_mask<W>(), t0, 0);
+		k1 = sz_shfl<W>(sz_full_mask<W>(), t1, 0);
 		if (k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E))
 			return true; /* rule 2: the escape range must lie inside its chunk's share
 			              */
