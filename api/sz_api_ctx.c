@@ -115,3 +115,9 @@ splitzip_backend_id splitzip_backend_id_of(size_t i)
 	const splitzip_backend *b = splitzip_registry_get(i);
 	return b ? b->id : SPLITZIP_BACKEND_AUTO;
 }
+
+const char *splitzip_backend_unavailable_reason(size_t i)
+{
+	const splitzip_backend *b = splitzip_registry_get(i);
+	return b ? b->why_not() : "no such backend";
+}

@@ -1,7 +1,9 @@
 /*
  * sz_simd_common.h -- scalar helpers shared by the SIMD backends. Everything here is static
- * inline, so each backend translation unit compiles its own copy with its own ISA flags and no
- * ISA-specific code can be merged across translation units by the linker.
+ * inline (or a macro), so each backend translation unit compiles its own copy with its own ISA
+ * flags and no ISA-specific code can be merged across translation units by the linker. The
+ * vector code shared by the backends is in the templates sz_hist_template.h and
+ * sz_chunk_template.h.
  */
 #ifndef SZ_SIMD_COMMON_H
 #define SZ_SIMD_COMMON_H
@@ -13,6 +15,31 @@
 #else
 #define SZ_ALWAYS_INLINE inline
 #endif
+
+/* Name pasting for the templates (sz_*_template.h): SZ_PASTE(avx2, histogram) is
+ * avx2_histogram, after the arguments are expanded. */
+#define SZ_PASTE_(a, b) a##_##b
+#define SZ_PASTE(a, b) SZ_PASTE_(a, b)
+
+/*
+ * Encoder paths, fastest first; the chunk template (sz_chunk_template.h) picks one per chunk
+ * from the codebook, and every backend's block kernel takes it as a compile-time constant:
+ * a contiguous codebook (code = e - base), one spanning at most 32 exponent values (a 32-entry
+ * table indexed by e - base), any codebook.
+ */
+enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
+
+/*
+ * The table of the SZ_WINDOW32 path: entry d is the code of exponent codebook[0] + d, or 0x80
+ * for a value between members that is not one.
+ */
+static inline void sz_window32_table(const splitzip_enc_tables *t, uint8_t win[32])
+{
+	for (unsigned d = 0; d < 32; d++) {
+		unsigned e = (t->base + d) & 0xFF;
+		win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
+	}
+}
 
 /*
  * Exact exponent histogram with four interleaved sub-tables. With one table, consecutive

@@ -13,7 +13,8 @@ tools/, bench/, python/. A file may include its own layer and the layers below i
     backends/      core/, backends/, include/splitzip.h, splitzip_config.h
     dispatch/      core/, backends/, dispatch/, include/splitzip.h, splitzip_config.h
     api/           everything above but tools/bench/python/tests
-    tools/, bench/ include/splitzip.h and their own folder only (the public API)
+    tools/, bench/ include/splitzip.h and their own folder only (the public API); tools/ may
+                   also include bench/sz_bench.h, the benchmark that `splitzip bench` runs
     python/        loads the library (ctypes); no C includes at all
 
 No production file includes anything under tests/. A quoted include is resolved against the
@@ -41,13 +42,13 @@ ALLOWED = {
     "backends": {"core", "backends"},
     "dispatch": {"core", "backends", "dispatch"},
     "api": {"core", "backends", "dispatch", "api"},
-    "tools": {"tools"},
+    "tools": {"tools", "bench"},  # `splitzip bench` runs the benchmark library
     "bench": {"bench"},
     "python": set(),
 }
 CONFIG = "splitzip_config.h"
 PUBLIC = os.path.join("include", "splitzip.h")
-SEARCH_PATH = ("include", os.path.join("backends", "gpu"))
+SEARCH_PATH = ("include", os.path.join("backends", "gpu"), "bench")
 
 
 def layer_of(rel):

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Compiles the GPU kernel source with the real GPU compilers, without running anything: the
 # harness self-test kernels (tests/simt/simt_kernels.cuh, through backends/gpu/sz_gpu_compat.cuh)
-# with nvcc for sm_90 and with hipcc for gfx90a (CDNA2, wave64), gfx1030 (RDNA2, wave32) and
-# gfx1100 (RDNA3, wave32), plus the HIP module source for the same targets (the CMake build
-# leaves out targets whose device library is missing; this still checks their source). ROCm
-# releases without gfx1100 device libraries (Debian's 5.2) get a front-end build for it
-# (-nogpulib -fgpu-rdc: parsed, instantiated, lowered to device bitcode).
+# and the GPU module source,
+#   - with nvcc for sm_90;
+#   - with the HIP module's compiler for its targets (HIP_COMPILER, HIP_ARCHS; ctest passes the
+#     CMake build's; default clang++-19 for gfx90a gfx942 gfx1100 gfx1200);
+#   - with Debian's hipcc (ROCm 5.2, clang 15) for gfx90a (CDNA2, wave64), gfx1030 (RDNA2) and
+#     gfx1100 (RDNA3, wave32), the targets it has.
+# HIP builds use -nogpulib and link the device code: the kernels need no ROCm device library.
 # A compiler that is not installed is reported and skipped; set SZ_REQUIRE_GPU_COMPILERS=1 to
 # make that an error. Usage: ci/gpu-compile-check.sh [OUTDIR]
 set -euo pipefail
@@ -28,32 +30,38 @@ else
 	[ "${SZ_REQUIRE_GPU_COMPILERS:-0}" = 1 ] && status=1
 fi
 
+# hip_check NAME COMPILER ARCH...: the harness kernels and the HIP module for those targets.
+hip_check() {
+	local name=$1 cc=$2
+	shift 2
+	local offload=()
+	for a in "$@"; do offload+=(--offload-arch="$a"); done
+	echo "== $name $*"
+	if "$cc" -std=c++17 -O3 -x hip "${offload[@]}" -nogpulib -Wall -Werror "${inc[@]}" \
+		-c "$src" -o "$out/gpu_compile_check.$name.o" 2>"$out/$name.log" &&
+		"$cc" -std=c++17 -O3 -x hip "${offload[@]}" -nogpulib -Wall -Werror \
+			-I"$here/backends/hip" -I"$here/backends/gpu" \
+			-c "$here/backends/hip/sz_hip.hip" -o "$out/sz_hip.$name.o" 2>>"$out/$name.log"; then
+		echo "ok: $name (harness kernels and the HIP module, device code linked)"
+	else
+		cat "$out/$name.log"
+		status=1
+	fi
+}
+
+clang_hip=${HIP_COMPILER:-$(command -v clang++-19 || true)}
+if [ -n "$clang_hip" ]; then
+	arch_list=${HIP_ARCHS:-gfx90a gfx942 gfx1100 gfx1200}
+	read -r -a archs <<<"${arch_list//,/ }"
+	hip_check "$(basename "$clang_hip")" "$clang_hip" "${archs[@]}"
+else
+	echo "skip: no HIP compiler (clang++-19) found"
+	[ "${SZ_REQUIRE_GPU_COMPILERS:-0}" = 1 ] && status=1
+fi
 hipcc=${HIPCC:-$(command -v hipcc || true)}
-if [ -n "$hipcc" ]; then
-	for arch in gfx90a gfx1030 gfx1100; do
-		echo "== hipcc $arch"
-		extra=()
-		lib=$(find /opt /usr/lib /usr/local -name "oclc_isa_version_${arch#gfx}.bc" -print \
-			-quit 2>/dev/null || true)
-		if [ -z "$lib" ]; then
-			extra=(-nogpulib -fgpu-rdc)
-			echo "   (no $arch device library in this ROCm: front-end build only)"
-		fi
-		if "$hipcc" -std=c++17 -O3 -x hip --offload-arch=$arch "${extra[@]}" -Wall -Werror \
-			"${inc[@]}" -c "$src" -o "$out/gpu_compile_check.$arch.o" \
-			2>"$out/hipcc.$arch.log" &&
-			"$hipcc" -std=c++17 -O3 -x hip --offload-arch=$arch "${extra[@]}" -Wall -Werror \
-				-I"$here/backends/hip" -I"$here/backends/gpu" \
-				-c "$here/backends/hip/sz_hip.hip" -o "$out/sz_hip.$arch.o" \
-				2>>"$out/hipcc.$arch.log"; then
-			echo "ok: hipcc $arch (harness kernels and the HIP module)"
-		else
-			cat "$out/hipcc.$arch.log"
-			status=1
-		fi
-	done
+if [ -n "$hipcc" ] && [ "$hipcc" != "$clang_hip" ]; then
+	hip_check hipcc "$hipcc" gfx90a gfx1030 gfx1100
 else
 	echo "skip: hipcc not found"
-	[ "${SZ_REQUIRE_GPU_COMPILERS:-0}" = 1 ] && status=1
 fi
 exit $status

@@ -3,10 +3,14 @@
 # Only missing packages are installed, so a second run takes a second.
 #   bash ci/install-deps.sh            everything the whole test suite needs
 #   bash ci/install-deps.sh --minimal  only what building the library and CLI needs
+# The HIP module is compiled by clang-19 + lld-19 (gfx942 and gfx1200 need a newer LLVM than
+# Debian's ROCm 5.2 hipcc) against the HIP headers and runtime of libamdhip64-dev; clang-tools-19
+# and llvm-19 give clang-offload-bundler, llvm-readelf and llvm-objdump for its bundle check.
 set -euo pipefail
 PKGS=(build-essential cmake pkg-config git python3 clang-format check libsimde-dev libzstd-dev liblz4-dev
       qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
+      clang-19 lld-19 clang-tools-19 llvm-19
       python3-numpy python3-pytest python3-torch)
 if [ "${1:-}" = "--minimal" ]; then
 	PKGS=(build-essential cmake pkg-config)

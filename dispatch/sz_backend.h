@@ -19,6 +19,8 @@ typedef struct splitzip_backend {
 	splitzip_backend_id id;
 	/* 1 if usable on this machine now (CPU features + OS state, or a device present). */
 	int (*probe)(void);
+	/* Why it is not usable here (a static or library-owned string), or NULL if it is. */
+	const char *(*why_not)(void);
 	const splitzip_host_kernels *host; /* host backends: their kernels, else NULL */
 	splitzip_gpu_loader *gpu;          /* device backends: their module loader, else NULL */
 } splitzip_backend;

@@ -113,3 +113,28 @@ int splitzip_probe_neon(void)
 	return (splitzip_cpu_features() & SPLITZIP_CPU_NEON) != 0;
 #endif
 }
+
+const char *splitzip_why_not_avx2(void)
+{
+	return splitzip_probe_avx2() ? NULL
+	                             : "the CPU or OS lacks AVX2, BMI1/2, POPCNT or the YMM state";
+}
+
+const char *splitzip_why_not_avx512(void)
+{
+	return splitzip_probe_avx512()
+	           ? NULL
+	           : "the CPU or OS lacks AVX-512 F/BW/DQ/VL or the ZMM and opmask state";
+}
+
+const char *splitzip_why_not_avx512vbmi(void)
+{
+	return splitzip_probe_avx512vbmi() ? NULL
+	                                   : "the CPU or OS lacks AVX-512 (F/BW/DQ/VL) with VBMI "
+	                                     "and VBMI2";
+}
+
+const char *splitzip_why_not_neon(void)
+{
+	return splitzip_probe_neon() ? NULL : "the CPU lacks Advanced SIMD (ASIMD in HWCAP)";
+}

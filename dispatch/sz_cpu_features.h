@@ -25,4 +25,10 @@ SZ_INTERNAL int splitzip_probe_avx512(void);
 SZ_INTERNAL int splitzip_probe_avx512vbmi(void);
 SZ_INTERNAL int splitzip_probe_neon(void);
 
+/* Why each host SIMD backend is not usable here, or NULL if it is (the .why_not entries). */
+SZ_INTERNAL const char *splitzip_why_not_avx2(void);
+SZ_INTERNAL const char *splitzip_why_not_avx512(void);
+SZ_INTERNAL const char *splitzip_why_not_avx512vbmi(void);
+SZ_INTERNAL const char *splitzip_why_not_neon(void);
+
 #endif /* SZ_CPU_FEATURES_H */

@@ -17,25 +17,59 @@ static int probe_always(void)
 	return 1;
 }
 
+static const char *never_unusable(void)
+{
+	return NULL;
+}
+
 #if SPLITZIP_HAVE_AVX512VBMI
-static const splitzip_backend avx512vbmi = {"avx512vbmi", SPLITZIP_BACKEND_AVX512VBMI,
-                                            splitzip_probe_avx512vbmi, &splitzip_kernels_avx512vbmi,
-                                            NULL};
+static const splitzip_backend avx512vbmi = {
+    .name = "avx512vbmi",
+    .id = SPLITZIP_BACKEND_AVX512VBMI,
+    .probe = splitzip_probe_avx512vbmi,
+    .why_not = splitzip_why_not_avx512vbmi,
+    .host = &splitzip_kernels_avx512vbmi,
+    .gpu = NULL,
+};
 #endif
 #if SPLITZIP_HAVE_AVX512
-static const splitzip_backend avx512 = {"avx512", SPLITZIP_BACKEND_AVX512, splitzip_probe_avx512,
-                                        &splitzip_kernels_avx512, NULL};
+static const splitzip_backend avx512 = {
+    .name = "avx512",
+    .id = SPLITZIP_BACKEND_AVX512,
+    .probe = splitzip_probe_avx512,
+    .why_not = splitzip_why_not_avx512,
+    .host = &splitzip_kernels_avx512,
+    .gpu = NULL,
+};
 #endif
 #if SPLITZIP_HAVE_AVX2
-static const splitzip_backend avx2 = {"avx2", SPLITZIP_BACKEND_AVX2, splitzip_probe_avx2,
-                                      &splitzip_kernels_avx2, NULL};
+static const splitzip_backend avx2 = {
+    .name = "avx2",
+    .id = SPLITZIP_BACKEND_AVX2,
+    .probe = splitzip_probe_avx2,
+    .why_not = splitzip_why_not_avx2,
+    .host = &splitzip_kernels_avx2,
+    .gpu = NULL,
+};
 #endif
 #if SPLITZIP_HAVE_NEON
-static const splitzip_backend neon = {"neon", SPLITZIP_BACKEND_NEON, splitzip_probe_neon,
-                                      &splitzip_kernels_neon, NULL};
+static const splitzip_backend neon = {
+    .name = "neon",
+    .id = SPLITZIP_BACKEND_NEON,
+    .probe = splitzip_probe_neon,
+    .why_not = splitzip_why_not_neon,
+    .host = &splitzip_kernels_neon,
+    .gpu = NULL,
+};
 #endif
-static const splitzip_backend scalar = {"scalar", SPLITZIP_BACKEND_SCALAR, probe_always,
-                                        &splitzip_kernels_scalar, NULL};
+static const splitzip_backend scalar = {
+    .name = "scalar",
+    .id = SPLITZIP_BACKEND_SCALAR,
+    .probe = probe_always,
+    .why_not = never_unusable,
+    .host = &splitzip_kernels_scalar,
+    .gpu = NULL,
+};
 
 static const splitzip_backend *const registry[] = {
 #if SPLITZIP_HAVE_CUDA

@@ -273,6 +273,16 @@ SPLITZIP_API const char *splitzip_backend_name(size_t i);
 SPLITZIP_API int splitzip_backend_available(size_t i);
 SPLITZIP_API splitzip_backend_id splitzip_backend_id_of(size_t i);
 
+/*
+ * splitzip_backend_unavailable_reason(i) returns why backend i is not usable on this machine
+ * (e.g. "the CPU or OS lacks AVX-512 ...", or what loading a GPU module said:
+ * "libsplitzip_hip.so: libamdhip64.so.5: cannot open shared object file ..."), or NULL if it is
+ * usable; "no such backend" if i is out of range. The string is owned by the library, stays
+ * valid for the life of the process and must not be freed. Like splitzip_backend_available(),
+ * asking about a GPU backend may load its module and initialise its runtime (once).
+ */
+SPLITZIP_API const char *splitzip_backend_unavailable_reason(size_t i);
+
 /* ==================================================================== */
 /*                      Frames: sizes and information                   */
 /* ==================================================================== */

@@ -75,12 +75,25 @@ static SZ_ALWAYS_INLINE __m256i codes_window(__m256i e, __m256i basev, __m256i *
 	return _mm256_and_si256(d, *ok);
 }
 
-/* Encoder paths, fastest first. */
-enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_SEARCH = 2 };
-
 typedef struct enc_consts {
 	__m256i basev, cbv, cb8, t0, t1;
 } enc_consts;
+
+static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_tables *t,
+                                             const int path)
+{
+	k->basev = _mm256_set1_epi8((char)t->base);
+	if (path == SZ_WINDOW32) {
+		uint8_t tab[32];
+		sz_window32_table(t, tab);
+		k->t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
+		k->t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
+	} else {
+		k->t0 = k->t1 = _mm256_setzero_si256();
+	}
+	k->cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
+	k->cb8 = _mm256_set1_epi8((char)t->codebook[8]);
+}
 
 /*
  * Encode 64 elements: 32 code bytes and 64 sign/mantissa bytes; returns the escape mask
@@ -107,8 +120,8 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	__m256i p0 = _mm256_maddubs_epi16(c0, w), p1 = _mm256_maddubs_epi16(c1, w);
 	__m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(p0, p1), 0xD8);
 	if (stream) {
-		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
-		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		/* sm is 64-byte aligned (the chunk template) and takes 2/3 of the output; the codes
+		 * keep ordinary stores, as they cannot be aligned at the same time in general. */
 		_mm256_storeu_si256((__m256i *)codes, packed);
 		_mm256_stream_si256((__m256i *)sm, s0);
 		_mm256_stream_si256((__m256i *)(sm + 32), s1);
@@ -120,118 +133,6 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	uint32_t m0 = ~(uint32_t)_mm256_movemask_epi8(ok0);
 	uint32_t m1 = ~(uint32_t)_mm256_movemask_epi8(ok1);
 	return (uint64_t)m0 | ((uint64_t)m1 << 32);
-}
-
-/* Append the escapes of mask m (element j of the block at chunk position i0) in order. */
-static SZ_ALWAYS_INLINE size_t emit_escapes(uint64_t m, const uint16_t *s, size_t i0,
-                                            uint16_t *esc_pos, uint8_t *esc_exp, size_t k)
-{
-	while (m) {
-		unsigned j = (unsigned)__builtin_ctzll(m);
-		esc_pos[k] = (uint16_t)(i0 + j);
-		esc_exp[k] = splitzip_bf16_exponent(s[j]);
-		k++;
-		m &= m - 1;
-	}
-	return k;
-}
-
-/*
- * Encode a partial block of rem < 64 elements at chunk position i0 through the same kernel on
- * a zero-padded copy; only the first rem results are kept, and the code nibble after an odd
- * last element stays zero (FORMAT.md §4.2).
- */
-static SZ_ALWAYS_INLINE size_t enc_partial(const enc_consts *k, const uint16_t *src, size_t rem,
-                                           size_t i0, uint8_t *codes, uint8_t *sm,
-                                           uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
-                                           const int path)
-{
-	uint16_t buf[64] = {0};
-	uint8_t cbuf[32], sbuf[64];
-	memcpy(buf, src, rem * 2);
-	uint64_t m = enc64(k, buf, cbuf, sbuf, path, 0) & ((1ull << rem) - 1);
-	if (rem % 2)
-		cbuf[rem / 2] &= 0x0F;
-	memcpy(codes, cbuf, (rem + 1) / 2);
-	memcpy(sm, sbuf, rem);
-	return emit_escapes(m, buf, i0, esc_pos, esc_exp, n_esc);
-}
-
-static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                           uint8_t *esc_exp, const int path, int stream)
-{
-	enc_consts k;
-	k.basev = _mm256_set1_epi8((char)t->base);
-	if (path == SZ_WINDOW32) {
-		uint8_t tab[32];
-		for (unsigned d = 0; d < 32; d++) {
-			unsigned e = (t->base + d) & 0xFF;
-			tab[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
-		}
-		k.t0 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tab));
-		k.t1 = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(tab + 16)));
-	} else {
-		k.t0 = k.t1 = _mm256_setzero_si256();
-	}
-	k.cbv = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)t->codebook));
-	k.cb8 = _mm256_set1_epi8((char)t->codebook[8]);
-	size_t n_esc = 0, i = 0;
-	if (stream) {
-		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned (whole
-		 * lines: a line written partly by ordinary and partly by streaming stores is
-		 * slow); h must be even so that the codes stay byte-aligned. */
-		size_t h = (size_t)(-(uintptr_t)sm & 63);
-		stream = h % 2 == 0 && h < n;
-		if (stream && h) {
-			n_esc =
-			    enc_partial(&k, src, h, 0, codes, sm, esc_pos, esc_exp, n_esc, path);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64) {
-			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 1);
-			if (SZ_UNLIKELY(m))
-				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
-		}
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64) {
-			uint64_t m = enc64(&k, src + i, codes + i / 2, sm + i, path, 0);
-			if (SZ_UNLIKELY(m))
-				n_esc = emit_escapes(m, src + i, i, esc_pos, esc_exp, n_esc);
-		}
-	}
-	if (i < n)
-		n_esc = enc_partial(&k, src + i, n - i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-		                    n_esc, path);
-	return n_esc;
-}
-
-static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-                                               size_t n, uint8_t *codes, uint8_t *sm,
-                                               uint16_t *esc_pos, uint8_t *esc_exp,
-                                               const int stream)
-{
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_SEARCH, stream);
-}
-
-static size_t avx2_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
-}
-
-static size_t avx2_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                       uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                       uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -252,16 +153,23 @@ static SZ_ALWAYS_INLINE void join32(const dec_consts *k, __m256i nib, __m256i s,
 	*lo = _mm256_or_si256(_mm256_and_si256(s, m7f), _mm256_shuffle_epi8(k->tlo, nib));
 }
 
-/* Decode 64 elements from 32 code bytes and 64 sign/mantissa bytes. */
+static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16],
+                                             const uint8_t tlo[16])
+{
+	k->thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)thi));
+	k->tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tlo));
+}
+
 static SZ_ALWAYS_INLINE void store256(uint16_t *p, __m256i v, const int stream)
 {
 	if (stream)
 		_mm256_stream_si256((__m256i *)p,
-		                    v); /* p 32-byte aligned, lines whole (decode_impl) */
+		                    v); /* p 32-byte aligned, lines whole (the chunk template) */
 	else
 		_mm256_storeu_si256((__m256i *)p, v);
 }
 
+/* Decode 64 elements from 32 code bytes and 64 sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, const uint8_t *sm,
                                    uint16_t *dst, const int stream)
 {
@@ -290,109 +198,32 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	store256(dst + 48, _mm256_permute2x128_si256(u0, u1, 0x31), stream);
 }
 
-/* Decode rem < 64 elements through the same kernel on zero-padded copies. */
-static SZ_ALWAYS_INLINE void dec_partial(const dec_consts *k, const uint8_t *codes,
-                                         const uint8_t *sm, size_t rem, uint16_t *dst)
-{
-	uint8_t cbuf[32] = {0}, sbuf[64] = {0};
-	uint16_t obuf[64];
-	memcpy(cbuf, codes, (rem + 1) / 2);
-	memcpy(sbuf, sm, rem);
-	dec64(k, cbuf, sbuf, obuf, 0);
-	memcpy(dst, obuf, rem * 2);
-}
+/* ---- Chunk loops (sz_chunk_template.h) ----------------------------------------------------- */
 
-static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
-{
-	uint8_t thi[16], tlo[16];
-	for (unsigned c = 0; c < 16; c++) {
-		thi[c] = (uint8_t)(codebook[c] >> 1);
-		tlo[c] = (uint8_t)((codebook[c] & 1) << 7);
-	}
-	dec_consts k;
-	k.thi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)thi));
-	k.tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)tlo));
-	size_t i = 0;
-	if (stream) {
-		/* A head of h elements with ordinary stores makes dst 64-byte aligned (whole
-		 * lines, see encode_impl); h must be even so that the codes stay byte-aligned. */
-		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
-		stream = hb % 4 == 0 && h < n;
-		if (stream && h) {
-			dec_partial(&k, codes, sm, h, dst);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0);
-	}
-	if (i < n)
-		dec_partial(&k, codes + i / 2, sm + i, n - i, dst + i);
-}
+#define SZ_CHUNK_PREFIX avx2
+#define SZ_CHUNK_VL 64
+#define SZ_CHUNK_STREAM 1
+#define SZ_CHUNK_SFENCE() _mm_sfence()
+#define SZ_CHUNK_WINDOW32 1
+#define SZ_CHUNK_MASKED 0
+#define SZ_CHUNK_ESC_BITS 1
+#define SZ_ENC_CONSTS enc_consts
+#define SZ_ENC_INIT enc_consts_init
+#define SZ_ENC_BLOCK enc64
+#define SZ_DEC_CONSTS dec_consts
+#define SZ_DEC_INIT dec_consts_init
+#define SZ_DEC_BLOCK dec64
+#include "../sz_chunk_template.h"
 
-static void avx2_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-                              size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 0);
-}
-
-static void avx2_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-                                     const uint8_t *sm, size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 1);
-}
-
-/* ---- Histogram ----------------------------------------------------------------------------- */
-
-/*
- * The window histogram counts the 16 exponents w..w+15 as a positional population count: each
- * element in the window becomes a one-hot byte (bins 0-7 in stream 'lo', 8-15 in stream 'hi',
- * by vpshufb; outside the window the index has bit 7 set and vpshufb gives 0), and Harley-Seal
- * carry-save adders sum 16 such vectors into bit planes of weight 1, 2, 4, 8 plus a carry of
- * weight 16; a second adder level sums 16 carries the same way. About half the operations of
- * sixteen compare-and-subtract byte counters. Elements outside the window are counted one by
- * one.
- */
+/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. */
-#define SZ_CSA(h, l, a, b, c)                                                                      \
+#define SZ_HV_CSA(h, l, a, b, c)                                                                   \
 	do {                                                                                       \
 		__m256i a_ = (a), b_ = (b), c_ = (c), u_ = _mm256_xor_si256(a_, b_);               \
 		h = _mm256_or_si256(_mm256_and_si256(a_, b_), _mm256_and_si256(u_, c_));           \
 		l = _mm256_xor_si256(u_, c_);                                                      \
 	} while (0)
-
-typedef struct hs_planes {
-	__m256i p1, p2, p4, p8;
-} hs_planes;
-
-/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
-static SZ_ALWAYS_INLINE __m256i hs_add16(hs_planes *s, const __m256i x[16])
-{
-	__m256i twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
-	SZ_CSA(twosA, s->p1, s->p1, x[0], x[1]);
-	SZ_CSA(twosB, s->p1, s->p1, x[2], x[3]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[4], x[5]);
-	SZ_CSA(twosB, s->p1, s->p1, x[6], x[7]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsA, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(twosA, s->p1, s->p1, x[8], x[9]);
-	SZ_CSA(twosB, s->p1, s->p1, x[10], x[11]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[12], x[13]);
-	SZ_CSA(twosB, s->p1, s->p1, x[14], x[15]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsB, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
-	return sixteens;
-}
 
 /* cnt[b] += weight * (number of bytes of v with bit b set), b = 0..7. */
 static SZ_ALWAYS_INLINE void count_bits(__m256i v, uint64_t weight, uint64_t cnt[8])
@@ -405,47 +236,6 @@ static SZ_ALWAYS_INLINE void count_bits(__m256i v, uint64_t weight, uint64_t cnt
 	}
 }
 
-static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uint64_t cnt[8])
-{
-	count_bits(s->p1, unit, cnt);
-	count_bits(s->p2, 2 * unit, cnt);
-	count_bits(s->p4, 4 * unit, cnt);
-	count_bits(s->p8, 8 * unit, cnt);
-}
-
-typedef struct hs_stream {
-	hs_planes l1, l2;  /* units 1 and 16 */
-	__m256i carry[16]; /* level-1 carries waiting for the level-2 adder */
-	uint64_t cnt[8];   /* complete counts from level-2 carries (unit 256) */
-} hs_stream;
-
-static SZ_ALWAYS_INLINE void hs_init(hs_stream *h)
-{
-	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = _mm256_setzero_si256();
-	h->l2 = h->l1;
-	memset(h->cnt, 0, sizeof h->cnt);
-}
-
-static SZ_ALWAYS_INLINE void hs_push(hs_stream *h, const __m256i x[16], unsigned group)
-{
-	h->carry[group % 16] = hs_add16(&h->l1, x);
-	if (group % 16 == 15)
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-}
-
-static SZ_ALWAYS_INLINE void hs_finish(hs_stream *h, unsigned groups, uint64_t out[8])
-{
-	if (groups % 16) {
-		for (unsigned g = groups % 16; g < 16; g++)
-			h->carry[g] = _mm256_setzero_si256();
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-	}
-	count_planes(&h->l1, 1, h->cnt);
-	count_planes(&h->l2, 16, h->cnt);
-	for (unsigned b = 0; b < 8; b++)
-		out[b] += h->cnt[b];
-}
-
 /* 32 exponent bytes in some fixed order (a histogram does not care which). */
 static SZ_ALWAYS_INLINE __m256i exps32(const uint16_t *s)
 {
@@ -456,65 +246,35 @@ static SZ_ALWAYS_INLINE __m256i exps32(const uint16_t *s)
 	return _mm256_packus_epi16(a, b);
 }
 
-/* Elements per group: 16 blocks of 32. */
-#define SZ_HS_GROUP 512u
-
-static void avx2_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
+/*
+ * One-hot bytes of the bins d = e - w of 32 elements by vpshufb (bins 0-7 to xl, 8-15 to xh);
+ * returns the lanes outside the window.
+ */
+static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, __m256i thi,
+                                          __m256i *xl, __m256i *xh)
 {
-	if (n < 2 * SZ_HIST_SAMPLE) {
-		sz_hist_scalar(src, n, hist);
-		return;
-	}
-	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
-	const __m256i wv = _mm256_set1_epi8((char)w), c15 = _mm256_set1_epi8(15);
-	const __m256i tlo = _mm256_broadcastsi128_si256(
-	    _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
-	const __m256i thi = _mm256_broadcastsi128_si256(
-	    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
-	hs_stream lo, hi;
-	hs_init(&lo);
-	hs_init(&hi);
-	unsigned groups = 0;
-	size_t i = 0, outside = 0;
-	uint8_t ebuf[32];
-	while (i + SZ_HS_GROUP <= n) {
-		__m256i xl[16], xh[16];
-		for (unsigned k = 0; k < 16; k++) {
-			__m256i e = exps32(src + i + 32 * k);
-			__m256i d = _mm256_sub_epi8(e, wv);
-			/* 0xFF outside the window: the index gets bit 7 and vpshufb returns 0 */
-			__m256i out = _mm256_xor_si256(
-			    _mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
-			__m256i idx = _mm256_or_si256(d, out);
-			xl[k] = _mm256_shuffle_epi8(tlo, idx);
-			xh[k] = _mm256_shuffle_epi8(thi, idx);
-			uint32_t m = (uint32_t)_mm256_movemask_epi8(out);
-			if (SZ_UNLIKELY(m)) {
-				_mm256_storeu_si256((__m256i *)ebuf, e);
-				outside += (size_t)__builtin_popcount(m);
-				do {
-					hist[ebuf[__builtin_ctz(m)]]++;
-					m &= m - 1;
-				} while (m);
-			}
-		}
-		hs_push(&lo, xl, groups);
-		hs_push(&hi, xh, groups);
-		groups++;
-		i += SZ_HS_GROUP;
-		if (i % SZ_HIST_BLOCK == 0) {
-			if (outside > SZ_HIST_BLOCK / 8)
-				break; /* no dominant window: the scalar tables are faster */
-			outside = 0;
-		}
-	}
-	uint64_t counts[16] = {0};
-	hs_finish(&lo, groups, counts);
-	hs_finish(&hi, groups, counts + 8);
-	for (unsigned k = 0; k < 16; k++)
-		hist[w + k] += counts[k];
-	sz_hist_scalar(src + i, n - i, hist);
+	/* 0xFF outside the window: the index gets bit 7 and vpshufb returns 0 */
+	__m256i out =
+	    _mm256_xor_si256(_mm256_cmpeq_epi8(_mm256_min_epu8(d, c15), d), _mm256_set1_epi8(-1));
+	__m256i idx = _mm256_or_si256(d, out);
+	*xl = _mm256_shuffle_epi8(tlo, idx);
+	*xh = _mm256_shuffle_epi8(thi, idx);
+	return (uint32_t)_mm256_movemask_epi8(out);
 }
+
+#define SZ_HIST_PREFIX avx2
+#define SZ_HIST_VL 32
+#define SZ_HV __m256i
+#define SZ_HV_ZERO() _mm256_setzero_si256()
+#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
+#define SZ_HV_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
+#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
+#define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+#define SZ_HIST_EXPS exps32
+#define SZ_HIST_ONEHOT onehot32
+#define SZ_HIST_LANE_BITS 1
+#include "../sz_hist_template.h"
 
 /* ---- Chunk hash ------------------------------------------------------------------------------ */
 

@@ -5,9 +5,10 @@
  * splitzip_hash_bytes (core/sz_checksum.c) bit for bit.
  *
  * The two builds are two backends, "avx512vbmi" and "avx512" (each with its own id), so that
- * both paths are tested on any VBMI machine. The VBMI build uses vpermt2b for the byte deinterleave, the 256-entry
- * exponent -> code table and the decode interleave, and vpcompressw/vpcompressb (VBMI2) to
- * compact escapes; the plain build uses vpmovwb, a vpshufb binary search and a bit loop.
+ * both paths are tested on any VBMI machine. The VBMI build uses vpermt2b for the byte
+ * deinterleave, the 256-entry exponent -> code table and the decode interleave, and
+ * vpcompressw/vpcompressb (VBMI2) to compact escapes; the plain build uses vpmovwb, a vpshufb
+ * binary search and a bit loop.
  */
 #include <immintrin.h>
 
@@ -75,10 +76,6 @@ typedef struct enc_consts {
 	__m512i w0, w1;   /* window of 32 values from codebook[0]: code, or 0x80 if not a member */
 #endif
 } enc_consts;
-
-/* Encoder paths: a contiguous codebook (code = e - base), one spanning at most 32 values (a
- * 32-entry table; AVX-512BW build only), any codebook. */
-enum { SZ_WINDOW16 = 0, SZ_WINDOW32 = 1, SZ_ANY = 2 };
 
 /* 64 BF16 values (v0: elements 0..31, v1: 32..63) -> exponent and sign/mantissa bytes. */
 static SZ_ALWAYS_INLINE void split64(const enc_consts *k, __m512i v0, __m512i v1, __m512i *e,
@@ -175,8 +172,8 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 		_mm256_mask_storeu_epi8(codes, first32((valid + 1) / 2), packed);
 		_mm512_mask_storeu_epi8(sm, first64(valid), smv);
 	} else if (stream) {
-		/* sm is 64-byte aligned (encode_impl) and takes 2/3 of the output; the codes keep
-		 * ordinary stores, as they cannot be aligned at the same time in general. */
+		/* sm is 64-byte aligned (the chunk template) and takes 2/3 of the output; the codes
+		 * keep ordinary stores, as they cannot be aligned at the same time in general. */
 		_mm256_storeu_si256((__m256i *)codes, packed);
 		_mm512_stream_si512((void *)sm, smv);
 	} else {
@@ -211,94 +208,37 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 #endif
 }
 
-static SZ_ALWAYS_INLINE size_t encode_impl(const splitzip_enc_tables *t, const uint16_t *src,
-                                           size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                           uint8_t *esc_exp, const int path, int stream)
+/* The encoder constants for the tables t and the path. */
+static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_tables *t,
+                                             const int path)
 {
-	enc_consts k;
-	k.basev = _mm512_set1_epi8((char)t->base);
+	k->basev = _mm512_set1_epi8((char)t->base);
 #if SZ_AVX512_VBMI
-	k.even = _mm512_loadu_si512((const void *)deinterleave_idx);
-	k.odd = _mm512_loadu_si512((const void *)(deinterleave_idx + 64));
-	k.iota = _mm512_loadu_si512((const void *)iota16);
+	k->even = _mm512_loadu_si512((const void *)deinterleave_idx);
+	k->odd = _mm512_loadu_si512((const void *)(deinterleave_idx + 64));
+	k->iota = _mm512_loadu_si512((const void *)iota16);
 	if (path == SZ_ANY) {
 		/* code_of[e] | is_escape[e] << 7 (is_escape is 0 or 1; code_of is 0 for escapes) */
-		__m512i *tq[4] = {&k.t0, &k.t1, &k.t2, &k.t3};
+		__m512i *tq[4] = {&k->t0, &k->t1, &k->t2, &k->t3};
 		for (unsigned q = 0; q < 4; q++)
 			*tq[q] = _mm512_or_si512(
 			    _mm512_loadu_si512((const void *)(t->code_of + 64 * q)),
 			    _mm512_slli_epi16(
 			        _mm512_loadu_si512((const void *)(t->is_escape + 64 * q)), 7));
 	} else {
-		k.t0 = k.t1 = k.t2 = k.t3 = _mm512_setzero_si512();
+		k->t0 = k->t1 = k->t2 = k->t3 = _mm512_setzero_si512();
 	}
 #else
-	k.cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
-	k.cb8 = _mm512_set1_epi8((char)t->codebook[8]);
-	k.w0 = k.w1 = _mm512_setzero_si512();
+	k->cbv = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)t->codebook));
+	k->cb8 = _mm512_set1_epi8((char)t->codebook[8]);
+	k->w0 = k->w1 = _mm512_setzero_si512();
 	if (path == SZ_WINDOW32) {
 		uint8_t win[32];
-		for (unsigned d = 0; d < 32; d++) {
-			unsigned e = (t->base + d) & 0xFF;
-			win[d] = (uint8_t)(t->is_escape[e] ? 0x80 : t->code_of[e]);
-		}
-		k.w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
-		k.w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
+		sz_window32_table(t, win);
+		k->w0 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)win));
+		k->w1 = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(win + 16)));
 	}
 #endif
-	size_t n_esc = 0, i = 0;
-	if (stream) {
-		/* A head of h < 64 elements with ordinary stores makes sm 64-byte aligned; h must
-		 * be even so that the codes stay byte-aligned. */
-		size_t h = (size_t)(-(uintptr_t)sm & 63);
-		stream = h % 2 == 0 && h < n;
-		if (stream && h) {
-			n_esc =
-			    enc64(&k, src, 0, codes, sm, esc_pos, esc_exp, n_esc, path, 1, h, 0);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-			              n_esc, path, 0, 64, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp,
-			              n_esc, path, 0, 64, 0);
-	}
-	if (i < n)
-		n_esc = enc64(&k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc, path,
-		              1, n - i, 0);
-	return n_esc;
-}
-
-static SZ_ALWAYS_INLINE size_t encode_dispatch(const splitzip_enc_tables *t, const uint16_t *src,
-                                               size_t n, uint8_t *codes, uint8_t *sm,
-                                               uint16_t *esc_pos, uint8_t *esc_exp,
-                                               const int stream)
-{
-	if (t->contiguous)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16, stream);
-#if !SZ_AVX512_VBMI /* the VBMI build's 256-entry lookup is as cheap as the window table */
-	if (t->codebook[15] - t->base < 32)
-		return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32, stream);
-#endif
-	return encode_impl(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY, stream);
-}
-
-static size_t avx512_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
-                                  uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 0);
-}
-
-static size_t avx512_encode_chunk_stream(const splitzip_enc_tables *t, const uint16_t *src,
-                                         size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                         uint8_t *esc_exp)
-{
-	return encode_dispatch(t, src, n, codes, sm, esc_pos, esc_exp, 1);
 }
 
 /* ---- Decode -------------------------------------------------------------------------------- */
@@ -361,7 +301,7 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	if (partial) {
 		_mm512_mask_storeu_epi16(dst, first32(valid), o0);
 		_mm512_mask_storeu_epi16(dst + 32, first32(valid > 32 ? valid - 32 : 0), o1);
-	} else if (stream) { /* dst 64-byte aligned (decode_impl) */
+	} else if (stream) { /* dst 64-byte aligned (the chunk template) */
 		_mm512_stream_si512((void *)dst, o0);
 		_mm512_stream_si512((void *)(dst + 32), o1);
 	} else {
@@ -370,102 +310,49 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 	}
 }
 
-static SZ_ALWAYS_INLINE void decode_impl(const uint8_t codebook[16], const uint8_t *codes,
-                                         const uint8_t *sm, size_t n, uint16_t *dst, int stream)
+/* The decoder constants from the two 16-entry tables. */
+static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16],
+                                             const uint8_t tlo[16])
 {
-	uint8_t thi[16], tlo[16];
-	for (unsigned c = 0; c < 16; c++) {
-		thi[c] = (uint8_t)(codebook[c] >> 1);
-		tlo[c] = (uint8_t)((codebook[c] & 1) << 7);
-	}
-	dec_consts k;
-	k.thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
-	k.tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
+	k->thi = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)thi));
+	k->tlo = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)tlo));
 #if SZ_AVX512_VBMI
-	k.ilo = _mm512_loadu_si512((const void *)interleave_idx);
-	k.ihi = _mm512_loadu_si512((const void *)(interleave_idx + 64));
+	k->ilo = _mm512_loadu_si512((const void *)interleave_idx);
+	k->ihi = _mm512_loadu_si512((const void *)(interleave_idx + 64));
 #endif
-	size_t i = 0;
-	if (stream) {
-		/* A head of h elements with ordinary stores makes dst 64-byte aligned; h must be
-		 * even so that the codes stay byte-aligned. */
-		size_t hb = (size_t)(-(uintptr_t)dst & 63), h = hb / 2;
-		stream = hb % 4 == 0 && h < n;
-		if (stream && h) {
-			dec64(&k, codes, sm, dst, 1, h, 0);
-			i = h;
-		}
-	}
-	if (stream) {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 1);
-		_mm_sfence();
-	} else {
-		for (; i + 64 <= n; i += 64)
-			dec64(&k, codes + i / 2, sm + i, dst + i, 0, 64, 0);
-	}
-	if (i < n)
-		dec64(&k, codes + i / 2, sm + i, dst + i, 1, n - i, 0);
 }
 
-static void avx512_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
-                                size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 0);
-}
+/* ---- Chunk loops (sz_chunk_template.h) ----------------------------------------------------- */
 
-static void avx512_decode_chunk_stream(const uint8_t codebook[16], const uint8_t *codes,
-                                       const uint8_t *sm, size_t n, uint16_t *dst)
-{
-	decode_impl(codebook, codes, sm, n, dst, 1);
-}
+#define SZ_CHUNK_PREFIX avx512
+#define SZ_CHUNK_VL 64
+#define SZ_CHUNK_STREAM 1
+#define SZ_CHUNK_SFENCE() _mm_sfence()
+/* SZ_WINDOW32 in the AVX-512BW build only: the VBMI build's 256-entry lookup is as cheap. */
+#define SZ_CHUNK_WINDOW32 (!SZ_AVX512_VBMI)
+#define SZ_CHUNK_MASKED 1
+#define SZ_ENC_CONSTS enc_consts
+#define SZ_ENC_INIT enc_consts_init
+#define SZ_ENC_BLOCK enc64
+#define SZ_DEC_CONSTS dec_consts
+#define SZ_DEC_INIT dec_consts_init
+#define SZ_DEC_BLOCK dec64
+#include "../sz_chunk_template.h"
 
-/* ---- Histogram ----------------------------------------------------------------------------- */
+/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /*
- * The window histogram counts the 16 exponents w..w+15 as a positional population count: each
- * element in the window becomes a one-hot byte (bins 0-7 in stream 'lo', 8-15 in stream 'hi',
- * by vpshufb, zero outside the window), and Harley-Seal carry-save adders sum 16 such vectors
- * into bit planes of weight 1, 2, 4, 8 plus a carry vector of weight 16; a second adder level
- * sums 16 carries the same way. Per 64 elements that is about 17 vector operations, against
- * 32 for sixteen compare-and-add counters. Elements outside the window (rare in KV data) are
- * counted one by one.
+ * Per 64 elements the window histogram takes about 17 vector operations, against 32 for sixteen
+ * compare-and-add counters: the carry-save adder is two vpternlog.
  */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. 0x96 is a^b^c, 0xE8 is majority. */
-#define SZ_CSA(h, l, a, b, c)                                                                      \
+#define SZ_HV_CSA(h, l, a, b, c)                                                                   \
 	do {                                                                                       \
 		__m512i a_ = (a), b_ = (b), c_ = (c);                                              \
 		h = _mm512_ternarylogic_epi32(a_, b_, c_, 0xE8);                                   \
 		l = _mm512_ternarylogic_epi32(a_, b_, c_, 0x96);                                   \
 	} while (0)
-
-/* Bit planes of weight 1, 2, 4, 8 (in units of the level). */
-typedef struct hs_planes {
-	__m512i p1, p2, p4, p8;
-} hs_planes;
-
-/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
-static SZ_ALWAYS_INLINE __m512i hs_add16(hs_planes *s, const __m512i x[16])
-{
-	__m512i twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
-	SZ_CSA(twosA, s->p1, s->p1, x[0], x[1]);
-	SZ_CSA(twosB, s->p1, s->p1, x[2], x[3]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[4], x[5]);
-	SZ_CSA(twosB, s->p1, s->p1, x[6], x[7]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsA, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(twosA, s->p1, s->p1, x[8], x[9]);
-	SZ_CSA(twosB, s->p1, s->p1, x[10], x[11]);
-	SZ_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(twosA, s->p1, s->p1, x[12], x[13]);
-	SZ_CSA(twosB, s->p1, s->p1, x[14], x[15]);
-	SZ_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_CSA(eightsB, s->p4, s->p4, foursA, foursB);
-	SZ_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
-	return sixteens;
-}
 
 /* cnt[b] += weight * (number of bytes of v with bit b set), b = 0..7. */
 static SZ_ALWAYS_INLINE void count_bits(__m512i v, uint64_t weight, uint64_t cnt[8])
@@ -473,50 +360,6 @@ static SZ_ALWAYS_INLINE void count_bits(__m512i v, uint64_t weight, uint64_t cnt
 	for (unsigned b = 0; b < 8; b++)
 		cnt[b] += weight * (uint64_t)__builtin_popcountll(
 		                       _mm512_test_epi8_mask(v, _mm512_set1_epi8((char)(1u << b))));
-}
-
-static SZ_ALWAYS_INLINE void count_planes(const hs_planes *s, uint64_t unit, uint64_t cnt[8])
-{
-	count_bits(s->p1, unit, cnt);
-	count_bits(s->p2, 2 * unit, cnt);
-	count_bits(s->p4, 4 * unit, cnt);
-	count_bits(s->p8, 8 * unit, cnt);
-}
-
-/* The histogram state of one half of the window (8 bins). */
-typedef struct hs_stream {
-	hs_planes l1, l2;  /* units 1 and 16 */
-	__m512i carry[16]; /* level-1 carries waiting for the level-2 adder */
-	uint64_t cnt[8];   /* complete counts from level-2 carries (unit 256) */
-} hs_stream;
-
-static SZ_ALWAYS_INLINE void hs_init(hs_stream *h)
-{
-	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = _mm512_setzero_si512();
-	h->l2 = h->l1;
-	memset(h->cnt, 0, sizeof h->cnt);
-}
-
-/* Adds 16 one-hot vectors; 'group' counts calls (the level-2 adder runs every 16th). */
-static SZ_ALWAYS_INLINE void hs_push(hs_stream *h, const __m512i x[16], unsigned group)
-{
-	h->carry[group % 16] = hs_add16(&h->l1, x);
-	if (group % 16 == 15)
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-}
-
-/* Final counts after 'groups' calls to hs_push. */
-static SZ_ALWAYS_INLINE void hs_finish(hs_stream *h, unsigned groups, uint64_t out[8])
-{
-	if (groups % 16) {
-		for (unsigned g = groups % 16; g < 16; g++)
-			h->carry[g] = _mm512_setzero_si512();
-		count_bits(hs_add16(&h->l2, h->carry), 256, h->cnt);
-	}
-	count_planes(&h->l1, 1, h->cnt);
-	count_planes(&h->l2, 16, h->cnt);
-	for (unsigned b = 0; b < 8; b++)
-		out[b] += h->cnt[b];
 }
 
 /* 64 exponent bytes in some fixed order (a histogram does not care which). */
@@ -537,63 +380,30 @@ static SZ_ALWAYS_INLINE __m512i exps64(const uint16_t *s)
 #endif
 }
 
-/* Elements per group: 16 blocks of 64. */
-#define SZ_HS_GROUP 1024u
-
-static void avx512_histogram(const uint16_t *src, size_t n, uint64_t hist[256])
+/* One-hot bytes of the bins d = e - w of 64 elements (bins 0-7 to xl, 8-15 to xh; zero-masked
+ * outside the window); returns the lanes outside the window. */
+static SZ_ALWAYS_INLINE uint64_t onehot64(__m512i d, __m512i c15, __m512i tlo, __m512i thi,
+                                          __m512i *xl, __m512i *xh)
 {
-	if (n < 2 * SZ_HIST_SAMPLE) {
-		sz_hist_scalar(src, n, hist);
-		return;
-	}
-	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
-	const __m512i wv = _mm512_set1_epi8((char)w), c15 = _mm512_set1_epi8(15);
-	/* One-hot bytes: bins 0-7 -> bit k of 'lo', bins 8-15 -> bit k-8 of 'hi'. */
-	const __m512i tlo = _mm512_broadcast_i32x4(
-	    _mm_setr_epi8(1, 2, 4, 8, 16, 32, 64, (char)128, 0, 0, 0, 0, 0, 0, 0, 0));
-	const __m512i thi = _mm512_broadcast_i32x4(
-	    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, (char)128));
-	hs_stream lo, hi;
-	hs_init(&lo);
-	hs_init(&hi);
-	unsigned groups = 0;
-	size_t i = 0, outside = 0;
-	uint8_t ebuf[64];
-	while (i + SZ_HS_GROUP <= n) {
-		__m512i xl[16], xh[16];
-		for (unsigned k = 0; k < 16; k++) {
-			__m512i e = exps64(src + i + 64 * k);
-			__m512i d = _mm512_sub_epi8(e, wv);
-			__mmask64 out = _mm512_cmpgt_epu8_mask(d, c15);
-			xl[k] = _mm512_maskz_shuffle_epi8(~out, tlo, d);
-			xh[k] = _mm512_maskz_shuffle_epi8(~out, thi, d);
-			if (SZ_UNLIKELY(out)) {
-				uint64_t m = out;
-				_mm512_storeu_si512((void *)ebuf, e);
-				outside += (size_t)__builtin_popcountll(m);
-				do {
-					hist[ebuf[__builtin_ctzll(m)]]++;
-					m &= m - 1;
-				} while (m);
-			}
-		}
-		hs_push(&lo, xl, groups);
-		hs_push(&hi, xh, groups);
-		groups++;
-		i += SZ_HS_GROUP;
-		if (i % SZ_HIST_BLOCK == 0) {
-			if (outside > SZ_HIST_BLOCK / 8)
-				break; /* no dominant window: the scalar tables are faster */
-			outside = 0;
-		}
-	}
-	uint64_t counts[16] = {0};
-	hs_finish(&lo, groups, counts);
-	hs_finish(&hi, groups, counts + 8);
-	for (unsigned k = 0; k < 16; k++)
-		hist[w + k] += counts[k];
-	sz_hist_scalar(src + i, n - i, hist);
+	__mmask64 out = _mm512_cmpgt_epu8_mask(d, c15);
+	*xl = _mm512_maskz_shuffle_epi8(~out, tlo, d);
+	*xh = _mm512_maskz_shuffle_epi8(~out, thi, d);
+	return out;
 }
+
+#define SZ_HIST_PREFIX avx512
+#define SZ_HIST_VL 64
+#define SZ_HV __m512i
+#define SZ_HV_ZERO() _mm512_setzero_si512()
+#define SZ_HV_SET1(x) _mm512_set1_epi8((char)(x))
+#define SZ_HV_BCAST16(p) _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p)))
+#define SZ_HV_SUB8(a, b) _mm512_sub_epi8(a, b)
+#define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) _mm512_storeu_si512((void *)(p), v)
+#define SZ_HIST_EXPS exps64
+#define SZ_HIST_ONEHOT onehot64
+#define SZ_HIST_LANE_BITS 1
+#include "../sz_hist_template.h"
 
 /* ---- Chunk hash ------------------------------------------------------------------------------ */
 

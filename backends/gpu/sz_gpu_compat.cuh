@@ -17,12 +17,16 @@
  *    shuffle width a power of two <= W; up/down deltas and xor lane masks in [0, W) (NVIDIA uses
  *    only their low 5 bits, AMD the whole value: outside [0, W) the vendors disagree);
  *    the source lane of a shuffle must be live.
+ *  - The HIP flavour uses compiler builtins only: the module links without the ROCm device
+ *    library (doc/AMD.md).
  *
  * Device memory. Every access of a kernel to global memory goes through these wrappers (the
  * harness counts the bytes and checks the memory model; tests/simt/sz_simt_mem.h):
  *  - sz_gld_{u8,u16,u32,u64,x4}(p): plain loads; sz_gldro_*: loads of data that nothing writes
  *    during the launch (NVIDIA's read-only path); sz_gst_*(p, v): plain stores. Natural
- *    alignment; x4 (sz_u32x4, 16 bytes) needs 16-byte alignment.
+ *    alignment; x4 (sz_u32x4, 16 bytes) needs 16-byte alignment. On HIP they cast to the
+ *    global address space: global_* instructions, also through pointers read from memory (a
+ *    batch's tables); sz_load_global_ptr serves code that dereferences such a pointer itself.
  *  - Atomics on global memory, device (agent) scope, named by their memory order:
  *    sz_atomic_load_{relaxed,acquire}, sz_atomic_store_{relaxed,release},
  *    sz_atomic_add_{relaxed,release,acq_rel}, sz_atomic_{or,max,exch,cas}_relaxed, on 4- and
@@ -62,20 +66,23 @@
 
 #define SZ_GLOBAL __global__
 #define SZ_DEVICE __device__ __forceinline__
-/* Once-per-frame device code (header parsing, finishing): kept out of the kernels' hot loops'
- * register allocation. */
+/* Once-per-frame device code (header parsing): kept out of the kernels' hot loops' register
+ * allocation. */
 #define SZ_DEVICE_COLD __device__ __noinline__
 #define SZ_HOST_DEVICE __host__ __device__ inline
-#define SZ_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define SZ_RESTRICT __restrict__
 #define SZ_UNROLL _Pragma("unroll")
 
-/* n threads per block and, on CUDA, at least b resident blocks per SM (a register budget);
- * HIP's second argument means waves per execution unit, so HIP gets n alone. */
+/* n threads per block and, on CUDA, at least b resident blocks per SM (a register budget).
+ * HIP: the attribute itself (not the header's __launch_bounds__); its second argument would
+ * mean waves per execution unit, so HIP gets n alone (the VGPR budget is checked on the built
+ * code objects instead: ci/hip-bundle-check.py). */
 #if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_LAUNCH_BOUNDS(n) __launch_bounds__(n)
 #define SZ_LAUNCH_BOUNDS_BLOCKS(n, b) __launch_bounds__(n, b)
 #else
-#define SZ_LAUNCH_BOUNDS_BLOCKS(n, b) __launch_bounds__(n)
+#define SZ_LAUNCH_BOUNDS(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define SZ_LAUNCH_BOUNDS_BLOCKS(n, b) SZ_LAUNCH_BOUNDS(n)
 #endif
 
 #define SZ_SHARED_ARRAY(T, name, N) __shared__ T name[N]
@@ -97,10 +104,25 @@
 	} while (0)
 #else /* HIP */
 #if defined(__HIP_DEVICE_COMPILE__)
-/* warpSize is not a constant expression from ROCm 7 on: a run-time check only. */
+/* The code object's wavefront size (not warpSize: not a constant expression from ROCm 7 on).
+ * Up to clang 19 the macro, which the optimiser sees: the instantiation whose W differs is a
+ * trap and nothing else (ci/hip-bundle-check.py checks that). From clang 20 on the macro is
+ * deprecated (ROCm 6.3+ compilers deprecate it earlier: the warning is silenced here) and the
+ * builtin folds before optimisation. */
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-pragma"
+#if defined(__AMDGCN_WAVEFRONT_SIZE) && __clang_major__ < 20
+#define SZ_HIP_WAVEFRONT_SIZE_()                                                                   \
+	(_Pragma("clang diagnostic push")                                                          \
+	     _Pragma("clang diagnostic ignored \"-Wdeprecated-pragma\"")                           \
+	         __AMDGCN_WAVEFRONT_SIZE _Pragma("clang diagnostic pop"))
+#else
+#define SZ_HIP_WAVEFRONT_SIZE_() __builtin_amdgcn_wavefrontsize()
+#endif
+#pragma clang diagnostic pop
 #define SZ_WARP_GUARD(W)                                                                           \
 	do {                                                                                       \
-		if (warpSize != (W))                                                               \
+		if (SZ_HIP_WAVEFRONT_SIZE_() != (W))                                               \
 			__builtin_trap();                                                          \
 	} while (0)
 #else
@@ -113,21 +135,73 @@
 	} while (0)
 #endif
 
+#if defined(SZ_GPU_FLAVOUR_HIP)
+/*
+ * threadIdx, blockIdx, blockDim, gridDim without the device library (the HIP headers' versions
+ * call __ockl_get_local_id and friends): the work-item and work-group ids are hardware
+ * registers; the sizes come from the HSA dispatch packet (workgroup_size_{x,y,z}: u16 at bytes
+ * 4, 6, 8; grid_size_{x,y,z}, in work-items: u32 at bytes 12, 16, 20), present with every code
+ * object version. The macros shadow the headers' objects for the kernel source only.
+ */
+typedef const __attribute__((address_space(4))) uint16_t *sz_hip_pkt16_;
+typedef const __attribute__((address_space(4))) uint32_t *sz_hip_pkt32_;
+SZ_DEVICE unsigned sz_hip_block_dim_(int d)
+{
+	return ((sz_hip_pkt16_)__builtin_amdgcn_dispatch_ptr())[2 + d];
+}
+SZ_DEVICE unsigned sz_hip_grid_dim_(int d)
+{
+	const unsigned items = ((sz_hip_pkt32_)__builtin_amdgcn_dispatch_ptr())[3 + d];
+	const unsigned bd = sz_hip_block_dim_(d);
+	return items / bd + (items % bd != 0);
+}
+#define SZ_HIP_COORD_(name, expr)                                                                  \
+	struct name {                                                                              \
+		__device__ __forceinline__ operator unsigned() const                               \
+		{                                                                                  \
+			return (expr);                                                             \
+		}                                                                                  \
+	}
+SZ_HIP_COORD_(sz_hip_tid_x_, __builtin_amdgcn_workitem_id_x());
+SZ_HIP_COORD_(sz_hip_tid_y_, __builtin_amdgcn_workitem_id_y());
+SZ_HIP_COORD_(sz_hip_tid_z_, __builtin_amdgcn_workitem_id_z());
+SZ_HIP_COORD_(sz_hip_bid_x_, __builtin_amdgcn_workgroup_id_x());
+SZ_HIP_COORD_(sz_hip_bid_y_, __builtin_amdgcn_workgroup_id_y());
+SZ_HIP_COORD_(sz_hip_bid_z_, __builtin_amdgcn_workgroup_id_z());
+SZ_HIP_COORD_(sz_hip_bdim_x_, sz_hip_block_dim_(0));
+SZ_HIP_COORD_(sz_hip_bdim_y_, sz_hip_block_dim_(1));
+SZ_HIP_COORD_(sz_hip_bdim_z_, sz_hip_block_dim_(2));
+SZ_HIP_COORD_(sz_hip_gdim_x_, sz_hip_grid_dim_(0));
+SZ_HIP_COORD_(sz_hip_gdim_y_, sz_hip_grid_dim_(1));
+SZ_HIP_COORD_(sz_hip_gdim_z_, sz_hip_grid_dim_(2));
+#undef SZ_HIP_COORD_
+template <class X, class Y, class Z> struct sz_hip_dim3_ {
+	X x;
+	Y y;
+	Z z;
+};
+#undef threadIdx /* in case a HIP release spells them as macros */
+#undef blockIdx
+#undef blockDim
+#undef gridDim
+#define threadIdx (sz_hip_dim3_<sz_hip_tid_x_, sz_hip_tid_y_, sz_hip_tid_z_>{})
+#define blockIdx (sz_hip_dim3_<sz_hip_bid_x_, sz_hip_bid_y_, sz_hip_bid_z_>{})
+#define blockDim (sz_hip_dim3_<sz_hip_bdim_x_, sz_hip_bdim_y_, sz_hip_bdim_z_>{})
+#define gridDim (sz_hip_dim3_<sz_hip_gdim_x_, sz_hip_gdim_y_, sz_hip_gdim_z_>{})
+
+/* A wave-wide mask of the lanes where b holds (uicmp before clang 16: ICMP_NE is 33). */
+#if __has_builtin(__builtin_amdgcn_ballot_w64)
+#define SZ_HIP_BALLOT_(b) ((uint64_t)__builtin_amdgcn_ballot_w64(b))
+#else
+#define SZ_HIP_BALLOT_(b) ((uint64_t)__builtin_amdgcn_uicmp((unsigned)(b), 0u, 33))
+#endif
+#endif /* SZ_GPU_FLAVOUR_HIP */
+
 #if defined(SZ_GPU_FLAVOUR_CUDA)
 SZ_DEVICE void sz_syncthreads(void)
 {
 	__syncthreads();
 }
-#else
-/* HIP's __syncthreads() as clang builtins (the device library's __atomic_work_item_fence is not
- * needed): workgroup-scope release, the barrier, workgroup-scope acquire. */
-SZ_DEVICE void sz_syncthreads(void)
-{
-	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
-	__builtin_amdgcn_s_barrier();
-	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
-}
-#endif
 SZ_DEVICE int sz_syncthreads_count(int p)
 {
 	return __syncthreads_count(p);
@@ -140,6 +214,46 @@ SZ_DEVICE int sz_syncthreads_or(int p)
 {
 	return __syncthreads_or(p);
 }
+#else /* HIP */
+/* The barrier with work-group release/acquire (what __syncthreads means), from builtins: the
+ * HIP 5.x header's version calls __atomic_work_item_fence from the device library. */
+SZ_DEVICE void sz_syncthreads(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+	__builtin_amdgcn_s_barrier();
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+/* Threads of the block with p != 0 (the header's version needs __ockl_wgred_*): one counter
+ * in LDS, zeroed and read between barriers, one add per wavefront. */
+SZ_DEVICE int sz_hip_block_count_(int p)
+{
+	__shared__ int sz_count_;
+	const bool first = __builtin_amdgcn_workitem_id_x() == 0 &&
+	                   __builtin_amdgcn_workitem_id_y() == 0 &&
+	                   __builtin_amdgcn_workitem_id_z() == 0;
+	sz_syncthreads(); /* the previous count has been read */
+	if (first)
+		sz_count_ = 0;
+	sz_syncthreads();
+	const uint64_t b = SZ_HIP_BALLOT_(p != 0);
+	if (__builtin_amdgcn_mbcnt_hi(~0u, __builtin_amdgcn_mbcnt_lo(~0u, 0u)) == 0)
+		__atomic_fetch_add(&sz_count_, __builtin_popcountll(b), __ATOMIC_RELAXED);
+	sz_syncthreads();
+	return sz_count_;
+}
+SZ_DEVICE int sz_syncthreads_count(int p)
+{
+	return sz_hip_block_count_(p);
+}
+SZ_DEVICE int sz_syncthreads_and(int p)
+{
+	return sz_hip_block_count_(p) == (int)(blockDim.x * blockDim.y * blockDim.z);
+}
+SZ_DEVICE int sz_syncthreads_or(int p)
+{
+	return sz_hip_block_count_(p) != 0;
+}
+#endif
 
 template <typename T> SZ_DEVICE uint64_t sz_bits_(T v)
 {
@@ -210,50 +324,65 @@ SZ_DEVICE int sz_clz64(uint64_t x)
 }
 #else /* HIP */
 /*
- * AMD wavefronts run in lockstep (no independent thread scheduling), and the mask-less forms exist
- * in every ROCm release (the _sync forms need ROCm >= 6.2 and an opt-in): use them, and keep the
- * mask argument for the harness and CUDA. The idx source is reduced to the segment here because
- * older ROCm (5.x) adds an out-of-range source to the segment base unmasked.
+ * AMD wavefronts run in lockstep (no independent thread scheduling): the mask argument is kept
+ * for the harness and CUDA only. Everything is a compiler builtin, so the module links without
+ * the ROCm device library: ballots from __builtin_amdgcn_ballot_w64 (zero-extended on wave32
+ * targets), shuffles through ds_bpermute with the SIMT.md section 2.3 source-lane rules (the
+ * header's __shfl* rely on its warpSize default and, in ROCm 5, add an idx source unmasked).
  */
 template <int W> SZ_DEVICE uint64_t sz_ballot(uint64_t m, int p)
 {
 	(void)m;
-	return __ballot(p);
+	return SZ_HIP_BALLOT_(p != 0);
 }
 template <int W> SZ_DEVICE int sz_any(uint64_t m, int p)
 {
 	(void)m;
-	return __any(p);
+	return SZ_HIP_BALLOT_(p != 0) != 0;
 }
 template <int W> SZ_DEVICE int sz_all(uint64_t m, int p)
 {
 	(void)m;
-	return __all(p);
+	return SZ_HIP_BALLOT_(p == 0) == 0;
 }
 template <int W> SZ_DEVICE uint64_t sz_activemask(void)
 {
-	return __ballot(1);
+	return SZ_HIP_BALLOT_(true);
 }
 template <int W> SZ_DEVICE void sz_syncwarp(uint64_t m)
 {
 	(void)m;
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
 	__builtin_amdgcn_wave_barrier();
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
 }
-#define SZ_SHFL_VARIANT_(name, hipname, argtype, argexpr)                                          \
+/* The hardware lane: the count of lanes below this one (W = 32: the low half is the wave). */
+template <int W> SZ_DEVICE unsigned sz_hip_lane_(void)
+{
+	const unsigned lo = __builtin_amdgcn_mbcnt_lo(~0u, 0u);
+	return W == 32 ? lo : __builtin_amdgcn_mbcnt_hi(~0u, lo);
+}
+/* Source lanes: defined with the parts every flavour shares, below. */
+SZ_HOST_DEVICE unsigned sz_shfl_src_idx(unsigned l, int a, int w);
+SZ_HOST_DEVICE unsigned sz_shfl_src_up(unsigned l, unsigned a, int w);
+SZ_HOST_DEVICE unsigned sz_shfl_src_down(unsigned l, unsigned a, int w);
+SZ_HOST_DEVICE unsigned sz_shfl_src_xor(unsigned l, int a, int w);
+#define SZ_SHFL_VARIANT_(name, srcfn, argtype)                                                     \
 	template <int W, typename T> SZ_DEVICE T name(uint64_t m, T v, argtype a, int w = W)       \
 	{                                                                                          \
 		(void)m;                                                                           \
-		uint64_t u = sz_bits_(v);                                                          \
-		unsigned lo = hipname((unsigned)u, argexpr, w);                                    \
+		const int j4 = (int)(srcfn(sz_hip_lane_<W>(), a, w) << 2);                         \
+		const uint64_t u = sz_bits_(v);                                                    \
+		const unsigned lo = (unsigned)__builtin_amdgcn_ds_bpermute(j4, (int)(unsigned)u);  \
 		unsigned hi = 0;                                                                   \
 		if (sizeof(T) == 8)                                                                \
-			hi = hipname((unsigned)(u >> 32), argexpr, w);                             \
+			hi = (unsigned)__builtin_amdgcn_ds_bpermute(j4, (int)(unsigned)(u >> 32)); \
 		return sz_from_bits_<T>(((uint64_t)hi << 32) | lo);                                \
 	}
-SZ_SHFL_VARIANT_(sz_shfl, __shfl, int, a &(w - 1))
-SZ_SHFL_VARIANT_(sz_shfl_up, __shfl_up, unsigned, a)
-SZ_SHFL_VARIANT_(sz_shfl_down, __shfl_down, unsigned, a)
-SZ_SHFL_VARIANT_(sz_shfl_xor, __shfl_xor, int, a)
+SZ_SHFL_VARIANT_(sz_shfl, sz_shfl_src_idx, int)
+SZ_SHFL_VARIANT_(sz_shfl_up, sz_shfl_src_up, unsigned)
+SZ_SHFL_VARIANT_(sz_shfl_down, sz_shfl_src_down, unsigned)
+SZ_SHFL_VARIANT_(sz_shfl_xor, sz_shfl_src_xor, int)
 #undef SZ_SHFL_VARIANT_
 SZ_DEVICE void sz_spin_pause(void)
 {
@@ -261,15 +390,15 @@ SZ_DEVICE void sz_spin_pause(void)
 }
 SZ_DEVICE int sz_popc64(uint64_t x)
 {
-	return __popcll(x);
+	return __builtin_popcountll(x);
 }
 SZ_DEVICE int sz_ffs64(uint64_t x)
 {
-	return __ffsll((unsigned long long)x);
+	return __builtin_ffsll((long long)x);
 }
 SZ_DEVICE int sz_clz64(uint64_t x)
 {
-	return x ? __clzll((long long)x) : 64;
+	return x ? __builtin_clzll(x) : 64;
 }
 #endif
 
@@ -519,6 +648,45 @@ template <int W> SZ_DEVICE unsigned sz_warp(void)
 {
 	return sz_linear_tid() / (unsigned)W;
 }
+/*
+ * *pp, a pointer to global memory that the kernel reads from memory (a batch's pointer
+ * tables). HIP loads it as an address-space-1 pointer, so the accesses through it are global_*
+ * rather than flat_* (pointers in the kernel arguments are known to be global already; a
+ * cast of the loaded value would be folded away).
+ */
+template <typename T> SZ_DEVICE T *sz_load_global_ptr(T *const *pp)
+{
+#if defined(SZ_GPU_FLAVOUR_HIP) && defined(__HIP_DEVICE_COMPILE__)
+	typedef __attribute__((address_space(1))) T *sz_gptr_;
+	return (T *)*(const sz_gptr_ *)(const void *)pp;
+#else
+	return *pp;
+#endif
+}
+
+/*
+ * Source lane of a shuffle (SIMT.md 2.3) for lane l in segments of width w (a power of two <= W;
+ * deltas and xor masks in [0, W)): idx: seg | (src & (w-1)); up / down: l -/+ delta, or l past
+ * the segment's start / end; xor: l ^ m, or l past the segment's end. The HIP flavour moves
+ * values with ds_bpermute from these lanes; tests/simt checks them against its own table.
+ */
+SZ_HOST_DEVICE unsigned sz_shfl_src_idx(unsigned l, int a, int w)
+{
+	return (l & ~(unsigned)(w - 1)) | ((unsigned)a & (unsigned)(w - 1));
+}
+SZ_HOST_DEVICE unsigned sz_shfl_src_up(unsigned l, unsigned a, int w)
+{
+	return a > (l & (unsigned)(w - 1)) ? l : l - a;
+}
+SZ_HOST_DEVICE unsigned sz_shfl_src_down(unsigned l, unsigned a, int w)
+{
+	return l + a > (l | (unsigned)(w - 1)) ? l : l + a;
+}
+SZ_HOST_DEVICE unsigned sz_shfl_src_xor(unsigned l, int a, int w)
+{
+	return (l ^ (unsigned)a) > (l | (unsigned)(w - 1)) ? l : l ^ (unsigned)a;
+}
+
 /* All W lanes; (1ull << 64) - 1 would be undefined. */
 template <int W> SZ_HOST_DEVICE uint64_t sz_full_mask(void)
 {

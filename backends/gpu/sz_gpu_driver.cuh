@@ -28,6 +28,18 @@ struct sz_gpu_dim {
 	unsigned x, y;
 };
 
+/*
+ * The warp width of the kernels to launch on a device of warp (wavefront) size w, or 0 if the
+ * module has none for it. Kernels come as W = 32 and W = 64; a HIP code object holds the whole
+ * kernel only at its target's wave size (64 on CDNA/gfx9, 32 on RDNA/gfx10+; the other W is a
+ * trap stub, ci/hip-bundle-check.py), which is the warp size the runtime reports for that
+ * device. CUDA builds W = 32 only (have64 = 0).
+ */
+static inline int sz_gpu_kernel_width(int w, int have64)
+{
+	return w == 32 || (w == 64 && have64) ? w : 0;
+}
+
 /* Frames per launch of the per-frame kernels: gridDim.y is at most 65535. */
 #define SZ_GPU_FRAMES_PER_LAUNCH 65535u
 /* Frames of at most this many elements, in batches of at least half a wave of them, are

@@ -12,6 +12,13 @@
 
 #include <mutex>
 
+/* Whether the module has W = 64 kernels: not under CUDA (warp size 32 only). */
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_GPU_HAVE_W64 0
+#else
+#define SZ_GPU_HAVE_W64 1
+#endif
+
 namespace
 {
 
@@ -78,7 +85,8 @@ struct rt_launcher {
 int mod_probe(void)
 {
 	int n = 0;
-	return SZ_RT(GetDeviceCount)(&n) == SZ_RT_OK && n > 0 && sz_rt_warp_size() != 0;
+	return SZ_RT(GetDeviceCount)(&n) == SZ_RT_OK && n > 0 &&
+	       sz_gpu_kernel_width(sz_rt_warp_size(), SZ_GPU_HAVE_W64) != 0;
 }
 
 template <int W> splitzip_status run_compress(const sz_gpu_enc *a, uint64_t nf, void *stream)
@@ -96,11 +104,11 @@ splitzip_status run_decompress(const sz_gpu_dec *a, uint64_t nf, uint64_t max_ds
 	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
 }
 
-/* The kernels are instantiated for the device's warp size: 32 only under CUDA. */
+/* The kernels run at the device's warp size (sz_gpu_kernel_width). */
 splitzip_status mod_compress(const sz_gpu_enc *a, uint64_t nf, void *stream)
 {
-	const int w = sz_rt_warp_size();
-#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	const int w = sz_gpu_kernel_width(sz_rt_warp_size(), SZ_GPU_HAVE_W64);
+#if SZ_GPU_HAVE_W64
 	if (w == 64)
 		return run_compress<64>(a, nf, stream);
 #endif
@@ -109,8 +117,8 @@ splitzip_status mod_compress(const sz_gpu_enc *a, uint64_t nf, void *stream)
 
 splitzip_status mod_decompress(const sz_gpu_dec *a, uint64_t nf, uint64_t max_dst, void *stream)
 {
-	const int w = sz_rt_warp_size();
-#if !defined(SZ_GPU_FLAVOUR_CUDA)
+	const int w = sz_gpu_kernel_width(sz_rt_warp_size(), SZ_GPU_HAVE_W64);
+#if SZ_GPU_HAVE_W64
 	if (w == 64)
 		return run_decompress<64>(a, nf, max_dst, stream);
 #endif

@@ -93,6 +93,15 @@ grep -q "exit codes" "$T/out.log" && ok || bad "help lists exit codes"
 expect_rc 0 "version" "$Z" --version
 expect_rc 0 "backends" "$Z" backends
 grep -q "^scalar *yes *yes" "$T/out.log" && ok || bad "backends lists scalar"
+# A compiled-in GPU backend whose module cannot be loaded says why (here: the path given).
+for g in cuda hip; do
+	G=$(echo "$g" | tr a-z A-Z)
+	if grep -q "^$g *yes" "$T/out.log"; then
+		env "SPLITZIP_${G}_MODULE=$T/no-such-module.so" "$Z" backends >"$T/bk.log" 2>&1
+		grep -q "^$g *yes *no (.*no-such-module.so" "$T/bk.log" && ok ||
+			bad "backends gives no reason for $g: $(grep "^$g" "$T/bk.log")"
+	fi
+done
 SPLITZIP_FORCE_BACKEND=nope "$Z" compress "$K" "$T/y.sz" >/dev/null 2>&1
 [ $? -eq 5 ] && ok || bad "SPLITZIP_FORCE_BACKEND=nope must fail with 5"
 no_leftovers "at the end"

@@ -808,6 +808,20 @@ template <int W> static void test_corrupt_frames()
 	}
 }
 
+/* The host's choice of W (sz_gpu_kernel_width): the device's warp size when the module has
+ * kernels for it, else none; and the chosen W runs the conformance case here. */
+template <int W> static void test_kernel_width()
+{
+	CHECK(sz_gpu_kernel_width(W, 1) == W, "HIP module, device warp %d", W);
+	CHECK(sz_gpu_kernel_width(W, 0) == (W == 32 ? 32 : 0), "CUDA module, device warp %d", W);
+	const int odd[] = {0, 16, 48, 128, -1};
+	for (int w : odd)
+		CHECK(sz_gpu_kernel_width(w, 1) == 0, "device warp %d", w);
+	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 77, 5000);
+	if (sz_gpu_kernel_width(W, 1) == W)
+		roundtrip<W>(in, params(), "kernel width");
+}
+
 /* ==================================================================== */
 
 static const sz_simt_test k_tests[] = {
@@ -815,7 +829,7 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_escape_limit),       SZ_SIMT_TEST(test_capacity),
     SZ_SIMT_TEST(test_schedules),          SZ_SIMT_TEST(test_batch),
     SZ_SIMT_TEST(test_golden_vectors),     SZ_SIMT_TEST(test_corrupt_frames),
-    SZ_SIMT_TEST(test_prediction),
+    SZ_SIMT_TEST(test_prediction),         SZ_SIMT_TEST(test_kernel_width),
 };
 
 int main(int argc, char **argv)

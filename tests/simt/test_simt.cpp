@@ -269,6 +269,27 @@ template <int W> static void test_shfl_table()
 	shfl_case<W>(100, 0, W - 1, 0, W, 1, 1, in);
 }
 
+/* The source lanes the HIP flavour computes (sz_shfl_src_*, then ds_bpermute): the table above
+ * for every lane, width and valid argument, and always a lane of the wave. */
+template <int W> static void test_shfl_lanes()
+{
+	for (int w = 1; w <= W; w *= 2)
+		for (unsigned l = 0; l < (unsigned)W; l++)
+			for (int a = -2 * W; a < 2 * W; a++) {
+				const unsigned got[4] = {
+				    sz_shfl_src_idx(l, a, w), sz_shfl_src_up(l, (unsigned)a, w),
+				    sz_shfl_src_down(l, (unsigned)a, w), sz_shfl_src_xor(l, a, w)};
+				for (int op = 0; op < 4; op++) {
+					if (op > 0 && (a < 0 || a >= W))
+						continue; /* outside [0, W): the vendors disagree */
+					const int want = ref_src_lane(op, W, (int)l, a, w);
+					CHECK(got[op] == (unsigned)want && got[op] < (unsigned)W,
+					      "op %d lane %u arg %d width %d: %u, want %d", op, l,
+					      a, w, got[op], want);
+				}
+			}
+}
+
 /* ==================================================================== */
 /* 4. Block scan                                                        */
 /* ==================================================================== */
@@ -798,7 +819,7 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_votes),        SZ_SIMT_TEST(test_atomics),
     SZ_SIMT_TEST(test_memory_model), SZ_SIMT_TEST(test_shared_memory),
     SZ_SIMT_TEST(test_negative),     SZ_SIMT_TEST(test_determinism),
-    SZ_SIMT_TEST(test_threads),
+    SZ_SIMT_TEST(test_threads),      SZ_SIMT_TEST(test_shfl_lanes),
 };
 
 int main(int argc, char **argv)

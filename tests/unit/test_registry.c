@@ -18,6 +18,7 @@ START_TEST(registry_slots_and_names)
 	ck_assert_str_eq(splitzip_backend_name(n - 1), "scalar");
 	ck_assert_ptr_null(splitzip_backend_name(n));
 	ck_assert_int_eq(splitzip_backend_available(n), 0);
+	ck_assert_str_eq(splitzip_backend_unavailable_reason(n), "no such backend");
 	for (size_t i = 0; i < n; i++) {
 		const splitzip_backend *b = splitzip_registry_get(i);
 		ck_assert_ptr_nonnull(b);
@@ -35,6 +36,12 @@ START_TEST(registry_slots_and_names)
 			ck_assert_ptr_nonnull(b->host->hash_chunk);
 		}
 		ck_assert_int_eq(splitzip_backend_id_of(i), b->id);
+		/* A reason exactly when the backend is not usable. */
+		const char *why = splitzip_backend_unavailable_reason(i);
+		ck_assert_msg((why == NULL) == (splitzip_backend_available(i) == 1),
+		              "%s: available %d, reason %s", b->name, splitzip_backend_available(i),
+		              why ? why : "(none)");
+		ck_assert_msg(!why || *why, "%s: empty reason", b->name);
 		for (size_t j = 0; j < i; j++)
 			ck_assert_str_ne(splitzip_backend_name(i), splitzip_backend_name(j));
 	}

@@ -1,0 +1,232 @@
+/*
+ * sz_hist_template.h -- the window histogram of the SIMD backends, written once for every ISA.
+ *
+ * A template in the manner of libdeflate's *_template.h: a backend defines the parameters below
+ * (a vector type and the few operations whose instructions differ per ISA), then includes this
+ * file. The inclusion defines static functions and types whose names start with the prefix
+ * SZ_HIST_PREFIX, among them the histogram entry SZ_HIST_PREFIX##_histogram
+ * (splitzip_histogram_fn), compiled with the ISA flags of the including translation unit; at
+ * the end the parameters are #undef'd, so a translation unit may include the file again with
+ * other parameters.
+ *
+ * The method. The histogram picks the 16-exponent window [w, w + 15] that holds most of the
+ * first SZ_HIST_SAMPLE elements (sz_hist_window) and counts it as a positional population
+ * count: each element in the window becomes a one-hot byte (bins 0-7 in stream 'lo', 8-15 in
+ * stream 'hi', by a 16-entry byte table lookup that gives 0 outside the window), and
+ * Harley-Seal carry-save adders sum 16 such vectors into bit planes of weight 1, 2, 4, 8 plus a
+ * carry vector of weight 16; a second adder level sums 16 carries the same way. That is about
+ * half the operations of sixteen compare-and-subtract byte counters. Elements outside the
+ * window (rare in KV data) are counted one by one; if more than 1/8 of a block of SZ_HIST_BLOCK
+ * elements fell outside, the data has no dominant window and the rest goes to the scalar
+ * four-table histogram (sz_hist_scalar), which is faster then. The result is exact for any w.
+ *
+ * Parameters (all required):
+ *   SZ_HIST_PREFIX            name prefix (avx2 gives avx2_histogram, avx2_hs_add16, ...)
+ *   SZ_HIST_VL                elements per block = exponent bytes per vector (NEON 16, AVX2 32,
+ *                             AVX-512 64)
+ *   SZ_HV                     the vector type
+ *   SZ_HV_ZERO()              an all-zero vector
+ *   SZ_HV_SET1(x)             every byte x (an unsigned value < 256)
+ *   SZ_HV_BCAST16(p)          the 16 bytes at p (const uint8_t *) in every 16-byte lane
+ *   SZ_HV_SUB8(a, b)          bytewise a - b, wrapping
+ *   SZ_HV_CSA(h, l, a, b, c)  a statement: full adder on bit vectors, (h, l) = a + b + c, that
+ *                             is h = majority(a, b, c), l = a ^ b ^ c (a, b, c evaluated once)
+ *   SZ_HV_COUNT_BITS(v, weight, cnt)
+ *                             cnt[b] += weight * (number of bytes of v with bit b set), b < 8
+ *   SZ_HIST_EXPS(s)           the exponent bytes of the SZ_HIST_VL elements at s, in any fixed
+ *                             order (a histogram does not care which); lane j is byte j
+ *   SZ_HIST_ONEHOT(d, c15, tlo, thi, xl, xh)
+ *                             for the bin indices d = e - w (c15: every byte 15; tlo, thi: the
+ *                             one-hot tables of bins 0-7 and 8-15 in every 16-byte lane): set
+ *                             *xl, *xh to the one-hot bytes, zero for indices above 15, and
+ *                             return a uint64_t m that says which lanes are outside:
+ *   SZ_HIST_LANE_BITS         1: bit j of m is set iff lane j is outside (the template stores
+ *                             the exponents with SZ_HV_STOREU(p, v), p a uint8_t *, and counts
+ *                             the set bits); 0: m is nonzero iff some lane is outside (the
+ *                             template counts the block again in scalar code)
+ */
+#if !defined(SZ_HIST_PREFIX) || !defined(SZ_HIST_VL) || !defined(SZ_HV) || !defined(SZ_HV_ZERO) || \
+    !defined(SZ_HV_SET1) || !defined(SZ_HV_BCAST16) || !defined(SZ_HV_SUB8) ||                     \
+    !defined(SZ_HV_CSA) || !defined(SZ_HV_COUNT_BITS) || !defined(SZ_HIST_EXPS) ||                 \
+    !defined(SZ_HIST_ONEHOT) || !defined(SZ_HIST_LANE_BITS)
+#error "sz_hist_template.h: a parameter is missing (see the list at the top)"
+#endif
+#if SZ_HIST_LANE_BITS && !defined(SZ_HV_STOREU)
+#error "sz_hist_template.h: SZ_HIST_LANE_BITS needs SZ_HV_STOREU"
+#endif
+
+#include "sz_simd_common.h"
+
+#define SZ_HN(name) SZ_PASTE(SZ_HIST_PREFIX, name)
+
+/* Elements per group: 16 blocks, one call of the level-1 adder. */
+#define SZ_HS_GROUP (16u * SZ_HIST_VL)
+
+/* Bit planes of weight 1, 2, 4, 8 (in units of the level). */
+typedef struct SZ_HN(hs_planes) {
+	SZ_HV p1, p2, p4, p8;
+} SZ_HN(hs_planes);
+
+/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
+static SZ_ALWAYS_INLINE SZ_HV SZ_HN(hs_add16)(SZ_HN(hs_planes) * s, const SZ_HV x[16])
+{
+	SZ_HV twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
+	SZ_HV_CSA(twosA, s->p1, s->p1, x[0], x[1]);
+	SZ_HV_CSA(twosB, s->p1, s->p1, x[2], x[3]);
+	SZ_HV_CSA(foursA, s->p2, s->p2, twosA, twosB);
+	SZ_HV_CSA(twosA, s->p1, s->p1, x[4], x[5]);
+	SZ_HV_CSA(twosB, s->p1, s->p1, x[6], x[7]);
+	SZ_HV_CSA(foursB, s->p2, s->p2, twosA, twosB);
+	SZ_HV_CSA(eightsA, s->p4, s->p4, foursA, foursB);
+	SZ_HV_CSA(twosA, s->p1, s->p1, x[8], x[9]);
+	SZ_HV_CSA(twosB, s->p1, s->p1, x[10], x[11]);
+	SZ_HV_CSA(foursA, s->p2, s->p2, twosA, twosB);
+	SZ_HV_CSA(twosA, s->p1, s->p1, x[12], x[13]);
+	SZ_HV_CSA(twosB, s->p1, s->p1, x[14], x[15]);
+	SZ_HV_CSA(foursB, s->p2, s->p2, twosA, twosB);
+	SZ_HV_CSA(eightsB, s->p4, s->p4, foursA, foursB);
+	SZ_HV_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
+	return sixteens;
+}
+
+static SZ_ALWAYS_INLINE void SZ_HN(count_planes)(const SZ_HN(hs_planes) * s, uint64_t unit,
+                                                 uint64_t cnt[8])
+{
+	SZ_HV_COUNT_BITS(s->p1, unit, cnt);
+	SZ_HV_COUNT_BITS(s->p2, 2 * unit, cnt);
+	SZ_HV_COUNT_BITS(s->p4, 4 * unit, cnt);
+	SZ_HV_COUNT_BITS(s->p8, 8 * unit, cnt);
+}
+
+/* The histogram state of one half of the window (8 bins). */
+typedef struct SZ_HN(hs_stream) {
+	SZ_HN(hs_planes) l1, l2; /* units 1 and 16 */
+	SZ_HV carry[16];         /* level-1 carries waiting for the level-2 adder */
+	uint64_t cnt[8];         /* complete counts from level-2 carries (unit 256) */
+} SZ_HN(hs_stream);
+
+static SZ_ALWAYS_INLINE void SZ_HN(hs_init)(SZ_HN(hs_stream) * h)
+{
+	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = SZ_HV_ZERO();
+	h->l2 = h->l1;
+	memset(h->cnt, 0, sizeof h->cnt);
+}
+
+/* Adds 16 one-hot vectors; 'group' counts calls (the level-2 adder runs every 16th). */
+static SZ_ALWAYS_INLINE void SZ_HN(hs_push)(SZ_HN(hs_stream) * h, const SZ_HV x[16], unsigned group)
+{
+	h->carry[group % 16] = SZ_HN(hs_add16)(&h->l1, x);
+	if (group % 16 == 15)
+		SZ_HV_COUNT_BITS(SZ_HN(hs_add16)(&h->l2, h->carry), 256, h->cnt);
+}
+
+/* Final counts after 'groups' calls to hs_push. */
+static SZ_ALWAYS_INLINE void SZ_HN(hs_finish)(SZ_HN(hs_stream) * h, unsigned groups,
+                                              uint64_t out[8])
+{
+	if (groups % 16) {
+		for (unsigned g = groups % 16; g < 16; g++)
+			h->carry[g] = SZ_HV_ZERO();
+		SZ_HV_COUNT_BITS(SZ_HN(hs_add16)(&h->l2, h->carry), 256, h->cnt);
+	}
+	SZ_HN(count_planes)(&h->l1, 1, h->cnt);
+	SZ_HN(count_planes)(&h->l2, 16, h->cnt);
+	for (unsigned b = 0; b < 8; b++)
+		out[b] += h->cnt[b];
+}
+
+/* The window as vectors: w and 15 in every byte, the one-hot tables of bins 0-7 and 8-15. */
+typedef struct SZ_HN(hist_window) {
+	SZ_HV wv, c15, tlo, thi;
+} SZ_HN(hist_window);
+
+/*
+ * One block of SZ_HIST_VL elements at s: the one-hot bytes of its bins to *xl and *xh; the
+ * elements outside the window [w, w + 15] are added to hist one by one. Returns how many.
+ */
+static SZ_ALWAYS_INLINE size_t SZ_HN(hist_block)(const SZ_HN(hist_window) * k, unsigned w,
+                                                 const uint16_t *s, SZ_HV *xl, SZ_HV *xh,
+                                                 uint64_t hist[256])
+{
+	SZ_HV e = SZ_HIST_EXPS(s);
+	uint64_t m = SZ_HIST_ONEHOT(SZ_HV_SUB8(e, k->wv), k->c15, k->tlo, k->thi, xl, xh);
+	size_t outside = 0;
+	if (SZ_UNLIKELY(m)) {
+#if SZ_HIST_LANE_BITS
+		uint8_t ebuf[SZ_HIST_VL];
+		SZ_HV_STOREU(ebuf, e);
+		outside = (size_t)__builtin_popcountll(m);
+		do {
+			hist[ebuf[__builtin_ctzll(m)]]++;
+			m &= m - 1;
+		} while (m);
+		(void)w;
+		(void)s;
+#else
+		for (unsigned j = 0; j < SZ_HIST_VL; j++) {
+			uint8_t x = splitzip_bf16_exponent(s[j]);
+			if ((uint8_t)(x - w) > 15) {
+				hist[x]++;
+				outside++;
+			}
+		}
+#endif
+	}
+	return outside;
+}
+
+static void SZ_HN(histogram)(const uint16_t *src, size_t n, uint64_t hist[256])
+{
+	/* One-hot bytes: bins 0-7 -> bit k of 'lo', bins 8-15 -> bit k-8 of 'hi'. */
+	static const uint8_t lo_bits[16] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 0, 0, 0, 0, 0, 0, 0};
+	static const uint8_t hi_bits[16] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128};
+	if (n < 2 * SZ_HIST_SAMPLE) {
+		sz_hist_scalar(src, n, hist);
+		return;
+	}
+	const unsigned w = sz_hist_window(src, SZ_HIST_SAMPLE);
+	const SZ_HN(hist_window)
+	    win = {SZ_HV_SET1(w), SZ_HV_SET1(15u), SZ_HV_BCAST16(lo_bits), SZ_HV_BCAST16(hi_bits)};
+	SZ_HN(hs_stream) lo, hi;
+	SZ_HN(hs_init)(&lo);
+	SZ_HN(hs_init)(&hi);
+	unsigned groups = 0;
+	size_t i = 0, outside = 0;
+	while (i + SZ_HS_GROUP <= n) {
+		SZ_HV xl[16], xh[16];
+		for (unsigned k = 0; k < 16; k++)
+			outside += SZ_HN(hist_block)(&win, w, src + i + SZ_HIST_VL * k, &xl[k],
+			                             &xh[k], hist);
+		SZ_HN(hs_push)(&lo, xl, groups);
+		SZ_HN(hs_push)(&hi, xh, groups);
+		groups++;
+		i += SZ_HS_GROUP;
+		if (i % SZ_HIST_BLOCK == 0) {
+			if (outside > SZ_HIST_BLOCK / 8)
+				break; /* no dominant window: the scalar tables are faster */
+			outside = 0;
+		}
+	}
+	uint64_t counts[16] = {0};
+	SZ_HN(hs_finish)(&lo, groups, counts);
+	SZ_HN(hs_finish)(&hi, groups, counts + 8);
+	for (unsigned k = 0; k < 16; k++)
+		hist[w + k] += counts[k];
+	sz_hist_scalar(src + i, n - i, hist);
+}
+
+#undef SZ_HS_GROUP
+#undef SZ_HN
+#undef SZ_HIST_PREFIX
+#undef SZ_HIST_VL
+#undef SZ_HV
+#undef SZ_HV_ZERO
+#undef SZ_HV_SET1
+#undef SZ_HV_BCAST16
+#undef SZ_HV_SUB8
+#undef SZ_HV_CSA
+#undef SZ_HV_COUNT_BITS
+#undef SZ_HV_STOREU
+#undef SZ_HIST_EXPS
+#undef SZ_HIST_ONEHOT
+#undef SZ_HIST_LANE_BITS
