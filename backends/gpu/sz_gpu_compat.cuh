@@ -549,7 +549,8 @@ SZ_DEVICE sz_u32x4 sz_gldro_x4(const void *p)
 	return sz_gld_x4(p);
 }
 
-/* Agent-scope atomics (clang builtins, no ROCm device library needed). */
+/* Agent-scope atomics (clang builtins, no ROCm device library needed), on address-space-1
+ * pointers so that they are global_atomic_* rather than flat_* (global memory only). */
 #define SZ_MO_(o) SZ_HIP_MO_##o
 #define SZ_HIP_MO_relaxed __ATOMIC_RELAXED
 #define SZ_HIP_MO_acquire __ATOMIC_ACQUIRE
@@ -559,30 +560,33 @@ SZ_DEVICE sz_u32x4 sz_gldro_x4(const void *p)
 	template <typename T> SZ_DEVICE T sz_atomic_load_##o(const T *p)                           \
 	{                                                                                          \
 		sz_atomic_type_check_<T>();                                                        \
-		return __hip_atomic_load(p, SZ_MO_(o), __HIP_MEMORY_SCOPE_AGENT);                  \
+		return __hip_atomic_load((const SZ_G_(T) *)p, SZ_MO_(o),                           \
+		                         __HIP_MEMORY_SCOPE_AGENT);                                \
 	}
 #define SZ_ASTORE_(o)                                                                              \
 	template <typename T> SZ_DEVICE void sz_atomic_store_##o(T *p, typename sz_id_<T>::type v) \
 	{                                                                                          \
 		sz_atomic_type_check_<T>();                                                        \
-		__hip_atomic_store(p, v, SZ_MO_(o), __HIP_MEMORY_SCOPE_AGENT);                     \
+		__hip_atomic_store((SZ_G_(T) *)p, v, SZ_MO_(o), __HIP_MEMORY_SCOPE_AGENT);         \
 	}
 #define SZ_ARMW_(op, o)                                                                            \
 	template <typename T> SZ_DEVICE T sz_atomic_##op##_##o(T *p, typename sz_id_<T>::type v)   \
 	{                                                                                          \
 		sz_atomic_type_check_<T>();                                                        \
-		return __hip_atomic_fetch_##op(p, v, SZ_MO_(o), __HIP_MEMORY_SCOPE_AGENT);         \
+		return __hip_atomic_fetch_##op((SZ_G_(T) *)p, v, SZ_MO_(o),                        \
+		                               __HIP_MEMORY_SCOPE_AGENT);                          \
 	}
 #define SZ_AXCHG_                                                                                  \
 	template <typename T> SZ_DEVICE T sz_atomic_exch_relaxed(T *p, typename sz_id_<T>::type v) \
 	{                                                                                          \
-		return __hip_atomic_exchange(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);    \
+		return __hip_atomic_exchange((SZ_G_(T) *)p, v, __ATOMIC_RELAXED,                   \
+		                             __HIP_MEMORY_SCOPE_AGENT);                            \
 	}                                                                                          \
 	template <typename T>                                                                      \
 	SZ_DEVICE T sz_atomic_cas_relaxed(T *p, typename sz_id_<T>::type cmp,                      \
 	                                  typename sz_id_<T>::type v)                              \
 	{                                                                                          \
-		__hip_atomic_compare_exchange_strong(p, &cmp, v, __ATOMIC_RELAXED,                 \
+		__hip_atomic_compare_exchange_strong((SZ_G_(T) *)p, &cmp, v, __ATOMIC_RELAXED,     \
 		                                     __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);  \
 		return cmp;                                                                        \
 	}
@@ -695,6 +699,44 @@ template <int W> SZ_HOST_DEVICE uint64_t sz_full_mask(void)
 template <int W> SZ_DEVICE uint64_t sz_lanemask_lt(void)
 {
 	return (1ull << sz_lane<W>()) - 1;
+}
+
+/* Whether kernels copy warp-uniform values out of shared memory into locals (sz_uniform_*) up
+ * front: HIP (scalar registers) and the harness (which checks the claim); CUDA reads shared
+ * memory where the value is used, which its register allocation prefers. */
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_HOIST_UNIFORM 0
+#else
+#define SZ_HOIST_UNIFORM 1
+#endif
+
+/*
+ * v, a value every lane of the warp holds equally (read from shared memory, say; all W lanes
+ * call): HIP keeps it in a scalar register (v_readfirstlane) instead of a vector register,
+ * which holds a kernel's VGPR count down; CUDA: v itself; the CPU harness checks that every
+ * lane passed the same v (a kernel trap otherwise), since a wrong claim would be a bug on
+ * HIP only.
+ */
+template <int W> SZ_DEVICE uint32_t sz_uniform_u32(uint32_t v)
+{
+#if defined(SZ_GPU_FLAVOUR_HIP) && defined(__HIP_DEVICE_COMPILE__)
+	return (uint32_t)__builtin_amdgcn_readfirstlane((int)v);
+#elif defined(SZ_GPU_FLAVOUR_CPU)
+	const uint32_t u = sz_shfl<W>(sz_full_mask<W>(), v, 0);
+	SZ_KERNEL_CHECK(u == v);
+	return u;
+#else
+	return v;
+#endif
+}
+template <int W> SZ_DEVICE uint64_t sz_uniform_u64(uint64_t v)
+{
+	return (uint64_t)sz_uniform_u32<W>((uint32_t)(v >> 32)) << 32 |
+	       sz_uniform_u32<W>((uint32_t)v);
+}
+template <int W, typename T> SZ_DEVICE T *sz_uniform_ptr(T *p)
+{
+	return (T *)(uintptr_t)sz_uniform_u64<W>((uint64_t)(uintptr_t)p);
 }
 
 #endif /* SZ_GPU_COMPAT_CUH */

@@ -523,15 +523,19 @@ template <int W, unsigned O>
 SZ_DEVICE uint32_t sz_enc_chunk(sz_enc_smem<W> &S, uint64_t c, uint32_t *stash, uint32_t &nst)
 {
 	const unsigned lane = sz_lane<W>();
-	const uint64_t e0 = c << S.fr.L;
-	const uint32_t len = (uint32_t)splitzip_chunk_len(S.fr.n, S.fr.L, c);
+	/* frame fields as warp-uniform values (scalar registers on HIP) */
+	const uint32_t L = sz_uniform_u32<W>(S.fr.L);
+	const uint64_t e0 = c << L;
+	const uint32_t len = (uint32_t)splitzip_chunk_len(sz_uniform_u64<W>(S.fr.n), L, c);
 	const uint32_t nw = (len + 3) / 4, seg = W * 8;
-	const uint16_t *SZ_RESTRICT src = S.fr.src + e0;
-	uint8_t *const dst = S.fr.dst;
-	uint8_t *codes = dst + S.fr.codes_off + e0 / 2, *sm = dst + S.fr.sm_off + e0;
+	const uint16_t *SZ_RESTRICT src = sz_uniform_ptr<W>(S.fr.src) + e0;
+	uint8_t *const dst = sz_uniform_ptr<W>(S.fr.dst);
+	uint8_t *codes = dst + sz_uniform_u64<W>(S.fr.codes_off) + e0 / 2;
+	uint8_t *sm = dst + sz_uniform_u64<W>(S.fr.sm_off) + e0;
 	uint8_t *raw = dst + SPLITZIP_FRAME_HEADER_SIZE + 2 * e0;
-	const bool vec = S.fr.vec != 0, contig = S.fr.contig != 0;
-	const uint32_t kadd = S.fr.kadd;
+	const bool vec = sz_uniform_u32<W>(S.fr.vec) != 0,
+	           contig = sz_uniform_u32<W>(S.fr.contig) != 0;
+	const uint32_t kadd = sz_uniform_u32<W>(S.fr.kadd);
 	uint64_t acc = splitzip_hash_lane_init(lane & 31);
 	uint32_t cnt = 0;
 	/* Two segments' loads in flight before the first use; one when the histogram's counters
@@ -811,18 +815,20 @@ SZ_DEVICE uint64_t sz_enc_run_pass_o(sz_enc_smem<W> &S, sz_gpu_enc_state *st, co
 	}
 	sz_syncthreads();
 	for (;;) {
-		const uint64_t tile = S.bc[0];
+		const uint64_t tile = sz_uniform_u64<W>(S.bc[0]);
 		if (tile >= S.fr.n_tiles)
 			break;
-		const uint32_t cpw = S.fr.cpw;
+		const uint32_t cpw = sz_uniform_u32<W>(S.fr.cpw);
+		const uint64_t C = sz_uniform_u64<W>(S.fr.C);
+		const bool known_stored = sz_uniform_u32<W>((uint32_t)S.bc[2]) != 0;
 		uint32_t *stash = S.stash + warp * sz_enc_smem<W>::CAP;
 		uint32_t nst = 0;
 		for (uint32_t j = 0; j < cpw; j++) {
 			const uint64_t c = tile * NW * cpw + warp * cpw + j;
 			uint32_t k = 0;
-			if (c < S.fr.C && !S.bc[2])
+			if (c < C && !known_stored)
 				k = sz_enc_chunk<W, O>(S, c, stash, nst);
-			else if (c < S.fr.C && (O & SZ_O_HASH)) /* stored for sure: the checksum */
+			else if (c < C && (O & SZ_O_HASH)) /* stored for sure: the checksum */
 				sz_enc_hash_cold<W>(S, c);
 			if (lane == 0)
 				S.cnt[warp * cpw + j] = k;
@@ -843,9 +849,9 @@ SZ_DEVICE uint64_t sz_enc_run_pass_o(sz_enc_smem<W> &S, sz_gpu_enc_state *st, co
 			}
 		}
 		sz_syncthreads(); /* B: ranks and the next tile are known */
-		const uint64_t rank = S.wbase[warp];
+		const uint64_t rank = sz_uniform_u64<W>(S.wbase[warp]);
 		if ((O & SZ_O_CODES) && rank < SZ_GPU_ESC_STORED) {
-			const uint64_t c0 = tile * NW * cpw + warp * cpw, C = S.fr.C;
+			const uint64_t c0 = tile * NW * cpw + warp * cpw;
 			if (nst > sz_enc_smem<W>::CAP && FI)
 				sz_enc_rescan<W>(S, c0 < C ? c0 : C, c0 + cpw < C ? c0 + cpw : C,
 				                 rank);
@@ -1462,7 +1468,7 @@ SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint64
 	const int32_t prev = lane == 0 ? b.last : (int32_t)up;
 	const bool bad =
 	    lane < b.nb && ((int32_t)p <= prev || p >= len || sz_dec_in_codebook(fr, e));
-	b.last = (int32_t)sz_shfl<W>(sz_full_mask<W>(), p, (int)b.nb - 1);
+	b.last = (int32_t)sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), p, (int)b.nb - 1));
 	b.rec = p | e << 16;
 	b.kb += b.nb;
 	return sz_any<W>(sz_full_mask<W>(), bad) != 0;
@@ -1492,8 +1498,8 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
 			t1 = sz_gld_le32(T + 4 * c);
 		}
-		const uint64_t k0 = sz_shfl<W>(sz_full_mask<W>(), t0, 0);
-		k1 = sz_shfl<W>(sz_full_mask<W>(), t1, 0);
+		const uint64_t k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
+		k1 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t1, 0));
 		if (k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E))
 			return true; /* rule 2: the escape range must lie inside its chunk's share
 			              */
@@ -1547,7 +1553,8 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 					bad |= sz_dec_load_batch<W>(fr, b, k1, len);
 					continue;
 				}
-				const uint32_t rec = sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r);
+				const uint32_t rec = sz_uniform_u32<W>(
+				    sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r));
 				const uint64_t p = rec & 0xFFFFu;
 				if (p >= s0 + seg)
 					break;
@@ -1587,6 +1594,31 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	return sz_any<W>(sz_full_mask<W>(), bad) != 0;
 }
 
+/* The frame fields the chunk decoder reads, as warp-uniform values (scalar registers on HIP;
+ * the header itself is not copied). */
+template <int W> SZ_DEVICE void sz_dec_frame_hot(sz_dec_frame &d, const sz_dec_frame &s)
+{
+	__builtin_memset(&d, 0, sizeof d);
+	d.src = sz_uniform_ptr<W>(s.src);
+	d.dst = sz_uniform_ptr<W>(s.dst);
+	d.n = sz_uniform_u64<W>(s.n);
+	d.C = sz_uniform_u64<W>(s.C);
+	d.E = sz_uniform_u64<W>(s.E);
+	d.codes_off = sz_uniform_u64<W>(s.codes_off);
+	d.sm_off = sz_uniform_u64<W>(s.sm_off);
+	d.table_off = sz_uniform_u64<W>(s.table_off);
+	d.epos_off = sz_uniform_u64<W>(s.epos_off);
+	d.eexp_off = sz_uniform_u64<W>(s.eexp_off);
+	d.cblo = sz_uniform_u64<W>(s.cblo);
+	d.cbhi = sz_uniform_u64<W>(s.cbhi);
+	d.L = sz_uniform_u32<W>(s.L);
+	d.mode = sz_uniform_u32<W>(s.mode);
+	d.vec = sz_uniform_u32<W>(s.vec);
+	d.contig = sz_uniform_u32<W>(s.contig);
+	d.base = sz_uniform_u32<W>(s.base);
+	d.base2 = sz_uniform_u32<W>(s.base2);
+}
+
 /* The chunks [c0, c1) of a frame, warp w taking c0 + w, c0 + w + NW, ...; the block's
  * corruption flag and checksum sum end up with thread 0 (S.bad, S.wsum[0]). Ends with a
  * barrier. */
@@ -1597,8 +1629,12 @@ template <int W> SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, uint64_t c0, ui
 	const bool hash = (S.fr.h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	uint64_t csum = 0;
 	bool bad = false;
+	sz_dec_frame hot;
+	if (SZ_HOIST_UNIFORM)
+		sz_dec_frame_hot<W>(hot, S.fr);
+	const sz_dec_frame &fr = SZ_HOIST_UNIFORM ? hot : S.fr;
 	for (uint64_t c = c0 + warp; c < c1; c += NW)
-		bad |= sz_dec_chunk<W>(S.fr, c, csum, hash);
+		bad |= sz_dec_chunk<W>(fr, c, csum, hash);
 	if (lane == 0) {
 		S.wsum[warp] = csum;
 		S.wbad[warp] = bad;
@@ -1707,7 +1743,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_g
 	const unsigned t = threadIdx.x;
 	for (uint64_t f = blockIdx.x; f < a.n_frames; f += gridDim.x) {
 		if (t == 0) {
-			splitzip_header h;
+			splitzip_header h; /* zeroed: nothing of it lives across frames */
+			__builtin_memset(&h, 0, sizeof h);
 			S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
 			if (S[0].fr.status == SPLITZIP_OK)
 				sz_dec_setup<W>(S[0], a, f, h);
