@@ -23,8 +23,8 @@ module builds); one that resolves nowhere is an error too, except the generated
 splitzip_config.h.
 
 Function length: the body of every function in the host C code of the library, the CLI and the
-benchmarks (core/, dispatch/, api/, backends/cpu_*/, tools/, bench/*.c) is at most --max-lines
-lines (default 80), counted from the opening to the closing brace. The sources are formatted
+benchmarks (core/, dispatch/, api/, backends/cpu_*/, tools/, bench/*.c, bench/*.cu) is at most
+--max-lines lines (default 80), counted from the opening to the closing brace. The sources are formatted
 with the repository's .clang-format, which puts a function's braces in column 0.
 """
 import argparse
@@ -94,7 +94,8 @@ def check_includes(root, rel, errors):
                               f"not below {layer}/)")
 
 
-HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^backends/cpu_[^/]+/[^/]+\.c$")
+HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^bench/[^/]+\.cu$|"
+                    r"^backends/cpu_[^/]+/[^/]+\.c$")
 
 
 def check_lengths(root, rel, max_lines, errors):
@@ -157,6 +158,7 @@ def self_test():
         "bench/b.c": ('#include "nowhere.h"\n', "resolves to no file"),
         "core/cfg.c": ('#include "splitzip_config.h"\n', "build configuration"),
         "core/long.c": ("static void f(void)\n{\n" + body + "\n}\n", "function f is 92"),
+        "bench/long.cu": ("static void h(void)\n{\n" + body + "\n}\n", "function h is 92"),
         "api/short.c": ("static void g(void)\n{\n\tx++;\n}\n", None),
     }
     with tempfile.TemporaryDirectory() as root:

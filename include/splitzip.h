@@ -549,14 +549,24 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *
  *   - Buffers are device pointers (prefixed d_) on the current device; 'stream' is a cudaStream_t
  *     or hipStream_t cast to void * (NULL: the default stream).
- *   - The caller owns everything: the output, the workspace (splitzip_workspace_size...) and the
- *     result slots. The call allocates nothing, copies nothing to or from the host and never
- *     waits for the device, so it can be captured into a CUDA/HIP graph.
+ *   - The caller owns everything: the output, the workspace (splitzip_workspace_size... for
+ *     compression, splitzip_decompress_workspace_size() for decompression) and the result
+ *     slots. The call allocates nothing, copies nothing to or from the host and never waits
+ *     for the device, so it can be captured into a CUDA/HIP graph.
+ *   - Alignment: the workspace to SPLITZIP_WORKSPACE_ALIGN bytes; result slots and descriptor
+ *     arrays to their element type (size_t, int32_t, pointers); BF16 buffers (d_src of a
+ *     compression, d_dst of a decompression, and the d_srcs[i] / d_dsts[i] they point to) to
+ *     2 bytes. Frames may sit at any address. Anything cudaMalloc/hipMalloc returns qualifies.
+ *     A misaligned argument the host can see is INVALID_ARGUMENT (a fault on the device would
+ *     end the whole GPU context); a misaligned buffer in a device array is that frame's
+ *     INVALID_ARGUMENT.
+ *   - No overlap: the input, the output, the workspace and the result slots of a call must not
+ *     overlap one another (the kernels read their input while they write their output).
  *   - Results are written to device memory when the kernels run: per frame, a size_t (frame
  *     size in bytes, or decoded elements) and an int32_t holding a splitzip_status. On any
  *     per-frame error the size is 0 and the output contents are unspecified.
- *   - The return value only covers what the host can check before enqueueing: NULL or
- *     out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
+ *   - The return value only covers what the host can check before enqueueing: NULL, misaligned
+ *     or out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
  *     is not bound to a GPU backend (BACKEND_UNAVAILABLE), a launch the runtime rejects
  *     (DEVICE). If it is not SPLITZIP_OK, nothing was enqueued and no result is written.
  *   - A workspace serves one call at a time: calls that may overlap need separate workspaces.
@@ -566,8 +576,11 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *     does and reports the same status; it never reads outside d_src[0..src_size) nor writes
  *     outside the output's capacity.
  *   - The context's parameters (chunk_log2, flags, codebook_mode, codebook) apply as for
- *     splitzip_compress(). SPLITZIP_CODEBOOK_FROM_INPUT costs one extra read of the input;
- *     SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     splitzip_compress(). SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     SPLITZIP_CODEBOOK_FROM_INPUT predicts the codebook from 1 chunk in 16 of frames of 2^22
+ *     elements or more and checks it against the histogram counted during the pass (a second
+ *     pass only when the prediction was wrong); smaller frames are read twice (histogram,
+ *     then encode, the second read mostly from cache).
  *   - The GPU backends do not implement entropy frames yet: compressing with an encoding other
  *     than SPLITZIP_ENCODING_SPLIT4 returns BACKEND_UNAVAILABLE, and decoding an entropy
  *     frame reports UNSUPPORTED_FORMAT. Host backends handle every mode.
@@ -575,17 +588,31 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  * context: they copy through the device and wait.
  */
 
+/* The alignment in bytes every device workspace must have. */
+#define SPLITZIP_WORKSPACE_ALIGN 16
+
 /*
- * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression or
- * decompression of a frame of up to 'max_elems' elements needs with this context's parameters.
- * splitzip_workspace_size_batch() is the same for a batch of 'n_frames' frames of up to
- * 'max_elems' elements each. Works on any context. Errors: INVALID_ARGUMENT (NULL, max_elems
- * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
+ * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression of a
+ * frame of up to 'max_elems' elements needs with this context's parameters (about n/6 bytes
+ * plus 16 per chunk: escape exponents and per-chunk state). splitzip_workspace_size_batch() is
+ * the same for a batch of 'n_frames' frames of up to 'max_elems' elements each. Either is also
+ * enough for a decompression of as many frames. Works on any context. Errors:
+ * INVALID_ARGUMENT (NULL, max_elems above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows
+ * size_t).
  */
 SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
                                                      size_t *bytes);
 SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
                                                            size_t max_elems, size_t *bytes);
+
+/*
+ * splitzip_decompress_workspace_size() stores in '*bytes' the device workspace that a
+ * decompression of 'n_frames' frames needs: 256 bytes per frame (its parsed header and
+ * counters), whatever their size. Works on any context. Errors: INVALID_ARGUMENT (NULL, a size
+ * that overflows size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_workspace_size(const splitzip_ctx *ctx,
+                                                                size_t n_frames, size_t *bytes);
 
 /*
  * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
@@ -604,8 +631,8 @@ SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const ui
  * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
  * element count to '*d_n_elems' and the status to '*d_status': any status
  * splitzip_frame_decompress() can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
- * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for
- * dst_cap_elems.
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is
+ * splitzip_decompress_workspace_size(ctx, 1).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
                                                        size_t src_size, uint16_t *d_dst,
@@ -630,7 +657,7 @@ SPLITZIP_API splitzip_status splitzip_compress_batch_async(
  * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
  * bytes available) into d_dsts[i] (room for d_dst_caps[i] elements, at most 'max_dst_elems'),
  * writing d_n_elems[i] and d_statuses[i]. Device arrays of n_frames entries; the workspace is
- * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
+ * splitzip_decompress_workspace_size(ctx, n_frames).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
     splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
