@@ -343,21 +343,22 @@ SPLITZIP_HD uint16_t splitzip_bf16_join(uint8_t exponent, uint8_t signman)
 
 /* The fields of a frame header, as integers. */
 typedef struct splitzip_header {
-	unsigned version;
-	unsigned dtype;
-	unsigned mode;
-	unsigned chunk_log2;
-	unsigned flags;
+	/* Bytes, so that the header GPU kernels keep in registers and shared memory is 56 bytes. */
+	uint8_t version;
+	uint8_t dtype;
+	uint8_t mode;
+	uint8_t chunk_log2;
+	uint8_t flags;
+	/* Mode 2 (entropy) only, from bytes 24..31 (FORMAT.md §4.3.1); zero in other modes. */
+	uint8_t table_first;   /* Table_First */
+	uint8_t table_last;    /* Table_Last */
+	uint8_t escape_length; /* Escape_Length */
+	uint32_t n_words;      /* Stream_Words (mode 2 only) */
 	uint32_t n_escapes;
 	uint64_t n_elems;
 	uint8_t codebook[16]; /* header bytes 24..39 as they are, in every mode */
 	uint64_t frame_size;
 	uint64_t content_checksum;
-	/* Mode 2 (entropy) only, from bytes 24..31 (FORMAT.md §4.3.1); zero in other modes. */
-	uint32_t n_words;       /* Stream_Words */
-	unsigned table_first;   /* Table_First */
-	unsigned table_last;    /* Table_Last */
-	unsigned escape_length; /* Escape_Length */
 } splitzip_header;
 
 /* Header_Checksum: the low 32 bits of the chunk digest of header bytes 0..59. */
@@ -376,9 +377,9 @@ SPLITZIP_HD void splitzip_header_init(splitzip_header *h, unsigned mode, unsigne
 {
 	h->version = SPLITZIP_FORMAT_VERSION;
 	h->dtype = SPLITZIP_DTYPE_BF16;
-	h->mode = mode;
-	h->chunk_log2 = chunk_log2;
-	h->flags = flags;
+	h->mode = (uint8_t)mode;
+	h->chunk_log2 = (uint8_t)chunk_log2;
+	h->flags = (uint8_t)flags;
 	h->n_escapes = 0;
 	h->n_elems = n_elems;
 	for (unsigned i = 0; i < 16; i++)

@@ -425,7 +425,7 @@ SPLITZIP_API size_t splitzip_compress_bound(size_t n_elems);
  * range.
  */
 SPLITZIP_API size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes,
-						unsigned chunk_log2);
+                                                unsigned chunk_log2);
 
 /* Frame modes (doc/FORMAT.md §3, Mode). */
 typedef enum splitzip_mode {

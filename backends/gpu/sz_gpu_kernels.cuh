@@ -1334,7 +1334,7 @@ struct sz_dec_frame {
 	uint16_t *dst;
 	uint64_t f, n, C, E, codes_off, sm_off, table_off, epos_off, eexp_off;
 	uint64_t cblo, cbhi; /* the codebook, 8 exponents per word */
-	uint32_t L, mode, vec, contig, base, base2;
+	uint32_t L, mode, vec, contig, base, base2, hash;
 	int32_t status;
 	splitzip_header h;
 };
@@ -1393,6 +1393,7 @@ SZ_DEVICE_COLD void sz_dec_setup(sz_dec_smem<W> &S, const sz_gpu_dec &a, uint64_
 	fr.E = h.n_escapes;
 	fr.L = h.chunk_log2;
 	fr.mode = h.mode;
+	fr.hash = (h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	fr.C = splitzip_n_chunks(fr.n, fr.L);
 	splitzip_layout lay;
 	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
@@ -1447,7 +1448,7 @@ SZ_DEVICE bool sz_dec_in_codebook(const sz_dec_frame &fr, uint32_t e)
 
 /* A batch of up to W escape records of a chunk: lane i holds record kb + i. */
 struct sz_dec_batch {
-	uint64_t kb;  /* first record not yet loaded */
+	uint32_t kb;  /* first record not yet loaded (escape counts are u32) */
 	uint32_t rec; /* this lane's record: position | exponent << 16 */
 	uint32_t nb;  /* records in the batch */
 	uint32_t r;   /* next record of the batch to apply */
@@ -1457,16 +1458,16 @@ struct sz_dec_batch {
 /* Loads the next batch and checks FORMAT.md §4.2.7 rule 3 on it (ascending positions inside
  * the chunk, exponents outside the codebook); the code check comes when a record is applied. */
 template <int W>
-SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint64_t k1, uint64_t len)
+SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint32_t k1, uint32_t len)
 {
 	const unsigned lane = sz_lane<W>();
-	const uint64_t left = k1 - b.kb;
-	b.nb = left < (uint64_t)W ? (uint32_t)left : (uint32_t)W;
+	const uint32_t left = k1 - b.kb;
+	b.nb = left < (uint32_t)W ? left : (uint32_t)W;
 	b.r = 0;
 	uint32_t p = 0, e = 0;
 	if (lane < b.nb) {
-		p = sz_gld_le16(fr.src + fr.epos_off + 2 * (b.kb + lane));
-		e = sz_gldro_u8(fr.src + fr.eexp_off + b.kb + lane);
+		p = sz_gld_le16(fr.src + fr.epos_off + 2 * ((uint64_t)b.kb + lane));
+		e = sz_gldro_u8(fr.src + fr.eexp_off + ((uint64_t)b.kb + lane));
 	}
 	const uint32_t up = sz_shfl_up<W>(sz_full_mask<W>(), p, 1);
 	const int32_t prev = lane == 0 ? b.last : (int32_t)up;
@@ -1487,14 +1488,16 @@ template <int W>
 SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, bool hash)
 {
 	const unsigned lane = sz_lane<W>();
-	const uint64_t e0 = c << fr.L, len = splitzip_chunk_len(fr.n, fr.L, c);
-	const uint64_t nw = (len + 3) / 4, seg = (uint64_t)W * 8;
+	/* Chunk-local positions fit 32 bits (at most 2^16 elements, SPLITZIP_CHUNK_LOG2_MAX). */
+	const uint64_t e0 = c << fr.L;
+	const uint32_t len = (uint32_t)splitzip_chunk_len(fr.n, fr.L, c);
+	const uint32_t nw = (len + 3) / 4, seg = (uint32_t)W * 8;
 	uint16_t *out = fr.dst + e0;
 	const bool vec = fr.vec != 0, stored = fr.mode == SPLITZIP_MODE_STORED;
 	uint64_t acc = splitzip_hash_lane_init(lane & 31);
 	bool bad = false;
 	sz_dec_batch b = {0, 0, 0, 0, -1};
-	uint64_t k1 = 0;
+	uint32_t k1 = 0;
 	if (!stored) {
 		const uint8_t *T = fr.src + fr.table_off;
 		uint32_t t0 = 0, t1 = 0; /* one lane reads the two entries, the warp shares them */
@@ -1502,7 +1505,7 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
 			t1 = sz_gld_le32(T + 4 * c);
 		}
-		const uint64_t k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
+		const uint32_t k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
 		k1 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t1, 0));
 		if (k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E))
 			return true; /* rule 2: the escape range must lie inside its chunk's share
@@ -1514,8 +1517,8 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	const uint8_t *codes = fr.src + fr.codes_off + e0 / 2, *sm = fr.src + fr.sm_off + e0;
 	const uint16_t *body =
 	    reinterpret_cast<const uint16_t *>(fr.src + SPLITZIP_FRAME_HEADER_SIZE) + e0;
-	for (uint64_t s0 = 0; s0 < len; s0 += seg) {
-		const uint64_t i0 = s0 + 8 * lane;
+	for (uint32_t s0 = 0; s0 < len; s0 += seg) {
+		const uint32_t i0 = s0 + 8 * lane;
 		uint32_t valid;
 		sz_u32x4 o;
 		uint32_t cw = 0;
@@ -1559,12 +1562,12 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 				}
 				const uint32_t rec = sz_uniform_u32<W>(
 				    sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r));
-				const uint64_t p = rec & 0xFFFFu;
+				const uint32_t p = rec & 0xFFFFu;
 				if (p >= s0 + seg)
 					break;
 				b.r++;
 				if (p >= i0 && p < i0 + 8) {
-					const unsigned i = (unsigned)(p - i0);
+					const unsigned i = p - i0;
 					if ((cw >> (4 * i)) & 15u)
 						bad = true;
 					const uint32_t sb =
@@ -1630,7 +1633,7 @@ template <int W> SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, uint64_t c0, ui
 {
 	enum { NW = sz_dec_smem<W>::NW };
 	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>();
-	const bool hash = (S.fr.h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
+	const bool hash = S.fr.hash != 0;
 	uint64_t csum = 0;
 	bool bad = false;
 	sz_dec_frame hot;
@@ -1738,15 +1741,23 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_
 	sz_put_result(a.out_elems, a.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 }
 
-/* Batches of small frames: one block per frame at a time; no workspace. */
+/*
+ * Batches of small frames: one block per frame at a time; no workspace. The frame index lives
+ * in shared memory (S.fr.f): only thread 0 uses it, and no thread keeps it in a register across
+ * the chunk loop, which has the kernel's whole register budget.
+ */
 template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_gpu_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
 	const unsigned t = threadIdx.x;
-	for (uint64_t f = blockIdx.x; f < a.n_frames; f += gridDim.x) {
+	if (t == 0)
+		S[0].fr.f = blockIdx.x;
+	sz_syncthreads();
+	while (S[0].fr.f < a.n_frames) {
 		if (t == 0) {
+			const uint64_t f = S[0].fr.f;
 			splitzip_header h; /* zeroed: nothing of it lives across frames */
 			__builtin_memset(&h, 0, sizeof h);
 			S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
@@ -1765,10 +1776,13 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_g
 			if (t == 0) {
 				const int32_t s =
 				    sz_dec_status(S[0].fr.h, S[0].bad != 0, S[0].wsum[0]);
-				sz_put_result(a.out_elems, a.statuses, f,
+				sz_put_result(a.out_elems, a.statuses, S[0].fr.f,
 				              s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 			}
 		}
+		/* No thread reads the index between the last barrier and the next. */
+		if (t == 0)
+			S[0].fr.f += gridDim.x;
 		sz_syncthreads(); /* shared memory is reused by the next frame */
 	}
 }
