@@ -378,8 +378,8 @@ static SZ_ALWAYS_INLINE __m512i ev_iota(unsigned v)
 static SZ_ALWAYS_INLINE void ent_words(__m512i w[2], uint32_t m, const uint8_t *p)
 {
 	const unsigned k0 = (unsigned)__builtin_popcount(m & 0xFFFF);
-	w[0] = _mm512_maskz_expand_epi32((__mmask16)m,
-	                                 _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)));
+	w[0] = _mm512_maskz_expand_epi32(
+	    (__mmask16)m, _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)));
 	w[1] = _mm512_maskz_expand_epi32(
 	    (__mmask16)(m >> 16),
 	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p + 2 * k0))));
