@@ -222,4 +222,30 @@ static inline void sz_ent_dec_nibbles(const splitzip_entropy_dec_tables *t, sz_e
 	}
 }
 
+/*
+ * Constant expressions for the lane tables of the SIMD backends, over a mask m of 8 (or 4)
+ * lanes: SZ_RANK(m, l) is the number of lanes of m below lane l; SZ_NTH(m, j) is the lane of
+ * the j-th lane of m (0 if m has fewer than j + 1 lanes). SZ_TABLE256(X) lists X(0), ..., X(255).
+ */
+#define SZ_POPC8(x)                                                                                \
+	(((x)&1) + (((x) >> 1) & 1) + (((x) >> 2) & 1) + (((x) >> 3) & 1) + (((x) >> 4) & 1) +     \
+	 (((x) >> 5) & 1) + (((x) >> 6) & 1) + (((x) >> 7) & 1))
+#define SZ_RANK(m, l) SZ_POPC8((m) & ((1u << (l)) - 1))
+#define SZ_NTH(m, j)                                                                               \
+	(SZ_RANK(m, 1) > (j)   ? 0                                                                 \
+	 : SZ_RANK(m, 2) > (j) ? 1                                                                 \
+	 : SZ_RANK(m, 3) > (j) ? 2                                                                 \
+	 : SZ_RANK(m, 4) > (j) ? 3                                                                 \
+	 : SZ_RANK(m, 5) > (j) ? 4                                                                 \
+	 : SZ_RANK(m, 6) > (j) ? 5                                                                 \
+	 : SZ_RANK(m, 7) > (j) ? 6                                                                 \
+	 : SZ_RANK(m, 8) > (j) ? 7                                                                 \
+	                       : 0)
+#define SZ_TABLE4(X, m) X(m), X((m) + 1), X((m) + 2), X((m) + 3)
+#define SZ_TABLE16(X, m)                                                                           \
+	SZ_TABLE4(X, m), SZ_TABLE4(X, (m) + 4), SZ_TABLE4(X, (m) + 8), SZ_TABLE4(X, (m) + 12)
+#define SZ_TABLE64(X, m)                                                                           \
+	SZ_TABLE16(X, m), SZ_TABLE16(X, (m) + 16), SZ_TABLE16(X, (m) + 32), SZ_TABLE16(X, (m) + 48)
+#define SZ_TABLE256(X) SZ_TABLE64(X, 0), SZ_TABLE64(X, 64), SZ_TABLE64(X, 128), SZ_TABLE64(X, 192)
+
 #endif /* SZ_SIMD_COMMON_H */
