@@ -17,10 +17,11 @@
  *   SZ_ENT_DK, SZ_ENT_EK   the decoder's and the encoder's constants (tables in registers)
  * Operations (static inline functions or macros; every value compared is below 2^31):
  *   ev_set1(x), ev_add(a, b), ev_sub(a, b), ev_and(a, b), ev_or(a, b), ev_sllv(a, n),
- *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM; em_and(a,
- * b), em_andnot(a, b) (~a & b); ev_maskz(m, a) (m ? a : 0), ev_sel(m, a, b) (m ? a : b); em_bits(m)
- * -> unsigned, bit j for lane j; ev_iota(v) -> the lane numbers v * SZ_ENT_W + j;
- *   ev_storeu(uint32_t *p, a), ev_loadu(const uint32_t *p).
+ *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM;
+ *   em_and(a, b); ev_maskz(m, a) (m ? a : 0), ev_sel(m, a, b) (m ? a : b); em_bits(m) ->
+ *   unsigned, bit j for lane j; em_bits32(const SZ_EM m[NV]) -> uint32_t, bit l for lane l of
+ *   the 32; ev_iota(v) -> the lane numbers v * SZ_ENT_W + j; ev_storeu(uint32_t *p, a),
+ *   ev_loadu(const uint32_t *p).
  * ISA kernels ("lane l" is lane l of the 32; vector v holds lanes v * SZ_ENT_W ...):
  *   ent_words(SZ_EV w[NV], uint32_t m, const uint8_t *p): lane l gets the u16 word number
  *       popcount(m & ((1 << l) - 1)) at p (little-endian) if bit l of m is set, else 0.
@@ -101,8 +102,8 @@ static SZ_ALWAYS_INLINE int SZ_EN(ent_dec_escapes)(const splitzip_entropy_dec_ta
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		me[v] = ev_lt(ev_set1(0), ev_and(ev_srlv(ev_set1(esc), ev_iota(v)), ev_set1(1)));
 		mb[v] = em_and(me[v], ev_lt(d->bits[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
-		b |= (uint32_t)em_bits(mb[v]) << (v * SZ_ENT_W);
 	}
+	b = em_bits32(mb);
 	if (b && !SZ_EN(ent_dec_read)(d, mb, b, checked))
 		return -1;
 	uint32_t x[SPLITZIP_ENTROPY_LANES];
@@ -137,8 +138,8 @@ static SZ_ALWAYS_INLINE int SZ_EN(ent_dec_step)(const splitzip_entropy_dec_table
 		ma[v] = ev_lt(d->bits[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
 		if (partial)
 			ma[v] = em_and(ma[v], act[v]);
-		a |= (uint32_t)em_bits(ma[v]) << (v * SZ_ENT_W);
 	}
+	a = em_bits32(ma);
 	if (!SZ_EN(ent_dec_read)(d, ma, a, checked)) /* phase A */
 		return -1;
 	SZ_EV len[SZ_ENT_NV];
@@ -239,13 +240,15 @@ static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_ta
  * The encoder runs the decoder's lane counts alongside itself, as the reference encoder does
  * (core/sz_ref.c): 'held' is what the decoder holds of a lane; where the decoder reads a word,
  * the encoder reserves the chunk's next word (a slot) for the lane. A lane has at most two
- * open slots (held <= 26 bits): 'sa' the oldest, 'sb' the other, 'open' their number. The bits
- * a lane produces collect in 'acc' ('accb' of them, < 16 between steps); a completed word goes
- * to the oldest slot.
+ * open slots (held <= 26 bits): 'sa' the oldest, 'sb' the other. The bits a lane produces
+ * collect in 'acc' ('accb' of them, < 16 between steps); a completed word goes to the oldest
+ * slot. The number of open slots is (held + accb) / 16 whenever accb < 16 (the decoder holds
+ * the bits of the open slots that the encoder has not produced yet), so it needs no register:
+ * a lane has none exactly when held is 0.
  */
 typedef struct SZ_EN(ent_enc) {
 	SZ_EV held[SZ_ENT_NV], acc[SZ_ENT_NV], accb[SZ_ENT_NV];
-	SZ_EV sa[SZ_ENT_NV], sb[SZ_ENT_NV], open[SZ_ENT_NV];
+	SZ_EV sa[SZ_ENT_NV], sb[SZ_ENT_NV];
 	size_t next;
 } SZ_EN(ent_enc);
 
@@ -257,10 +260,11 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_reserve)(SZ_EN(ent_enc) * s, const SZ
 	ent_ranks(r, m, (uint32_t)s->next);
 	s->next += (size_t)__builtin_popcount(m);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		const SZ_EM none = ev_eq(s->open[v], ev_set1(0));
+		/* a lane with no open slot: the new one is its oldest; else its second (sb is
+		 * only read when there are two) */
+		const SZ_EM none = ev_eq(s->held[v], ev_set1(0));
 		s->sa[v] = ev_sel(em_and(mv[v], none), r[v], s->sa[v]);
-		s->sb[v] = ev_sel(em_andnot(none, mv[v]), r[v], s->sb[v]);
-		s->open[v] = ev_add(s->open[v], ev_maskz(mv[v], ev_set1(1)));
+		s->sb[v] = ev_sel(mv[v], r[v], s->sb[v]);
 		s->held[v] =
 		    ev_add(s->held[v], ev_maskz(mv[v], ev_set1(SPLITZIP_ENTROPY_WORD_BITS)));
 	}
@@ -284,10 +288,10 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	const SZ_EV off = ev_set1(SZ_ENT_SLOT_BIAS - (uint32_t)s->next);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		mc[v] = ev_lt(ev_set1(SPLITZIP_ENTROPY_WORD_BITS - 1), s->accb[v]);
-		c |= (uint32_t)em_bits(mc[v]) << (v * SZ_ENT_W);
 		pk[v] =
 		    ev_or(ev_slli(ev_add(s->sa[v], off), 16), ev_and(s->acc[v], ev_set1(0xFFFF)));
 	}
+	c = em_bits32(mc);
 	if (SZ_LIKELY(c)) {
 		uint32_t out[SPLITZIP_ENTROPY_LANES + SZ_ENT_STORES];
 		const unsigned cnt = ent_compact(out, pk, c);
@@ -304,7 +308,6 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 		s->acc[v] = ev_sel(mc[v], ev_srli(s->acc[v], 16), s->acc[v]);
 		s->accb[v] = ev_sub(s->accb[v], ev_maskz(mc[v], ev_set1(16)));
 		s->sa[v] = ev_sel(mc[v], s->sb[v], s->sa[v]);
-		s->open[v] = ev_sub(s->open[v], ev_maskz(mc[v], ev_set1(1)));
 	}
 }
 
@@ -319,8 +322,8 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_escapes)(SZ_EN(ent_enc) * s, uint32
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		me[v] = ev_lt(ev_set1(0), ev_and(ev_srlv(ev_set1(esc), ev_iota(v)), ev_set1(1)));
 		mb[v] = em_and(me[v], ev_lt(s->held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
-		b |= (uint32_t)em_bits(mb[v]) << (v * SZ_ENT_W);
 	}
+	b = em_bits32(mb);
 	SZ_EN(ent_enc_reserve)(s, mb, b);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		const SZ_EV k8 = ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS));
@@ -357,8 +360,8 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
 			ent[v] = ev_maskz(act[v], ent[v]);
 			ma[v] = em_and(ma[v], act[v]);
 		}
-		a |= (uint32_t)em_bits(ma[v]) << (v * SZ_ENT_W);
 	}
+	a = em_bits32(ma);
 	SZ_EN(ent_enc_reserve)(s, ma, a); /* phase A */
 	SZ_EV ors = ev_set1(0);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) { /* phase D: the codes */
@@ -386,7 +389,7 @@ static void SZ_EN(ent_enc_flush)(const SZ_EN(ent_enc) * s, uint8_t *words)
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		ev_storeu(sa + v * SZ_ENT_W, s->sa[v]);
 		ev_storeu(sb + v * SZ_ENT_W, s->sb[v]);
-		ev_storeu(open + v * SZ_ENT_W, s->open[v]);
+		ev_storeu(open + v * SZ_ENT_W, ev_srli(ev_add(s->held[v], s->accb[v]), 4));
 		ev_storeu(acc + v * SZ_ENT_W, s->acc[v]);
 	}
 	for (unsigned l = 0; l < SPLITZIP_ENTROPY_LANES; l++) {
@@ -404,7 +407,7 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 	SZ_ENT_EK k;
 	ent_enc_init(&k, t);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		s.held[v] = s.acc[v] = s.accb[v] = s.sa[v] = s.sb[v] = s.open[v] = ev_set1(0);
+		s.held[v] = s.acc[v] = s.accb[v] = s.sa[v] = s.sb[v] = ev_set1(0);
 	s.next = 0;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;

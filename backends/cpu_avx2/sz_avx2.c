@@ -227,15 +227,26 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 #define ev_srlv _mm256_srlv_epi32
 #define ev_srli(a, n) _mm256_srli_epi32(a, n)
 #define ev_slli(a, n) _mm256_slli_epi32(a, n)
-#define ev_lt(a, b) _mm256_cmpgt_epi32(b, a) /* signed: every value compared is below 2^31 */
+/* signed: every value compared is below 2^31. The empty asm hides a constant b from GCC, which
+ * otherwise turns c > a into the two instructions of a <= c - 1 (vpminsd, vpcmpeqd). */
+static SZ_ALWAYS_INLINE __m256i ev_lt(__m256i a, __m256i b)
+{
+	__asm__("" : "+x"(b));
+	return _mm256_cmpgt_epi32(b, a);
+}
 #define ev_eq(a, b) _mm256_cmpeq_epi32(a, b)
 #define em_and(a, b) _mm256_and_si256(a, b)
-#define em_andnot(a, b) _mm256_andnot_si256(a, b)
 #define ev_maskz(m, a) _mm256_and_si256(m, a)
 #define ev_sel(m, a, b) _mm256_blendv_epi8(b, a, m)
 #define em_bits(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
 #define ev_storeu(p, a) _mm256_storeu_si256((__m256i *)(p), a)
 #define ev_loadu(p) _mm256_loadu_si256((const __m256i *)(p))
+
+/* The 32 lane masks as bits (four vmovmskps: a pack first adds latency to phase A). */
+static SZ_ALWAYS_INLINE uint32_t em_bits32(const __m256i m[4])
+{
+	return em_bits(m[0]) | em_bits(m[1]) << 8 | em_bits(m[2]) << 16 | em_bits(m[3]) << 24;
+}
 
 static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
 {
@@ -344,13 +355,15 @@ static SZ_ALWAYS_INLINE __m256i bytes_of(__m256i a, __m256i b, __m256i c, __m256
 
 /* Lanes m (codes the nibble tables do not resolve): their length and symbol bytes from the
  * full table. */
-static void ent_dec_long(const ent_dk *k, const __m256i buf[4], uint32_t m, __m256i *len,
-                         __m256i *sym)
+static void ent_dec_long(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2, __m256i b3,
+                         uint32_t m, __m256i *len, __m256i *sym)
 {
 	uint32_t b[32];
 	uint8_t l8[32], s8[32];
-	for (unsigned v = 0; v < 4; v++)
-		_mm256_storeu_si256((__m256i *)(b + 8 * v), buf[v]);
+	_mm256_storeu_si256((__m256i *)b, b0);
+	_mm256_storeu_si256((__m256i *)(b + 8), b1);
+	_mm256_storeu_si256((__m256i *)(b + 16), b2);
+	_mm256_storeu_si256((__m256i *)(b + 24), b3);
 	_mm256_storeu_si256((__m256i *)l8, *len);
 	_mm256_storeu_si256((__m256i *)s8, *sym);
 	for (; m; m &= m - 1) {
@@ -379,7 +392,7 @@ static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m256i b
 	const uint32_t lng =
 	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_setzero_si256()));
 	if (SZ_UNLIKELY(lng))
-		ent_dec_long(k, buf, lng, &l, &s);
+		ent_dec_long(k, buf[0], buf[1], buf[2], buf[3], lng, &l, &s);
 	*x = s;
 	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(l); /* bit 7: the escape symbol */
 	const __m256i l4 = _mm256_and_si256(l, m0f);

@@ -354,10 +354,10 @@ static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16
 #define ev_lt(a, b) _mm512_cmplt_epu32_mask(a, b)
 #define ev_eq(a, b) _mm512_cmpeq_epi32_mask(a, b)
 #define em_and(a, b) ((__mmask16)((a) & (b)))
-#define em_andnot(a, b) ((__mmask16)(~(a) & (b)))
 #define ev_maskz(m, a) _mm512_maskz_mov_epi32(m, a)
 #define ev_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
 #define em_bits(m) ((unsigned)(m))
+#define em_bits32(m) ((uint32_t)(m)[0] | (uint32_t)(m)[1] << 16)
 #define ev_storeu(p, a) _mm512_storeu_si512((void *)(p), a)
 #define ev_loadu(p) _mm512_loadu_si512((const void *)(p))
 
