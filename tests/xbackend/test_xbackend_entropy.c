@@ -154,6 +154,152 @@ START_TEST(entropy_kernels_match_reference)
 }
 END_TEST
 
+/*
+ * A table over 'm' coded exponents (1..256, so 2..257 symbols with the escape) starting at
+ * 'first' (wrapping at 256) or scattered, with weights from flat to very skewed: every code
+ * length from 1 to 11, codes longer than 8 bits and codes of 5-8 bits under several 4-bit
+ * prefixes (the fallbacks of the SIMD decoders), coded exponents spread wider than the
+ * encoders' windows of 32 and 64 (their lookup of the lanes outside) or inside them.
+ */
+static void random_table(uint64_t *s, unsigned m, unsigned first, int scatter, int skew,
+                         splitzip_entropy_table *t, uint64_t hist[256])
+{
+	memset(hist, 0, 256 * sizeof hist[0]);
+	for (unsigned j = 0; j < m; j++) {
+		unsigned e = (first + j) % 256;
+		if (scatter) /* a random free exponent */
+			do
+				e = (unsigned)(sz_test_rand(s) % 256);
+			while (hist[e]);
+		const unsigned sh = skew ? (unsigned)(sz_test_rand(s) % 30) : 0;
+		hist[e] = 1 + (sz_test_rand(s) % 64) + ((uint64_t)1 << sh);
+	}
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, t), SPLITZIP_OK);
+}
+
+/* Elements drawn from the table's exponents in proportion to hist, 1 in 'esc_every' (if not
+ * 0) replaced by an exponent without a code of its own when there is one. */
+static void draw_elements(uint64_t *s, const uint64_t hist[256], const splitzip_entropy_table *t,
+                          unsigned esc_every, uint16_t *dst, size_t n)
+{
+	uint64_t total = 0;
+	for (unsigned e = 0; e < 256; e++)
+		total += hist[e];
+	unsigned uncoded[256], nu = 0;
+	for (unsigned e = 0; e < 256; e++)
+		if (!t->lengths[e])
+			uncoded[nu++] = e;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = sz_test_rand(s);
+		unsigned e = 0;
+		if (esc_every && nu && r % esc_every == 0) {
+			e = uncoded[(r >> 20) % nu];
+		} else {
+			uint64_t x = (r >> 8) % total;
+			while (x >= hist[e])
+				x -= hist[e++];
+		}
+		dst[i] = (uint16_t)((r >> 40 & 0x8000) | e << 7 | (r >> 48 & 0x7F));
+	}
+}
+
+/* Random tables of every size and shape, real-like and escape-heavy data, every lane-count
+ * edge of a chunk. */
+START_TEST(entropy_kernels_random_tables)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = 5000;
+	uint16_t *src = xmalloc(2 * max_n);
+	uint64_t s = 77, hist[256];
+	static const unsigned ms[] = {1,  2,  3,  5,   8,   15,  16,  17,  31,  32,  33,
+	                              63, 64, 65, 100, 128, 200, 254, 255, 256, 21, 24};
+	static const size_t ns[] = {1, 2, 31, 32, 33, 63, 64, 65, 95, 97, 640, 1023, 4097, 5000};
+	for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+		for (int shape = 0; shape < 6; shape++) {
+			splitzip_entropy_table t;
+			const unsigned first = shape < 2 ? 0 : shape < 4 ? 256 - ms[mi] / 2 : 100;
+			random_table(&s, ms[mi], first, shape == 5, shape % 2, &t, hist);
+			draw_elements(&s, hist, &t, shape == 4 ? 3 : shape == 2 ? 0 : 50, src, max_n);
+			char what[96];
+			snprintf(what, sizeof what, "random table %u exponents, shape %d", ms[mi],
+			         shape);
+			for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+				check_chunk(b, &t, src, ns[k], what);
+		}
+	free(src);
+}
+END_TEST
+
+/* Every one of the 65,536 BF16 patterns in one chunk, in order and shuffled, under tables that
+ * code all exponents, a window, one exponent, and the longest codes. */
+START_TEST(entropy_kernels_all_patterns)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 65536;
+	uint16_t *src = xmalloc(2 * n);
+	uint64_t s = 5, hist[256];
+	for (int order = 0; order < 2; order++) {
+		for (size_t i = 0; i < n; i++)
+			src[i] = (uint16_t)i;
+		for (size_t i = n - 1; order && i > 0; i--) {
+			const size_t j = (size_t)(sz_test_rand(&s) % (i + 1));
+			const uint16_t x = src[i];
+			src[i] = src[j];
+			src[j] = x;
+		}
+		for (int tb = 0; tb < 6; tb++) {
+			splitzip_entropy_table t;
+			if (tb < 4)
+				kernel_table(tb, src, n, &t);
+			else
+				random_table(&s, tb == 4 ? 256 : 40, 90, 0, 1, &t, hist);
+			char what[64];
+			snprintf(what, sizeof what, "all patterns, order %d, table %d", order, tb);
+			check_chunk(b, &t, src, n, what);
+			check_chunk(b, &t, src + 1, 4000, what);
+		}
+	}
+	free(src);
+}
+END_TEST
+
+/*
+ * One lane with a 1-bit code and 31 lanes of escapes with long codes: the slow lane keeps a
+ * word open while the others reserve up to 64 words a step (the encoders address an open word
+ * relative to the next one), and phase B reads words in almost every step.
+ */
+START_TEST(entropy_kernels_slow_lane)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 65536;
+	uint16_t *src = xmalloc(2 * n);
+	uint64_t hist[256] = {0}, s = 9;
+	hist[120] = 1000000; /* 1 bit */
+	for (unsigned e = 0; e < 200; e++)
+		if (e != 120)
+			hist[e] = 1 + e % 3; /* long codes */
+	splitzip_entropy_table t;
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, &t), SPLITZIP_OK);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = sz_test_rand(&s);
+		const unsigned e = i % 32 == 0 ? 120 : 200 + (unsigned)(r % 56); /* escapes */
+		src[i] = (uint16_t)(e << 7 | (r >> 32 & 0x807F));
+	}
+	check_chunk(b, &t, src, n, "slow lane");
+	for (size_t i = 0; i < n; i++) /* long codes instead of escapes */
+		if (i % 32)
+			src[i] = (uint16_t)((src[i] & 0x807F) | (uint16_t)((i * 7) % 199 + 1) << 7);
+	check_chunk(b, &t, src, n, "slow lane, long codes");
+	free(src);
+}
+END_TEST
+
 /* Damaged words: the backend's decode kernel gives the reference kernel's status (and, on OK,
  * its elements) for flipped bits, missing and extra words; it never reads past n_words (the
  * words are copied to the end of an exact allocation, so a read past them is caught by ASan). */
@@ -402,6 +548,9 @@ int main(void)
 	tcase_set_timeout(tc, 1800);
 	tcase_add_test(tc, entropy_slots_set);
 	tcase_add_loop_test(tc, entropy_kernels_match_reference, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_random_tables, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_all_patterns, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_slow_lane, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_kernel_on_damage, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_real_kv_match_scalar, 0, nb);
