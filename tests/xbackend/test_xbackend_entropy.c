@@ -213,7 +213,7 @@ START_TEST(entropy_kernels_random_tables)
 	const size_t max_n = 5000;
 	uint16_t *src = xmalloc(2 * max_n);
 	uint64_t s = 77, hist[256];
-	static const unsigned ms[] = {1,  2,  3,  5,   8,   15,  16,  17,  31,  32,  33,
+	static const unsigned ms[] = {1,  2,  3,  5,   8,   15,  16,  17,  31,  32, 33,
 	                              63, 64, 65, 100, 128, 200, 254, 255, 256, 21, 24};
 	static const size_t ns[] = {1, 2, 31, 32, 33, 63, 64, 65, 95, 97, 640, 1023, 4097, 5000};
 	for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
@@ -221,7 +221,8 @@ START_TEST(entropy_kernels_random_tables)
 			splitzip_entropy_table t;
 			const unsigned first = shape < 2 ? 0 : shape < 4 ? 256 - ms[mi] / 2 : 100;
 			random_table(&s, ms[mi], first, shape == 5, shape % 2, &t, hist);
-			draw_elements(&s, hist, &t, shape == 4 ? 3 : shape == 2 ? 0 : 50, src, max_n);
+			static const unsigned esc_every[6] = {50, 50, 0, 50, 3, 50};
+			draw_elements(&s, hist, &t, esc_every[shape], src, max_n);
 			char what[96];
 			snprintf(what, sizeof what, "random table %u exponents, shape %d", ms[mi],
 			         shape);
@@ -300,6 +301,47 @@ START_TEST(entropy_kernels_slow_lane)
 }
 END_TEST
 
+/*
+ * An escape whose raw exponent has a code of its own (FORMAT.md §4.3.6) in every lane and step
+ * position: words written by the reference encoder with a doctored table, which codes one
+ * exponent as an escape; decoding them with the true table must fail in every backend.
+ */
+START_TEST(entropy_decode_kernel_coded_escape)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 200;
+	uint16_t src[200];
+	uint64_t s = 3;
+	splitzip_entropy_table t;
+	kernel_table(3, src, 0, &t); /* exponents 116..123 coded */
+	splitzip_entropy_enc_tables enc;
+	splitzip_entropy_dec_tables dec;
+	splitzip_entropy_enc_init(&enc, &t);
+	splitzip_entropy_dec_init(&dec, &t);
+	enc.sym[119] = enc.sym[0]; /* 119 written as an escape */
+	const size_t wmax = (size_t)splitzip_entropy_chunk_words_max(n);
+	uint8_t sm[200], *w = xmalloc(2 * wmax);
+	uint16_t d[200];
+	for (size_t p = 0; p < n; p++) {
+		for (size_t i = 0; i < n; i++) { /* coded exponents other than 119 */
+			const unsigned e = 116 + (unsigned)(sz_test_rand(&s) % 8);
+			src[i] = (uint16_t)((e == 119 ? 120 : e) << 7 | (i & 0x807F));
+		}
+		src[p] = (uint16_t)(119 << 7 | (p & 0x7F));
+		size_t nw = 0, esc = 0;
+		splitzip_ref_entropy_encode_chunk(&enc, src, n, sm, w, &nw);
+		ck_assert_int_eq(splitzip_ref_entropy_decode_chunk(&dec, w, nw, sm, n, d, &esc),
+		                 SPLITZIP_ERROR_CORRUPT_STREAM);
+		ck_assert_msg(b->host->entropy_decode_chunk(&dec, w, nw, sm, n, d, &esc) ==
+		                  SPLITZIP_ERROR_CORRUPT_STREAM,
+		              "%s: escape of a coded exponent at %zu accepted", b->name, p);
+	}
+	free(w);
+}
+END_TEST
+
 /* Damaged words: the backend's decode kernel gives the reference kernel's status (and, on OK,
  * its elements) for flipped bits, missing and extra words; it never reads past n_words (the
  * words are copied to the end of an exact allocation, so a read past them is caught by ASan). */
@@ -311,9 +353,15 @@ START_TEST(entropy_decode_kernel_on_damage)
 	const size_t n = 3000;
 	uint16_t *src = xmalloc(2 * n);
 	sz_test_generate(SZ_GEN_ESCAPE_1PCT, 99, src, n);
-	for (int tb = 0; tb < 4; tb++) {
+	for (int tb = 0; tb < 6; tb++) {
 		splitzip_entropy_table t;
-		kernel_table(tb, src, n, &t);
+		uint64_t hist[256], rs = 1 + (uint64_t)tb;
+		if (tb < 4) {
+			kernel_table(tb, src, n, &t);
+		} else { /* long codes and escapes, drawn from the table */
+			random_table(&rs, tb == 4 ? 40 : 256, 100, 0, 1, &t, hist);
+			draw_elements(&rs, hist, &t, 20, src, n);
+		}
 		splitzip_entropy_enc_tables enc;
 		splitzip_entropy_dec_tables dec;
 		splitzip_entropy_enc_init(&enc, &t);
@@ -552,6 +600,7 @@ int main(void)
 	tcase_add_loop_test(tc, entropy_kernels_all_patterns, 0, nb);
 	tcase_add_loop_test(tc, entropy_kernels_slow_lane, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_kernel_on_damage, 0, nb);
+	tcase_add_loop_test(tc, entropy_decode_kernel_coded_escape, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_real_kv_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_matrix, 0, nb);
