@@ -213,7 +213,9 @@ static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_ta
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
 	}
-	if (i < n) {
+	if (i < n) { /* the last, partial step: checked, from the copy if few words are left */
+		if (!checked && d.nw - d.next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
+			SZ_EN(ent_dec_tail)(&d, tail);
 		const int e =
 		    SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 1, 1, (unsigned)(n - i));
 		if (e < 0)
