@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "splitzip.h"
+#include "sz_guard.h"
 #include "sz_test_data.h"
 #include "../../dispatch/sz_backend.h"
 
@@ -123,6 +124,18 @@ static void check_chunk(const splitzip_backend *b, const splitzip_entropy_table 
 	ck_assert_msg(memcmp(d1, src, 2 * n) == 0, "%s %s n=%zu: decoded elements", b->name, what,
 	              n);
 	ck_assert_msg(d1[n] == 0xEEEE, "%s %s n=%zu: decoder wrote past n", b->name, what, n);
+	/* Again with the words, the sign/mantissa bytes and the output each flush against a guard
+	 * page: a kernel may not touch a byte past them. */
+	sz_guard_buf gw, gs, gd;
+	ck_assert_int_eq(sz_guard_dup(&gw, w0, 2 * nw0, SZ_GUARD_END), 0);
+	ck_assert_int_eq(sz_guard_dup(&gs, s0, n, SZ_GUARD_END), 0);
+	ck_assert_int_eq(sz_guard_alloc(&gd, 2 * n, SZ_GUARD_END), 0);
+	ck_assert_int_eq(
+	    b->host->entropy_decode_chunk(&dec, gw.ptr, nw0, gs.ptr, n, (uint16_t *)gd.ptr, &esc),
+	    SPLITZIP_OK);
+	ck_assert_msg(memcmp(gd.ptr, src, 2 * n) == 0, "%s %s n=%zu: decoded at guard pages",
+	              b->name, what, n);
+	sz_guard_free(&gw), sz_guard_free(&gs), sz_guard_free(&gd);
 	free(s0), free(s1), free(w0), free(w1b), free(d1);
 }
 
@@ -154,9 +167,197 @@ START_TEST(entropy_kernels_match_reference)
 }
 END_TEST
 
+/*
+ * A table over 'm' coded exponents (1..256, so 2..257 symbols with the escape) starting at
+ * 'first' (wrapping at 256) or scattered, with weights from flat to very skewed: every code
+ * length from 1 to 11, codes longer than 8 bits and codes of 5-8 bits under several 4-bit
+ * prefixes (the fallbacks of the SIMD decoders), coded exponents spread wider than the
+ * encoders' windows of 32 and 64 (their lookup of the lanes outside) or inside them.
+ */
+static void random_table(uint64_t *s, unsigned m, unsigned first, int scatter, int skew,
+                         splitzip_entropy_table *t, uint64_t hist[256])
+{
+	memset(hist, 0, 256 * sizeof hist[0]);
+	for (unsigned j = 0; j < m; j++) {
+		unsigned e = (first + j) % 256;
+		if (scatter) /* a random free exponent */
+			do
+				e = (unsigned)(sz_test_rand(s) % 256);
+			while (hist[e]);
+		const unsigned sh = skew ? (unsigned)(sz_test_rand(s) % 30) : 0;
+		hist[e] = 1 + (sz_test_rand(s) % 64) + ((uint64_t)1 << sh);
+	}
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, t), SPLITZIP_OK);
+}
+
+/* Elements drawn from the table's exponents in proportion to hist, 1 in 'esc_every' (if not
+ * 0) replaced by an exponent without a code of its own when there is one. */
+static void draw_elements(uint64_t *s, const uint64_t hist[256], const splitzip_entropy_table *t,
+                          unsigned esc_every, uint16_t *dst, size_t n)
+{
+	uint64_t total = 0;
+	for (unsigned e = 0; e < 256; e++)
+		total += hist[e];
+	unsigned uncoded[256], nu = 0;
+	for (unsigned e = 0; e < 256; e++)
+		if (!t->lengths[e])
+			uncoded[nu++] = e;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = sz_test_rand(s);
+		unsigned e = 0;
+		if (esc_every && nu && r % esc_every == 0) {
+			e = uncoded[(r >> 20) % nu];
+		} else {
+			uint64_t x = (r >> 8) % total;
+			while (x >= hist[e])
+				x -= hist[e++];
+		}
+		dst[i] = (uint16_t)((r >> 40 & 0x8000) | e << 7 | (r >> 48 & 0x7F));
+	}
+}
+
+/* Random tables of every size and shape, real-like and escape-heavy data, every lane-count
+ * edge of a chunk. */
+START_TEST(entropy_kernels_random_tables)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = 5000;
+	uint16_t *src = xmalloc(2 * max_n);
+	uint64_t s = 77, hist[256];
+	static const unsigned ms[] = {1,  2,  3,  5,   8,   15,  16,  17,  31,  32, 33,
+	                              63, 64, 65, 100, 128, 200, 254, 255, 256, 21, 24};
+	static const size_t ns[] = {1, 2, 31, 32, 33, 63, 64, 65, 95, 97, 640, 1023, 4097, 5000};
+	for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+		for (int shape = 0; shape < 6; shape++) {
+			splitzip_entropy_table t;
+			const unsigned first = shape < 2 ? 0 : shape < 4 ? 256 - ms[mi] / 2 : 100;
+			random_table(&s, ms[mi], first, shape == 5, shape % 2, &t, hist);
+			static const unsigned esc_every[6] = {50, 50, 0, 50, 3, 50};
+			draw_elements(&s, hist, &t, esc_every[shape], src, max_n);
+			char what[96];
+			snprintf(what, sizeof what, "random table %u exponents, shape %d", ms[mi],
+			         shape);
+			for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++)
+				check_chunk(b, &t, src, ns[k], what);
+		}
+	free(src);
+}
+END_TEST
+
+/* Every one of the 65,536 BF16 patterns in one chunk, in order and shuffled, under tables that
+ * code all exponents, a window, one exponent, and the longest codes. */
+START_TEST(entropy_kernels_all_patterns)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 65536;
+	uint16_t *src = xmalloc(2 * n);
+	uint64_t s = 5, hist[256];
+	for (int order = 0; order < 2; order++) {
+		for (size_t i = 0; i < n; i++)
+			src[i] = (uint16_t)i;
+		for (size_t i = n - 1; order && i > 0; i--) {
+			const size_t j = (size_t)(sz_test_rand(&s) % (i + 1));
+			const uint16_t x = src[i];
+			src[i] = src[j];
+			src[j] = x;
+		}
+		for (int tb = 0; tb < 6; tb++) {
+			splitzip_entropy_table t;
+			if (tb < 4)
+				kernel_table(tb, src, n, &t);
+			else
+				random_table(&s, tb == 4 ? 256 : 40, 90, 0, 1, &t, hist);
+			char what[64];
+			snprintf(what, sizeof what, "all patterns, order %d, table %d", order, tb);
+			check_chunk(b, &t, src, n, what);
+			check_chunk(b, &t, src + 1, 4000, what);
+		}
+	}
+	free(src);
+}
+END_TEST
+
+/*
+ * One lane with a 1-bit code and 31 lanes of escapes with long codes: the slow lane keeps a
+ * word open while the others reserve up to 64 words a step (the encoders address an open word
+ * relative to the next one), and phase B reads words in almost every step.
+ */
+START_TEST(entropy_kernels_slow_lane)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 65536;
+	uint16_t *src = xmalloc(2 * n);
+	uint64_t hist[256] = {0}, s = 9;
+	hist[120] = 1000000; /* 1 bit */
+	for (unsigned e = 0; e < 200; e++)
+		if (e != 120)
+			hist[e] = 1 + e % 3; /* long codes */
+	splitzip_entropy_table t;
+	ck_assert_int_eq(splitzip_entropy_table_from_histogram(hist, &t), SPLITZIP_OK);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = sz_test_rand(&s);
+		const unsigned e = i % 32 == 0 ? 120 : 200 + (unsigned)(r % 56); /* escapes */
+		src[i] = (uint16_t)(e << 7 | (r >> 32 & 0x807F));
+	}
+	check_chunk(b, &t, src, n, "slow lane");
+	for (size_t i = 0; i < n; i++) /* long codes instead of escapes */
+		if (i % 32)
+			src[i] = (uint16_t)((src[i] & 0x807F) | (uint16_t)((i * 7) % 199 + 1) << 7);
+	check_chunk(b, &t, src, n, "slow lane, long codes");
+	free(src);
+}
+END_TEST
+
+/*
+ * An escape whose raw exponent has a code of its own (FORMAT.md §4.3.6) in every lane and step
+ * position: words written by the reference encoder with a doctored table, which codes one
+ * exponent as an escape; decoding them with the true table must fail in every backend.
+ */
+START_TEST(entropy_decode_kernel_coded_escape)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 200;
+	uint16_t src[200];
+	uint64_t s = 3;
+	splitzip_entropy_table t;
+	kernel_table(3, src, 0, &t); /* exponents 116..123 coded */
+	splitzip_entropy_enc_tables enc;
+	splitzip_entropy_dec_tables dec;
+	splitzip_entropy_enc_init(&enc, &t);
+	splitzip_entropy_dec_init(&dec, &t);
+	enc.sym[119] = enc.sym[0]; /* 119 written as an escape */
+	const size_t wmax = (size_t)splitzip_entropy_chunk_words_max(n);
+	uint8_t sm[200], *w = xmalloc(2 * wmax);
+	uint16_t d[200];
+	for (size_t p = 0; p < n; p++) {
+		for (size_t i = 0; i < n; i++) { /* coded exponents other than 119 */
+			const unsigned e = 116 + (unsigned)(sz_test_rand(&s) % 8);
+			src[i] = (uint16_t)((e == 119 ? 120 : e) << 7 | (i & 0x807F));
+		}
+		src[p] = (uint16_t)(119 << 7 | (p & 0x7F));
+		size_t nw = 0, esc = 0;
+		splitzip_ref_entropy_encode_chunk(&enc, src, n, sm, w, &nw);
+		ck_assert_int_eq(splitzip_ref_entropy_decode_chunk(&dec, w, nw, sm, n, d, &esc),
+		                 SPLITZIP_ERROR_CORRUPT_STREAM);
+		ck_assert_msg(b->host->entropy_decode_chunk(&dec, w, nw, sm, n, d, &esc) ==
+		                  SPLITZIP_ERROR_CORRUPT_STREAM,
+		              "%s: escape of a coded exponent at %zu accepted", b->name, p);
+	}
+	free(w);
+}
+END_TEST
+
 /* Damaged words: the backend's decode kernel gives the reference kernel's status (and, on OK,
  * its elements) for flipped bits, missing and extra words; it never reads past n_words (the
- * words are copied to the end of an exact allocation, so a read past them is caught by ASan). */
+ * words are copied flush against a guard page). */
 START_TEST(entropy_decode_kernel_on_damage)
 {
 	const splitzip_backend *b = usable(_i);
@@ -165,9 +366,15 @@ START_TEST(entropy_decode_kernel_on_damage)
 	const size_t n = 3000;
 	uint16_t *src = xmalloc(2 * n);
 	sz_test_generate(SZ_GEN_ESCAPE_1PCT, 99, src, n);
-	for (int tb = 0; tb < 4; tb++) {
+	for (int tb = 0; tb < 6; tb++) {
 		splitzip_entropy_table t;
-		kernel_table(tb, src, n, &t);
+		uint64_t hist[256], rs = 1 + (uint64_t)tb;
+		if (tb < 4) {
+			kernel_table(tb, src, n, &t);
+		} else { /* long codes and escapes, drawn from the table */
+			random_table(&rs, tb == 4 ? 40 : 256, 100, 0, 1, &t, hist);
+			draw_elements(&rs, hist, &t, 20, src, n);
+		}
 		splitzip_entropy_enc_tables enc;
 		splitzip_entropy_dec_tables dec;
 		splitzip_entropy_enc_init(&enc, &t);
@@ -191,8 +398,9 @@ START_TEST(entropy_decode_kernel_on_damage)
 			else
 				x[sz_test_rand(&s) % (2 * nw)] ^=
 				    (uint8_t)(1u << (sz_test_rand(&s) % 8));
-			uint8_t *exact = xmalloc(2 * m);
-			memcpy(exact, x, 2 * m);
+			sz_guard_buf g; /* the words flush against a guard page */
+			ck_assert_int_eq(sz_guard_dup(&g, x, 2 * m, SZ_GUARD_END), 0);
+			const uint8_t *exact = g.ptr;
 			size_t e0 = 0, e1 = 0;
 			splitzip_status st0 =
 			    splitzip_ref_entropy_decode_chunk(&dec, exact, m, sm, n, d0, &e0);
@@ -203,7 +411,7 @@ START_TEST(entropy_decode_kernel_on_damage)
 			              splitzip_status_name(st0));
 			if (st0 == SPLITZIP_OK)
 				ck_assert(e0 == e1 && memcmp(d0, d1, 2 * n) == 0);
-			free(exact);
+			sz_guard_free(&g);
 			free(x);
 		}
 		free(sm), free(w), free(d0), free(d1);
@@ -402,7 +610,11 @@ int main(void)
 	tcase_set_timeout(tc, 1800);
 	tcase_add_test(tc, entropy_slots_set);
 	tcase_add_loop_test(tc, entropy_kernels_match_reference, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_random_tables, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_all_patterns, 0, nb);
+	tcase_add_loop_test(tc, entropy_kernels_slow_lane, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_kernel_on_damage, 0, nb);
+	tcase_add_loop_test(tc, entropy_decode_kernel_coded_escape, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_real_kv_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_matrix, 0, nb);
