@@ -1,6 +1,7 @@
 /*
  * sz_api_ctx.c -- parameters, contexts and backend introspection (public API).
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "sz_api.h"
@@ -13,24 +14,51 @@ void splitzip_params_init(splitzip_params *p)
 	memset(p, 0, sizeof *p);
 	p->struct_size = sizeof *p;
 	p->backend = SPLITZIP_BACKEND_AUTO;
-	p->chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	p->chunk_log2 = 0; /* the encoding's default, resolved by splitzip_ctx_create */
 	p->flags = 0;
 	p->codebook_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
 	p->n_threads = 0;
+	p->encoding = SPLITZIP_ENCODING_SPLIT4;
+	p->table_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
 }
+
+/* The encoding, the entropy table and the chunk size that goes with the encoding. */
+static splitzip_status resolve_encoding(splitzip_params *q)
+{
+	if (q->encoding != SPLITZIP_ENCODING_SPLIT4 && q->encoding != SPLITZIP_ENCODING_ENTROPY &&
+	    q->encoding != SPLITZIP_ENCODING_AUTO)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->table_mode != SPLITZIP_CODEBOOK_FROM_INPUT &&
+	    q->table_mode != SPLITZIP_CODEBOOK_FIXED)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->table_mode == SPLITZIP_CODEBOOK_FIXED && !splitzip_entropy_table_ok(&q->table))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (q->chunk_log2 == 0)
+		q->chunk_log2 = q->encoding == SPLITZIP_ENCODING_SPLIT4
+		                    ? SPLITZIP_CHUNK_LOG2_DEFAULT
+		                    : SPLITZIP_CHUNK_LOG2_DEFAULT_ENTROPY;
+	return SPLITZIP_OK;
+}
+
+/*
+ * The size of splitzip_params in library 0.1.0, which ended at n_threads: a program compiled
+ * against that header passes this struct_size, and the fields appended since keep their
+ * defaults (splitzip_params_init).
+ */
+#define SZ_PARAMS_SIZE_0_1 (offsetof(splitzip_params, n_threads) + sizeof(unsigned))
 
 /* The effective parameters of 'p' (NULL: defaults) in '*q', or INVALID_ARGUMENT. */
 static splitzip_status resolve_params(const splitzip_params *p, splitzip_params *q)
 {
 	splitzip_params_init(q);
 	if (p) {
-		if (p->struct_size < sizeof *q)
+		if (p->struct_size < SZ_PARAMS_SIZE_0_1)
 			return SPLITZIP_ERROR_INVALID_ARGUMENT;
-		*q = *p;
+		memcpy(q, p, p->struct_size < sizeof *q ? p->struct_size : sizeof *q);
 		q->struct_size = sizeof *q;
 	}
-	if (q->chunk_log2 == 0)
-		q->chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	if (resolve_encoding(q) != SPLITZIP_OK)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (q->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || q->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (q->flags & ~SPLITZIP_FLAG_CONTENT_CHECKSUM)

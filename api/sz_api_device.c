@@ -35,10 +35,31 @@ splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_
 	return ws_bytes_for(ctx, n_frames, max_elems, bytes);
 }
 
+/* The decoder needs a small state per frame (its header, parsed once, and its counters). */
+splitzip_status splitzip_decompress_workspace_size(const splitzip_ctx *ctx, size_t n_frames,
+                                                   size_t *bytes)
+{
+	if (!ctx || !bytes || n_frames > (size_t)SIZE_MAX / SZ_GPU_DEC_WS_STRIDE)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	*bytes = n_frames * SZ_GPU_DEC_WS_STRIDE;
+	return SPLITZIP_OK;
+}
+
 /* ---- Device-memory calls ------------------------------------------------------------------- */
 
-/* Shared host-side checks of the async calls; the module of the context in '*m'. */
-static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t max_elems,
+/* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
+static int aligned(const void *p, size_t a)
+{
+	return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+/*
+ * Shared host-side checks of the async calls; the module of the context in '*m'. The
+ * workspace must be large enough for the call ('dec': decompression) and aligned to
+ * SPLITZIP_WORKSPACE_ALIGN: a misaligned one would fault on the device (and a fault there
+ * ends the whole GPU context), so it is refused here.
+ */
+static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t max_elems, int dec,
                                    const void *ws, size_t ws_bytes, const splitzip_gpu_module **m)
 {
 	if (!ctx)
@@ -47,9 +68,32 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	if (!*m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	size_t need = 0;
-	if (!ws || ws_bytes_for(ctx, n_frames, max_elems, &need) != SPLITZIP_OK || ws_bytes < need)
+	const splitzip_status s = dec ? splitzip_decompress_workspace_size(ctx, n_frames, &need)
+	                              : ws_bytes_for(ctx, n_frames, max_elems, &need);
+	if (!ws || s != SPLITZIP_OK || ws_bytes < need || !aligned(ws, SPLITZIP_WORKSPACE_ALIGN))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	return SPLITZIP_OK;
+}
+
+/* The GPU kernels write split4 frames only, so far: another encoding is refused before anything
+ * is enqueued (splitzip.h, device contract). */
+static splitzip_status check_encoding(const splitzip_ctx *ctx)
+{
+	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4
+	           ? SPLITZIP_OK
+	           : SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+}
+
+/* Result slots and descriptor arrays: present and aligned to their element types. */
+static int results_ok(const void *sizes, const int32_t *statuses)
+{
+	return sizes && statuses && aligned(sizes, sizeof(size_t)) &&
+	       aligned(statuses, sizeof(int32_t));
+}
+static int arrays_ok(const void *a, const void *b, const void *c, const void *d)
+{
+	return a && b && c && d && aligned(a, sizeof(void *)) && aligned(b, sizeof(size_t)) &&
+	       aligned(c, sizeof(void *)) && aligned(d, sizeof(size_t));
 }
 
 static void enc_params(const splitzip_ctx *ctx, sz_gpu_enc *a)
@@ -67,10 +111,13 @@ splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src
                                         void *stream)
 {
 	const splitzip_gpu_module *m = NULL;
-	splitzip_status st = check_async(ctx, 1, n_elems, d_workspace, ws_bytes, &m);
+	splitzip_status st = check_async(ctx, 1, n_elems, 0, d_workspace, ws_bytes, &m);
+	if (st == SPLITZIP_OK)
+		st = check_encoding(ctx);
 	if (st != SPLITZIP_OK)
 		return st;
-	if (!d_dst || !d_dst_size || !d_status || (!d_src && n_elems))
+	if (!d_dst || !results_ok(d_dst_size, d_status) || (!d_src && n_elems) ||
+	    !aligned(d_src, sizeof(uint16_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_enc a;
 	enc_params(ctx, &a);
@@ -93,10 +140,13 @@ splitzip_status splitzip_compress_batch_async(splitzip_ctx *ctx, size_t n_frames
                                               void *d_workspace, size_t ws_bytes, void *stream)
 {
 	const splitzip_gpu_module *m = NULL;
-	splitzip_status st = check_async(ctx, n_frames, max_elems, d_workspace, ws_bytes, &m);
+	splitzip_status st = check_async(ctx, n_frames, max_elems, 0, d_workspace, ws_bytes, &m);
+	if (st == SPLITZIP_OK)
+		st = check_encoding(ctx);
 	if (st != SPLITZIP_OK)
 		return st;
-	if (!d_srcs || !d_n_elems || !d_dsts || !d_dst_caps || !d_dst_sizes || !d_statuses)
+	if (!arrays_ok(d_srcs, d_n_elems, d_dsts, d_dst_caps) ||
+	    !results_ok(d_dst_sizes, d_statuses))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (n_frames == 0)
 		return SPLITZIP_OK;
@@ -119,10 +169,11 @@ splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src, 
                                           void *stream)
 {
 	const splitzip_gpu_module *m = NULL;
-	splitzip_status st = check_async(ctx, 1, dst_cap_elems, d_workspace, ws_bytes, &m);
+	splitzip_status st = check_async(ctx, 1, dst_cap_elems, 1, d_workspace, ws_bytes, &m);
 	if (st != SPLITZIP_OK)
 		return st;
-	if (!d_src || !d_n_elems || !d_status || (!d_dst && dst_cap_elems))
+	if (!d_src || !results_ok(d_n_elems, d_status) || (!d_dst && dst_cap_elems) ||
+	    !aligned(d_dst, sizeof(uint16_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
@@ -133,7 +184,6 @@ splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src, 
 	a.out_elems = d_n_elems;
 	a.statuses = d_status;
 	a.ws = (uint8_t *)d_workspace;
-	a.ws_stride = sz_gpu_ws_stride(dst_cap_elems, ctx->params.chunk_log2);
 	return m->decompress(&a, 1, dst_cap_elems, stream);
 }
 
@@ -145,10 +195,12 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
                                                 void *d_workspace, size_t ws_bytes, void *stream)
 {
 	const splitzip_gpu_module *m = NULL;
-	splitzip_status st = check_async(ctx, n_frames, max_dst_elems, d_workspace, ws_bytes, &m);
+	splitzip_status st =
+	    check_async(ctx, n_frames, max_dst_elems, 1, d_workspace, ws_bytes, &m);
 	if (st != SPLITZIP_OK)
 		return st;
-	if (!d_srcs || !d_src_sizes || !d_dsts || !d_dst_caps || !d_n_elems || !d_statuses)
+	if (!arrays_ok(d_srcs, d_src_sizes, d_dsts, d_dst_caps) ||
+	    !results_ok(d_n_elems, d_statuses))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	if (n_frames == 0)
 		return SPLITZIP_OK;
@@ -161,7 +213,6 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
 	a.out_elems = d_n_elems;
 	a.statuses = d_statuses;
 	a.ws = (uint8_t *)d_workspace;
-	a.ws_stride = sz_gpu_ws_stride(max_dst_elems, ctx->params.chunk_log2);
 	return m->decompress(&a, n_frames, max_dst_elems, stream);
 }
 
@@ -171,7 +222,7 @@ splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t 
                                               void *dst, size_t dst_cap, size_t *dst_size)
 {
 	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
-	if (!m)
+	if (!m || check_encoding(ctx) != SPLITZIP_OK)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	sz_gpu_enc p;
 	enc_params(ctx, &p);

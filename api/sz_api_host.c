@@ -14,6 +14,18 @@ size_t splitzip_compress_bound(size_t n_elems)
 	return (size_t)splitzip_stored_frame_size(n_elems);
 }
 
+size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes, unsigned chunk_log2)
+{
+	if (chunk_log2 == 0)
+		chunk_log2 = SPLITZIP_CHUNK_LOG2_DEFAULT;
+	if ((uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS || n_escapes > n_elems ||
+	    chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
+		return 0;
+	if (splitzip_split4_wins(n_elems, chunk_log2, n_escapes))
+		return (size_t)splitzip_split4_frame_size(n_elems, chunk_log2, n_escapes);
+	return (size_t)splitzip_stored_frame_size(n_elems);
+}
+
 splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitzip_frame_info *info)
 {
 	if (!src || !info)
@@ -32,7 +44,8 @@ splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitz
 	info->n_escapes = h.n_escapes;
 	info->frame_size = h.frame_size;
 	info->content_checksum = h.content_checksum;
-	memcpy(info->codebook.exponents, h.codebook, 16);
+	if (h.mode == SPLITZIP_MODE_SPLIT4)
+		memcpy(info->codebook.exponents, h.codebook, 16);
 	return SPLITZIP_OK;
 }
 
@@ -69,6 +82,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	e.flags = ctx->params.flags;
 	e.n_threads = ctx->params.n_threads;
 	e.fixed = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->fixed_tables : NULL;
+	e.encoding = ctx->params.encoding;
+	e.table = ctx->params.table_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->params.table : NULL;
 	return splitzip_driver_compress(&e, &ctx->scratch, src, n_elems, (uint8_t *)dst, dst_cap,
 	                                dst_size);
 }

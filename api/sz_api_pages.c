@@ -1,6 +1,6 @@
 /*
  * sz_api_pages.c -- the page stream calls of splitzip.h (public API): pages packed into one
- * wire buffer with a manifest (doc/FORMAT.md §11), and scattered back. Host memory: each page
+ * wire buffer with a manifest (doc/FORMAT.md §12), and scattered back. Host memory: each page
  * goes through splitzip_compress() / splitzip_frame_decompress() of the context, the layout
  * and every check come from core/sz_pages.h. Device memory: argument checks here, the kernels
  * in the context's GPU module (backends/gpu/sz_gpu_pages.cuh).
@@ -40,7 +40,7 @@ static const uint8_t *fixed_codebook(const splitzip_ctx *ctx)
 
 /*
  * Page 'x->page_bytes' bytes at 'page' into dst + x->offset (room up to 'cap'): its frame if the
- * frame is smaller than the page (FORMAT.md §11.4), else the page itself. A frame capacity of
+ * frame is smaller than the page (FORMAT.md §12.4), else the page itself. A frame capacity of
  * page_bytes - 1 lets splitzip_compress() answer DST_TOO_SMALL exactly when the canonical frame
  * is no smaller than the page.
  */
@@ -93,7 +93,7 @@ splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t codebook_id,
 		x.page_bytes = page_bytes[i];
 		if (x.offset > dst_cap)
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
-		memset(out + end, 0, (size_t)(x.offset - end)); /* FORMAT.md §11.3: zero padding */
+		memset(out + end, 0, (size_t)(x.offset - end)); /* FORMAT.md §12.3: zero padding */
 		st = put_page(ctx, pages[i], out, dst_cap, &x);
 		if (st != SPLITZIP_OK)
 			return st;

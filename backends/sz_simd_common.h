@@ -99,4 +99,153 @@ static inline unsigned sz_hist_window(const uint16_t *src, size_t n)
 #define SZ_HIST_SAMPLE 512u
 #define SZ_HIST_BLOCK 16384u
 
+/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+
+/*
+ * The encoder entries of the SIMD kernels, 16 bits: the code (first bit in bit 0, at most 11
+ * bits) | its length << 11 | 1 << 15 for an escape. From an entry of splitzip_entropy_enc_tables.
+ */
+#define SZ_ENT_E16_LEN_SHIFT 11
+#define SZ_ENT_E16_ESC 0x8000u
+static inline uint16_t sz_ent_e16(uint32_t sym)
+{
+	return (uint16_t)((sym & 0x7FF) |
+	                  ((sym >> SPLITZIP_ENTROPY_ENC_LEN_SHIFT) & 0xF) << SZ_ENT_E16_LEN_SHIFT |
+	                  (sym & SPLITZIP_ENTROPY_ENC_ESCAPE ? SZ_ENT_E16_ESC : 0));
+}
+
+/*
+ * The window of w consecutive exponents [*base, *base + w) that an encoder looks up in
+ * registers: the one with the largest sum of 2^-len over its coded exponents (the code lengths
+ * stand for the frequencies). tab[d] is the entry of exponent *base + d (the escape's entry past
+ * 255). Returns 1 if every exponent outside the window is an escape (then its entry is the
+ * escape's, tab-independent), 0 if some lanes must be looked up in the full table.
+ */
+static inline int sz_ent_enc_window(const splitzip_entropy_enc_tables *t, unsigned w, uint16_t *tab,
+                                    unsigned *base, uint16_t *esc16)
+{
+	uint32_t weight[256], best = 0, cur = 0;
+	unsigned b = 0, e_esc = 256;
+	for (unsigned e = 0; e < 256; e++) {
+		const uint32_t s = t->sym[e];
+		weight[e] = s & SPLITZIP_ENTROPY_ENC_ESCAPE
+		                ? 0
+		                : 1u << (16 - ((s >> SPLITZIP_ENTROPY_ENC_LEN_SHIFT) & 0xF));
+		if (s & SPLITZIP_ENTROPY_ENC_ESCAPE)
+			e_esc = e;
+	}
+	for (unsigned e = 0; e < 256; e++) {
+		cur += weight[e];
+		if (e >= w)
+			cur -= weight[e - w];
+		if (e + 1 >= w && cur > best) {
+			best = cur;
+			b = e + 1 - w;
+		}
+	}
+	if (w >= 256)
+		b = 0;
+	/* the escape's entry: that of any exponent without a code; a table with none never uses it
+	 */
+	*esc16 = e_esc < 256 ? sz_ent_e16(t->sym[e_esc]) : 0;
+	for (unsigned d = 0; d < w; d++)
+		tab[d] = b + d < 256 ? sz_ent_e16(t->sym[b + d]) : *esc16;
+	*base = b;
+	int out_esc = 1;
+	for (unsigned e = 0; e < 256; e++)
+		if ((e < b || e >= b + w) && !(t->sym[e] & SPLITZIP_ENTROPY_ENC_ESCAPE))
+			out_esc = 0;
+	return out_esc;
+}
+
+/*
+ * The decoder's first-level table of the next 8 bits of a lane: tab[x] = symbol | len << 12 if
+ * the code that x starts with has at most 8 bits, else 0 (a longer code: look it up in the
+ * 2048-entry table).
+ */
+#define SZ_ENT_D16_LEN_SHIFT 12
+static inline void sz_ent_dec_peek8(const splitzip_entropy_dec_tables *t, uint16_t tab[256])
+{
+	for (unsigned x = 0; x < 256; x++) {
+		const uint32_t e = t->lut[x], len = e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT;
+		tab[x] = len <= 8 ? (uint16_t)((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) |
+		                               len << SZ_ENT_D16_LEN_SHIFT)
+		                  : 0;
+	}
+}
+
+/*
+ * The decoder's tables in nibbles, for byte shuffles of 16 entries: the first 4 bits of a lane
+ * give len1[x] (the code length if at most 4, else 0) and sym1[x]; the next 4 bits, when the
+ * first 4 are 'pre', give len2/sym2 for the codes of 5 to 8 bits that start with pre (0: a
+ * longer code, or none). A length byte has bit 7 set for the escape symbol, whose symbol byte
+ * is 0. 'pre' is the 4-bit prefix with the most frequent long codes (the largest sum of
+ * 2^-len); a code of 5 to 8 bits with another prefix is looked up in the 2048-entry table, as
+ * are longer codes.
+ */
+typedef struct sz_ent_nib {
+	uint8_t len1[16], sym1[16], len2[16], sym2[16];
+	unsigned pre;
+} sz_ent_nib;
+
+static inline uint8_t sz_ent_nib_len(uint32_t e, unsigned max)
+{
+	const uint32_t len = e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT;
+	if (len > max)
+		return 0;
+	return (uint8_t)(len |
+	                 ((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC ? 0x80 : 0));
+}
+
+static inline void sz_ent_dec_nibbles(const splitzip_entropy_dec_tables *t, sz_ent_nib *k)
+{
+	uint32_t best = 0;
+	k->pre = 0;
+	for (unsigned x = 0; x < 16; x++) {
+		k->len1[x] = sz_ent_nib_len(t->lut[x], 4);
+		k->sym1[x] = (uint8_t)t->lut[x];
+		/* A code of len <= 8 bits fills 2^(8 - len) of the 256 patterns of 8 bits and has
+		 * a weight of 2^-len: each pattern it fills weighs 2^-8. So the weight of the
+		 * codes of 5 to 8 bits that start with x is the number of patterns they fill. */
+		uint32_t w = 0;
+		for (unsigned y = 0; y < 16 && !k->len1[x]; y++)
+			w += (t->lut[x | y << 4] >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT) <= 8;
+		if (w > best) {
+			best = w;
+			k->pre = x;
+		}
+	}
+	for (unsigned y = 0; y < 16; y++) {
+		const uint32_t e = t->lut[k->pre | y << 4];
+		k->len2[y] = k->len1[k->pre] ? 0 : sz_ent_nib_len(e, 8);
+		k->sym2[y] = (uint8_t)e;
+	}
+}
+
+/*
+ * Constant expressions for the lane tables of the SIMD backends, over a mask m of 8 (or 4)
+ * lanes: SZ_RANK(m, l) is the number of lanes of m below lane l; SZ_NTH(m, j) is the lane of
+ * the j-th lane of m (0 if m has fewer than j + 1 lanes). SZ_TABLE256(X) lists X(0), ..., X(255).
+ */
+#define SZ_POPC8(x)                                                                                \
+	(((x)&1) + (((x) >> 1) & 1) + (((x) >> 2) & 1) + (((x) >> 3) & 1) + (((x) >> 4) & 1) +     \
+	 (((x) >> 5) & 1) + (((x) >> 6) & 1) + (((x) >> 7) & 1))
+#define SZ_RANK(m, l) SZ_POPC8((m) & ((1u << (l)) - 1))
+#define SZ_NTH(m, j)                                                                               \
+	(SZ_RANK(m, 1) > (j)   ? 0                                                                 \
+	 : SZ_RANK(m, 2) > (j) ? 1                                                                 \
+	 : SZ_RANK(m, 3) > (j) ? 2                                                                 \
+	 : SZ_RANK(m, 4) > (j) ? 3                                                                 \
+	 : SZ_RANK(m, 5) > (j) ? 4                                                                 \
+	 : SZ_RANK(m, 6) > (j) ? 5                                                                 \
+	 : SZ_RANK(m, 7) > (j) ? 6                                                                 \
+	 : SZ_RANK(m, 8) > (j) ? 7                                                                 \
+	                       : 0)
+#define SZ_TABLE4(X, m) X(m), X((m) + 1), X((m) + 2), X((m) + 3)
+#define SZ_TABLE16(X, m)                                                                           \
+	SZ_TABLE4(X, m), SZ_TABLE4(X, (m) + 4), SZ_TABLE4(X, (m) + 8), SZ_TABLE4(X, (m) + 12)
+#define SZ_TABLE64(X, m)                                                                           \
+	SZ_TABLE16(X, m), SZ_TABLE16(X, (m) + 16), SZ_TABLE16(X, (m) + 32), SZ_TABLE16(X, (m) + 48)
+#define SZ_TABLE256(X) SZ_TABLE64(X, 0), SZ_TABLE64(X, 64), SZ_TABLE64(X, 128), SZ_TABLE64(X, 192)
+
 #endif /* SZ_SIMD_COMMON_H */

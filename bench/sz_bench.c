@@ -1,9 +1,11 @@
 /*
  * sz_bench.c -- CPU throughput of splitzip against memcpy (and zstd -1, lz4) on real KV data.
  *
- * For each size, backend and thread count it measures, on the same buffer in the same run:
- *   encode     splitzip_compress() with the codebook computed from the input (two reads)
- *   enc-fixed  splitzip_compress() with a fixed, pre-calibrated codebook (one read)
+ * For each size, backend, thread count and encoding (split4 and entropy frames, --modes) it
+ * measures, on the same buffer in the same run:
+ *   encode     splitzip_compress() with the codebook or entropy table computed from the input
+ *              (two reads)
+ *   enc-fixed  splitzip_compress() with a fixed, pre-calibrated codebook or table (one read)
  *   decode     splitzip_decompress()
  *   memcpy     memcpy() of the same number of bytes into a separate buffer (on T threads for
  *              rows with T threads: the same split into contiguous ranges)
@@ -48,6 +50,8 @@ typedef struct bench_opts {
 	double min_sample_s;
 	int json, quick, refs;
 	unsigned flags; /* splitzip flags, e.g. the content checksum */
+	int modes[3];   /* the encodings measured (splitzip_encoding) */
+	int n_modes;
 } bench_opts;
 
 /* ---- Small utilities ----------------------------------------------------------------------- */
@@ -142,6 +146,7 @@ static void usage(FILE *f, const char *prog)
 	    "sample\n"
 	    "  --repeats N        samples per measurement (default 11, 5 for sizes >= 64M)\n"
 	    "  --checksum         compress with the content checksum\n"
+	    "  --modes LIST       encodings: split4, entropy, auto (default split4,entropy)\n"
 	    "  --no-ref           skip zstd -1 and lz4\n"
 	    "  --help\n",
 	    prog);
@@ -372,6 +377,7 @@ static int do_lz4_d(void *a)
 typedef struct row {
 	size_t bytes;
 	const char *backend;
+	const char *mode; /* "split4", "entropy", "auto", or the reference codec's "-" */
 	unsigned threads;
 	double ratio;
 	double enc_s, encfix_s, dec_s, memcpy_s; /* seconds per call; < 0: not measured */
@@ -418,11 +424,12 @@ static void print_header(const bench_opts *o, const pool *p)
 	printf("data: real KV %s, tiled to each size\n", p->desc);
 	printf("GB/s = 1e9 uncompressed bytes/s, median of samples; memcpy on the same buffer and "
 	       "thread count in the same run\n");
-	printf("encode: codebook from the input; enc-fixed: pre-calibrated codebook%s\n\n",
+	printf("encode: codebook or entropy table from the input; enc-fixed: pre-calibrated "
+	       "codebook or table%s\n\n",
 	       o->flags ? "; content checksum on" : "");
-	printf("%-9s %-11s %3s %6s %8s %9s %8s %8s %6s %6s %6s %9s %9s\n", "size", "backend", "thr",
-	       "ratio", "encode", "enc-fixed", "decode", "memcpy", "enc/mc", "fix/mc", "dec/mc",
-	       "enc-us", "dec-us");
+	printf("%-9s %-11s %-7s %3s %6s %8s %9s %8s %8s %6s %6s %6s %9s %9s\n", "size", "backend",
+	       "mode", "thr", "ratio", "encode", "enc-fixed", "decode", "memcpy", "enc/mc",
+	       "fix/mc", "dec/mc", "enc-us", "dec-us");
 }
 
 static void print_row(const bench_opts *o, const row *r, int *first)
@@ -433,13 +440,14 @@ static void print_row(const bench_opts *o, const row *r, int *first)
 	double e = gbps(r->bytes, r->enc_s), ef = gbps(r->bytes, r->encfix_s);
 	double d = gbps(r->bytes, r->dec_s);
 	if (o->json) {
-		printf("%s\n    {\"size\": %zu, \"backend\": \"%s\", \"threads\": %u, \"ratio\": "
-		       "%.5f, "
+		printf("%s\n    {\"size\": %zu, \"backend\": \"%s\", \"mode\": \"%s\", "
+		       "\"threads\": %u, \"ratio\": %.5f, "
 		       "\"encode_gbps\": %.3f, \"encode_fixed_gbps\": %.3f, \"decode_gbps\": %.3f, "
 		       "\"memcpy_gbps\": %.3f, \"encode_us\": %.3f, \"encode_fixed_us\": %.3f, "
 		       "\"decode_us\": %.3f}",
-		       *first ? "" : ",", r->bytes, r->backend, r->threads, r->ratio, e, ef, d, mc,
-		       r->enc_s * 1e6, r->encfix_s > 0 ? r->encfix_s * 1e6 : 0, r->dec_s * 1e6);
+		       *first ? "" : ",", r->bytes, r->backend, r->mode, r->threads, r->ratio, e,
+		       ef, d, mc, r->enc_s * 1e6, r->encfix_s > 0 ? r->encfix_s * 1e6 : 0,
+		       r->dec_s * 1e6);
 		*first = 0;
 		return;
 	}
@@ -448,24 +456,30 @@ static void print_row(const bench_opts *o, const row *r, int *first)
 		snprintf(fx, sizeof fx, "%.2f", ef);
 		snprintf(fxr, sizeof fxr, "%.2f", ef / mc);
 	}
-	printf("%-9s %-11s %3u %6.4f %8.2f %9s %8.2f %8.2f %6.2f %6s %6.2f %9.1f %9.1f\n", sz,
-	       r->backend, r->threads, r->ratio, e, fx, d, mc, e / mc, fxr, d / mc, r->enc_s * 1e6,
-	       r->dec_s * 1e6);
+	printf("%-9s %-11s %-7s %3u %6.4f %8.2f %9s %8.2f %8.2f %6.2f %6s %6.2f %9.1f %9.1f\n", sz,
+	       r->backend, r->mode, r->threads, r->ratio, e, fx, d, mc, e / mc, fxr, d / mc,
+	       r->enc_s * 1e6, r->dec_s * 1e6);
 	fflush(stdout);
 }
 
 /* ---- The benchmark ------------------------------------------------------------------------- */
 
-static splitzip_ctx *make_ctx(const char *backend, unsigned threads, unsigned flags,
-                              const splitzip_codebook *fixed)
+/* A context for 'backend' and encoding 'enc'; with 'cb' and 't', a fixed codebook and table. */
+static splitzip_ctx *make_ctx(const char *backend, unsigned threads, unsigned flags, int enc,
+                              const splitzip_codebook *cb, const splitzip_entropy_table *t)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.n_threads = threads;
 	p.flags = flags;
-	if (fixed) {
+	p.encoding = (splitzip_encoding)enc;
+	if (cb) {
 		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
-		p.codebook = *fixed;
+		p.codebook = *cb;
+	}
+	if (t) {
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.table = *t;
 	}
 	/* By name through the documented override (two AVX-512 backends share one id). */
 	char *saved = getenv("SPLITZIP_FORCE_BACKEND");
@@ -493,8 +507,9 @@ typedef struct size_run {
 	uint16_t *src, *out;
 	uint8_t *frame;
 	int reps;
-	splitzip_codebook cb;      /* calibrated on the input, for the enc-fixed rows */
-	double memcpy_s[MAX_LIST]; /* per thread count */
+	splitzip_codebook cb;         /* calibrated on the input, for the enc-fixed rows */
+	splitzip_entropy_table table; /* the same for entropy frames */
+	double memcpy_s[MAX_LIST];    /* per thread count */
 } size_run;
 
 static void size_run_free(size_run *r)
@@ -523,6 +538,7 @@ static int size_run_init(size_run *r, const bench_opts *o, const pool *p, size_t
 	memset(r->frame, 0, r->cap);
 	memset(r->out, 0, r->n * 2);
 	splitzip_calibrate(r->src, r->n, &r->cb);
+	splitzip_entropy_calibrate(r->src, r->n, &r->table);
 	for (int t = 0; t < o->n_threads; t++) {
 		job j = {.src = r->src, .n = r->n, .out = r->out, .threads = o->threads[t]};
 		r->memcpy_s[t] = time_calls(do_memcpy, &j, r->reps, o->min_sample_s);
@@ -530,13 +546,20 @@ static int size_run_init(size_run *r, const bench_opts *o, const pool *p, size_t
 	return 0;
 }
 
-/* The rows of one backend at one thread count (index t of o->threads). */
-static int bench_backend(const bench_opts *o, const size_run *s, const char *name, int t,
+static const char *mode_name(int enc)
+{
+	return enc == SPLITZIP_ENCODING_ENTROPY ? "entropy"
+	       : enc == SPLITZIP_ENCODING_AUTO  ? "auto"
+	                                        : "split4";
+}
+
+/* The row of one backend at one thread count (index t of o->threads) and one encoding. */
+static int bench_backend(const bench_opts *o, const size_run *s, const char *name, int t, int mode,
                          int *first)
 {
 	const unsigned T = o->threads[t];
-	splitzip_ctx *enc = make_ctx(name, T, o->flags, NULL);
-	splitzip_ctx *fix = make_ctx(name, T, o->flags, &s->cb);
+	splitzip_ctx *enc = make_ctx(name, T, o->flags, mode, NULL, NULL);
+	splitzip_ctx *fix = make_ctx(name, T, o->flags, mode, &s->cb, &s->table);
 	int rc = 0;
 	if (!enc || !fix) {
 		rc = 2;
@@ -544,7 +567,7 @@ static int bench_backend(const bench_opts *o, const size_run *s, const char *nam
 	}
 	job j = {
 	    .ctx = enc, .src = s->src, .n = s->n, .frame = s->frame, .cap = s->cap, .out = s->out};
-	row r = {.bytes = s->bytes, .backend = name, .threads = T};
+	row r = {.bytes = s->bytes, .backend = name, .mode = mode_name(mode), .threads = T};
 	/* Round trip first: a benchmark of a wrong result is worthless. */
 	memset(s->out, 0, s->n * 2);
 	if (do_compress(&j) || do_decompress(&j) || memcmp(s->out, s->src, s->n * 2) != 0) {
@@ -583,6 +606,7 @@ static void bench_reference(const bench_opts *o, const size_run *s, const char *
 	    .src = s->src, .n = s->n, .frame = rbuf, .cap = rcap, .out = s->out, .ref_ctx = cctx};
 	row r = {.bytes = s->bytes,
 	         .backend = name,
+	         .mode = "-",
 	         .threads = 1,
 	         .memcpy_s = s->memcpy_s[0],
 	         .encfix_s = -1};
@@ -656,9 +680,10 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 	const char *names[MAX_LIST];
 	const int nb = backend_names(o, names);
 	int rc = 0;
-	for (int b = 0; b < nb && rc == 0; b++)
-		for (int t = 0; t < o->n_threads && rc == 0; t++)
-			rc = bench_backend(o, &s, names[b], t, first);
+	for (int m = 0; m < o->n_modes && rc == 0; m++)
+		for (int b = 0; b < nb && rc == 0; b++)
+			for (int t = 0; t < o->n_threads && rc == 0; t++)
+				rc = bench_backend(o, &s, names[b], t, o->modes[m], first);
 	if (o->refs && rc == 0)
 		bench_references(o, &s, first);
 	size_run_free(&s);
@@ -669,17 +694,17 @@ static int run_size(const bench_opts *o, const pool *p, size_t bytes, int *first
 
 /* The comma-separated lists of --sizes, --threads and --backends, as given (owned copies). */
 typedef struct raw_lists {
-	char *v[3];
+	char *v[4];
 } raw_lists;
 
 /* Parse argv into 'o' and 'l'. Returns 0, 2 on a usage error, or -1 after --help. */
 static int parse_args(int argc, char **argv, const char *prog, bench_opts *o, raw_lists *l)
 {
-	static const char *const list_opts[3] = {"--sizes", "--threads", "--backends"};
+	static const char *const list_opts[4] = {"--sizes", "--threads", "--backends", "--modes"};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		int li = -1;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			if (strcmp(a, list_opts[k]) == 0)
 				li = k;
 		if (strcmp(a, "--quick") == 0) {
@@ -719,7 +744,29 @@ static int parse_args(int argc, char **argv, const char *prog, bench_opts *o, ra
 	return 0;
 }
 
-/* Fill 'o' from the --sizes, --threads and --backends lists. Returns 0 or 2. */
+/* Fill o->modes from the --modes list. Returns 0 or 2. */
+static int apply_modes(const char *prog, char *list, bench_opts *o)
+{
+	char *items[MAX_LIST];
+	int k = split_list(list, items, MAX_LIST);
+	if (k <= 0 || k > 3)
+		return 2;
+	for (o->n_modes = 0; o->n_modes < k; o->n_modes++) {
+		const char *m = items[o->n_modes];
+		int e = strcmp(m, "split4") == 0    ? SPLITZIP_ENCODING_SPLIT4
+		        : strcmp(m, "entropy") == 0 ? SPLITZIP_ENCODING_ENTROPY
+		        : strcmp(m, "auto") == 0    ? SPLITZIP_ENCODING_AUTO
+		                                    : -1;
+		if (e < 0) {
+			fprintf(stderr, "%s: bad mode %s (split4, entropy, auto)\n", prog, m);
+			return 2;
+		}
+		o->modes[o->n_modes] = e;
+	}
+	return 0;
+}
+
+/* Fill 'o' from the --sizes, --threads, --backends and --modes lists. Returns 0 or 2. */
 static int apply_lists(const char *prog, raw_lists *l, bench_opts *o)
 {
 	char *items[MAX_LIST];
@@ -755,7 +802,7 @@ static int apply_lists(const char *prog, raw_lists *l, bench_opts *o)
 		for (o->n_backends = 0; o->n_backends < k; o->n_backends++)
 			o->backends[o->n_backends] = items[o->n_backends];
 	}
-	return 0;
+	return l->v[3] ? apply_modes(prog, l->v[3], o) : 0;
 }
 
 /* Defaults for what the options left open. */
@@ -766,6 +813,10 @@ static void apply_defaults(bench_opts *o)
 		o->sizes[o->n_sizes++] = (size_t)4 << 20;
 		if (!o->quick)
 			o->sizes[o->n_sizes++] = (size_t)256 << 20;
+	}
+	if (!o->n_modes) {
+		o->modes[o->n_modes++] = SPLITZIP_ENCODING_SPLIT4;
+		o->modes[o->n_modes++] = SPLITZIP_ENCODING_ENTROPY;
 	}
 	if (!o->n_threads) {
 		o->threads[o->n_threads++] = 1;
@@ -789,7 +840,7 @@ int splitzip_bench_main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	o.refs = 1;
 	o.min_sample_s = 0.005;
-	raw_lists l = {{NULL, NULL, NULL}};
+	raw_lists l = {{NULL, NULL, NULL, NULL}};
 	int rc = parse_args(argc, argv, prog, &o, &l);
 	if (rc == 0)
 		rc = apply_lists(prog, &l, &o);
@@ -809,7 +860,7 @@ int splitzip_bench_main(int argc, char **argv)
 			printf("\n  ]\n}\n");
 	}
 	free(p.v);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		free(l.v[i]);
 	return rc < 0 ? 0 : rc;
 }

@@ -25,9 +25,9 @@ splitzip_config.h.
 
 Function length: the body of every function in the host C code of the library, the CLI and the
 benchmarks and examples (core/, dispatch/, api/, backends/cpu_*/, tools/, bench/*.c,
-examples/*/*.c) is at most --max-lines
-lines (default 80), counted from the opening to the closing brace. The sources are formatted
-with the repository's .clang-format, which puts a function's braces in column 0.
+bench/*.cu, examples/*/*.c) is at most --max-lines lines (default 80), counted from the opening
+to the closing brace. The sources are formatted with the repository's .clang-format, which puts
+a function's braces in column 0.
 """
 import argparse
 import os
@@ -97,8 +97,8 @@ def check_includes(root, rel, errors):
                               f"not below {layer}/)")
 
 
-HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^backends/cpu_[^/]+/[^/]+\.c$"
-                    r"|^examples/[^/]+/[^/]+\.c$")
+HOST_C = re.compile(r"^(core|dispatch|api|tools|bench)/[^/]+\.c$|^bench/[^/]+\.cu$|"
+                    r"^backends/cpu_[^/]+/[^/]+\.c$|^examples/[^/]+/[^/]+\.c$")
 
 
 def check_lengths(root, rel, max_lines, errors):
@@ -161,6 +161,7 @@ def self_test():
         "bench/b.c": ('#include "nowhere.h"\n', "resolves to no file"),
         "core/cfg.c": ('#include "splitzip_config.h"\n', "build configuration"),
         "core/long.c": ("static void f(void)\n{\n" + body + "\n}\n", "function f is 92"),
+        "bench/long.cu": ("static void h(void)\n{\n" + body + "\n}\n", "function h is 92"),
         "api/short.c": ("static void g(void)\n{\n\tx++;\n}\n", None),
     }
     with tempfile.TemporaryDirectory() as root:

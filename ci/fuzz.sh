@@ -3,9 +3,10 @@
 # run each for a bounded time; fail on any crash, leak, timeout or sanitizer report.
 #
 # Environment (all optional):
-#   SPLITZIP_FUZZ_SECONDS   seconds per target (default 60)
+#   SPLITZIP_FUZZ_SECONDS   seconds per target (default 60; the safetensors target half that)
 #   SPLITZIP_FUZZ_PAGES_SECONDS  seconds of the page-stream target (default 30, at most the above)
-#   SPLITZIP_FUZZ_TARGETS   targets to run (default "decode roundtrip differential pages")
+#   SPLITZIP_FUZZ_TARGETS   targets to run (default "decode roundtrip differential safetensors
+#                           pages")
 #   SPLITZIP_FUZZ_BUILD     build directory (default build-fuzz)
 #   SPLITZIP_FUZZ_CC        compiler (default clang, else clang-14)
 #   SPLITZIP_FUZZ_MAX_LEN   libFuzzer -max_len (default: libFuzzer's choice from the seeds)
@@ -13,13 +14,14 @@
 #   JOBS                    parallel build jobs (default 2)
 # The seeds come from gen_fuzz_seeds (valid frames of the current format), the checked-in
 # regression inputs (tests/fuzz/regressions/) and the golden vectors (tests/vectors/); the
-# checked-in files are never modified. A summary with executions per target is printed and
+# safetensors target (the CLI's safetensors header parser and container reader) starts from
+# tests/fuzz/seeds_safetensors/. The checked-in files are never modified. A summary with executions per target is printed and
 # written to <build>/fuzz-summary.txt.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${SPLITZIP_FUZZ_SECONDS:-60}
-targets=${SPLITZIP_FUZZ_TARGETS:-"decode roundtrip differential pages"}
+targets=${SPLITZIP_FUZZ_TARGETS:-"decode roundtrip differential safetensors pages"}
 pages_secs=${SPLITZIP_FUZZ_PAGES_SECONDS:-$((secs < 30 ? secs : 30))}
 build=${SPLITZIP_FUZZ_BUILD:-build-fuzz}
 case $build in /*) ;; *) build=$root/$build ;; esac
@@ -56,11 +58,18 @@ status=0
 for t in $targets; do
 	corpus=$work/corpus/$t
 	mkdir -p "$corpus"
-	cp "$work/seeds/$t"/* "$corpus"/
+	t_secs=$secs
+	if [ "$t" = safetensors ]; then
+		cp "$root/tests/fuzz/seeds_safetensors"/* "$corpus"/
+		t_secs=$(( (secs + 1) / 2 ))
+	else
+		cp "$work/seeds/$t"/* "$corpus"/
+	fi
+	if [ "$t" = pages ]; then t_secs=$pages_secs; fi
 	if [ -d "$root/tests/fuzz/regressions/$t" ]; then
 		cp "$root/tests/fuzz/regressions/$t"/* "$corpus"/ 2>/dev/null || true
 	fi
-	if [ "$t" != roundtrip ] && [ "$t" != pages ]; then
+	if [ "$t" = decode ] || [ "$t" = differential ]; then
 		for d in valid invalid; do
 			if [ -d "$root/tests/vectors/$d" ]; then
 				for f in "$root/tests/vectors/$d"/*; do
@@ -72,11 +81,9 @@ for t in $targets; do
 	extra=()
 	if [ -n "${SPLITZIP_FUZZ_MAX_LEN:-}" ]; then extra+=("-max_len=$SPLITZIP_FUZZ_MAX_LEN"); fi
 	log=$work/$t.log
-	tsecs=$secs
-	[ "$t" = pages ] && tsecs=$pages_secs
-	echo "== fuzz_$t: ${tsecs}s, $(find "$corpus" -type f | wc -l) seed inputs"
+	echo "== fuzz_$t: ${t_secs}s, $(find "$corpus" -type f | wc -l) seed inputs"
 	rc=0
-	"$build/tests/fuzz/fuzz_$t" "$corpus" -max_total_time="$tsecs" -timeout=25 \
+	"$build/tests/fuzz/fuzz_$t" "$corpus" -max_total_time="$t_secs" -timeout=25 \
 		-rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=1 -print_final_stats=1 \
 		-artifact_prefix="$work/artifacts/$t-" "${extra[@]}" >"$log" 2>&1 || rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -89,7 +96,7 @@ for t in $targets; do
 		tail -40 "$log"
 		status=1
 	else
-		echo "fuzz_$t: ok, ${execs:-?} executions in ${tsecs}s (${cov:-no stats})" | tee -a "$summary"
+		echo "fuzz_$t: ok, ${execs:-?} executions in ${t_secs}s (${cov:-no stats})" | tee -a "$summary"
 	fi
 done
 

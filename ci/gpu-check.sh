@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
-# The GPU checks, for a machine with an NVIDIA GPU (built for its architecture, sm_90 on an
-# H100/H200); about 5 minutes, 8 at most:
+# The GPU checks, in one script, for a machine with an NVIDIA GPU (built for its architecture,
+# sm_90 on an H100/H200); about 10 minutes on an H200 with 16 cores:
 #   1. build libsplitzip and the CUDA module for this GPU, the device test and the benchmark
 #      (cmake when present, else gcc + nvcc directly: the machine may be bare);
-#   2. the GPU test suite on the device (tests/gpu/test_gpu_device.cu; no device = failure);
-#   3. compute-sanitizer memcheck and racecheck on a small run of the same suite;
-#   4. the benchmark table (bench/sz_gpu_bench.cu): encode/decode GB/s at 4, 64 and 512 MiB of
-#      real KV, batched 128 KiB pages, and device-to-device copy GB/s of the same bytes.
+#   2. the kernels' registers, shared memory, spills and occupancy (ci/ptxas-table.sh, this
+#      GPU's architecture; fails on any spill);
+#   3. the GPU test suite on the device (tests/gpu/test_gpu_device.cu: frames against the CPU
+#      oracle, batches on both paths, predicted codebooks, damaged frames, the four calls in a
+#      CUDA graph, two streams, misaligned arguments; no device = failure);
+#   4. compute-sanitizer memcheck, racecheck and synccheck on a small run of the same suite;
+#   5. the benchmark (bench/sz_gpu_bench.cu): one frame of 1 MiB to 4 GiB, escape rates, the
+#      content checksum, incompressible input, batches of 16 KiB-2 MiB pages, a graph replay,
+#      each next to a device-to-device copy of the same bytes; every result checked.
 #
-# Usage: ci/gpu-check.sh [--update-doc] [OUTDIR]     (OUTDIR defaults to build/gpu-check)
-# Writes OUTDIR/summary.txt and OUTDIR/benchmarks.md; --update-doc puts the table into
-# doc/BENCHMARKS.md with the GPU model. Exit status: 0 if every step passed.
+# Usage: ci/gpu-check.sh [--update-doc] [--quick] [OUTDIR]   (OUTDIR: build/gpu-check)
+# Writes OUTDIR/summary.txt and OUTDIR/benchmarks.md (both tables); --update-doc puts them into
+# doc/BENCHMARKS.md with the GPU model. --quick: a shorter benchmark (64 MiB at most). Exit
+# status: 0 if every step passed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 UPDATE_DOC=0
-if [ "${1:-}" = "--update-doc" ]; then
-	UPDATE_DOC=1
+QUICK=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--update-doc) UPDATE_DOC=1 ;;
+	--quick) QUICK=(--quick) ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 OUT=${1:-build/gpu-check}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -36,7 +47,7 @@ step() { # name, timeout (s), command...
 	t0=$(date +%s)
 	timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
 	rc=$?
-	tail -n 25 "$OUT/$name.log"
+	tail -n 30 "$OUT/$name.log"
 	if [ $rc -eq 0 ]; then
 		note "ok    $name ($(($(date +%s) - t0)) s)"
 	else
@@ -51,9 +62,10 @@ if [ ! -x "$NVCC" ]; then
 	note "FAIL  no nvcc found"
 	exit 1
 fi
-export PATH=$(dirname "$NVCC"):$PATH
-SANITIZER=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer \
-	/usr/local/cuda/compute-sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
+PATH=$(dirname "$NVCC"):$PATH
+export PATH
+SANITIZER=$(command -v compute-sanitizer || find /usr/local/cuda/bin/compute-sanitizer \
+	/usr/local/cuda/compute-sanitizer/compute-sanitizer -maxdepth 0 2>/dev/null | head -n 1)
 CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d '. ')
 ARCH=${SPLITZIP_GPU_ARCH:-${CAP:-90}}
 GPU=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
@@ -61,12 +73,14 @@ note "gpu-check: ${GPU:-no nvidia-smi}; building for sm_$ARCH; nvcc $("$NVCC" --
 
 # ---- 1. build ----------------------------------------------------------------------------
 BUILD=$OUT/build
+# shellcheck disable=SC2317 # the build functions run through bash -c (export -f)
 build_cmake() {
 	cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
 		-DSPLITZIP_BUILD_TOOLS=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WITH_CUDA=ON \
 		-DCMAKE_CUDA_COMPILER="$NVCC" -DSPLITZIP_CUDA_ARCHS="$ARCH-real" &&
 		cmake --build "$BUILD" -j"$JOBS" --target splitzip splitzip_cuda
 }
+# shellcheck disable=SC2317
 build_direct() { # no cmake: the library at baseline ISA, the module, a hand-written config
 	mkdir -p "$BUILD/generated" "$BUILD/obj" &&
 		cat >"$BUILD/generated/splitzip_config.h" <<-EOF &&
@@ -79,12 +93,13 @@ build_direct() { # no cmake: the library at baseline ISA, the module, a hand-wri
 			#define SPLITZIP_INSTALL_LIBDIR "/usr/local/lib"
 		EOF
 		gcc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I"$ROOT/include" \
-			-I"$BUILD/generated" "$ROOT"/core/*.c "$ROOT"/dispatch/*.c -ldl \
+			-I"$BUILD/generated" "$ROOT"/core/*.c "$ROOT"/dispatch/*.c "$ROOT"/api/*.c -ldl \
 			-o "$BUILD/libsplitzip.so" &&
 		"$NVCC" -std=c++17 -O3 -arch=sm_"$ARCH" -shared -Xcompiler -fPIC,-fvisibility=hidden \
 			-Xptxas --warn-on-spills -I"$ROOT/backends/cuda" -I"$ROOT/backends/gpu" \
 			"$ROOT/backends/cuda/sz_cuda.cu" -o "$BUILD/libsplitzip_cuda.so"
 }
+# shellcheck disable=SC2317
 build_programs() {
 	"$NVCC" -std=c++17 -O2 -arch=sm_"$ARCH" -I"$ROOT/include" -I"$ROOT/backends/cuda" \
 		-I"$ROOT/tests/common" -DSZ_TEST_DATA_DIR="\"$ROOT/data\"" \
@@ -108,27 +123,36 @@ fi
 export SPLITZIP_CUDA_MODULE=$BUILD/libsplitzip_cuda.so
 export SPLITZIP_REQUIRE_GPU=1
 
-# ---- 2. tests on the device ---------------------------------------------------------------
+# ---- 2. registers, shared memory, spills ----------------------------------------------------
+step ptxas 240 env SPLITZIP_CUDA_ARCHS="$ARCH" bash "$ROOT/ci/ptxas-table.sh" "$OUT/ptxas"
+cp "$OUT/ptxas.log" "$OUT/ptxas.md" 2>/dev/null
+
+# ---- 3. tests on the device ---------------------------------------------------------------
 step device-tests 240 "$BUILD/test_gpu_device"
 
-# ---- 3. compute-sanitizer ------------------------------------------------------------------
+# ---- 4. compute-sanitizer ------------------------------------------------------------------
 if [ -n "$SANITIZER" ]; then
-	step memcheck 240 "$SANITIZER" --tool memcheck --error-exitcode 1 \
-		"$BUILD/test_gpu_device" --quick
-	step racecheck 240 "$SANITIZER" --tool racecheck --error-exitcode 1 \
-		"$BUILD/test_gpu_device" --quick
+	for tool in memcheck racecheck synccheck; do
+		step "$tool" 180 "$SANITIZER" --tool "$tool" --error-exitcode 1 \
+			"$BUILD/test_gpu_device" --quick
+	done
 else
-	note "FAIL  compute-sanitizer not found (memcheck and racecheck not run)"
+	note "FAIL  compute-sanitizer not found (memcheck, racecheck and synccheck not run)"
 	FAILED=1
 fi
 
-# ---- 4. benchmark --------------------------------------------------------------------------
+# ---- 5. benchmark --------------------------------------------------------------------------
 KV=("$ROOT"/data/kv/*.bf16)
-if step benchmark 240 "$BUILD/sz_gpu_bench" "${KV[@]}"; then
+if step benchmark 420 "$BUILD/sz_gpu_bench" "${QUICK[@]}" "${KV[@]}"; then
 	{
 		echo "Measured by \`ci/gpu-check.sh\` on $(date -u +%Y-%m-%d), commit" \
 			"$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)."
+		echo
 		cat "$OUT/benchmark.log"
+		echo
+		echo "Kernels as ptxas built them for sm_$ARCH (\`ci/ptxas-table.sh\`):"
+		echo
+		cat "$OUT/ptxas.md" 2>/dev/null
 	} >"$OUT/benchmarks.md"
 	if [ $UPDATE_DOC -eq 1 ]; then
 		python3 - "$ROOT/doc/BENCHMARKS.md" "$OUT/benchmarks.md" <<-'EOF'

@@ -16,7 +16,7 @@ with llvm-readelf --notes and its instructions with llvm-objdump. The check fail
     then launches the W its device reports, sz_gpu_kernel_width);
   - a live kernel uses scratch (private segment > 0, a dynamic stack, VGPR spills), has flat_*
     memory instructions (global memory must be reached through global_*), or more VGPRs than
-    --vgpr-budget.
+    --vgpr-budget (--vgpr-budget-for KERNEL=N: another budget for one kernel template).
 
 SGPR spills go to VGPR lanes, not to scratch: reported, not failed.
 
@@ -133,6 +133,16 @@ def read_code_object(tools, fatbin, bundle_id, work):
     return kernels
 
 
+def budget_of(name, args):
+    """The VGPR budget of a kernel: --vgpr-budget-for its template's name, else --vgpr-budget."""
+    m = KERNEL_W_RE.match(name)
+    for item in args.vgpr_budget_for:
+        kernel, n = item.split("=")
+        if m and m.group(1) == kernel:
+            return int(n)
+    return args.vgpr_budget
+
+
 def check_kernel(target, k, budget, errors):
     """Classifies one kernel as live or stub, records rule violations; returns the row or None."""
     wave = wave_of(target)
@@ -189,6 +199,8 @@ def main():
     ap.add_argument("module")
     ap.add_argument("--targets", default="gfx90a;gfx942;gfx1100;gfx1200")
     ap.add_argument("--vgpr-budget", type=int, default=96)
+    ap.add_argument("--vgpr-budget-for", action="append", default=[], metavar="KERNEL=N",
+                    help="another budget for the kernel template KERNEL (every instantiation)")
     ap.add_argument("--update-doc", metavar="FILE")
     ap.add_argument("--expect", action="append", default=[], metavar="REGEX",
                     help="self-test: pass only if the check fails with a failure matching each")
@@ -209,7 +221,7 @@ def main():
                               % (target, args.module, " ".join(ids)))
                 continue
             for k in read_code_object(tools, fatbin, found[target], work):
-                row = check_kernel(target, k, args.vgpr_budget, errors)
+                row = check_kernel(target, k, budget_of(k["name"], args), errors)
                 if row:
                     rows.append(row)
     text = table(rows)

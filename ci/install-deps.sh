@@ -11,7 +11,8 @@ PKGS=(build-essential cmake pkg-config git python3 clang-format check libsimde-d
       qemu-user gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross
       hipcc libamdhip64-dev rocm-device-libs clang libclang-rt-14-dev valgrind
       clang-19 lld-19 clang-tools-19 llvm-19
-      python3-numpy python3-pytest python3-torch libucx-dev ucx-utils iproute2)
+      python3-numpy python3-pytest python3-torch python3-pip python3-setuptools python3-wheel
+      python3-venv librsvg2-bin libucx-dev ucx-utils iproute2)
 if [ "${1:-}" = "--minimal" ]; then
 	PKGS=(build-essential cmake pkg-config)
 fi

@@ -48,7 +48,9 @@ step_release() {
 	echo "expected backends: ${expect:-none}"
 	local require=0
 	[ "$gpu" = ON ] && require=1
+	# SPLITZIP_REQUIRE_RSVG: the stats chart must render (rsvg-convert, from librsvg2-bin).
 	(cd build/release && SPLITZIP_EXPECT_BACKENDS="$expect" SZ_REQUIRE_HIP_TOOLS=$require \
+		SPLITZIP_REQUIRE_RSVG=1 \
 		ctest --output-on-failure -j"$JOBS")
 }
 

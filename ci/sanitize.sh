@@ -34,9 +34,11 @@ run_asan() {
 	cmake --build "$build" -j "$jobs"
 	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	echo "== ctest under ASan+UBSan (all but the Python binding)"
+	# Not the install tests either: programs built against the installed (instrumented) tree
+	# by plain cc, and pip, are not sanitizer builds.
+	echo "== ctest under ASan+UBSan (all but the Python binding and the install tests)"
 	ASAN_OPTIONS=detect_leaks=1:$asan ctest --test-dir "$build" -j "$jobs" --output-on-failure \
-		-LE python
+		-LE 'python|install'
 	# The Python binding loads the instrumented library into an uninstrumented interpreter:
 	# the sanitizer runtimes must be preloaded, and the interpreter's own allocations are not
 	# ours to leak-check.
@@ -97,17 +99,35 @@ run_valgrind() {
 		"$tmp/in.bf16" "$tmp/multi.sz"
 	vg "$z" decompress - - <"$tmp/multi.sz" >"$tmp/multi.bf16"
 	cmp "$tmp/in.bf16" "$tmp/multi.bf16"
+	echo "== valgrind: pack, info, unpack and stats of a small safetensors file"
+	local py=/usr/bin/python3 # the Debian interpreter, with numpy
+	[ -x "$py" ] || py=python3
+	"$py" "$root/tests/cli/st_cases.py" "$z" "$root/data" "$tmp/st" >/dev/null
+	vg "$z" pack "$tmp/st/model.safetensors" "$tmp/m.szst"
+	vg "$z" info "$tmp/m.szst" >/dev/null
+	vg "$z" unpack "$tmp/m.szst" "$tmp/m.safetensors"
+	cmp "$tmp/st/model.safetensors" "$tmp/m.safetensors"
+	vg "$z" stats --svg "$tmp/m.svg" "$tmp/st/model.safetensors" >/dev/null
+	echo "== valgrind: the CLI on entropy frames"
+	vg "$z" compress --mode entropy --frame-elems 9000 --chunk-log2 10 "$tmp/in.bf16" "$tmp/e.sz"
+	vg "$z" decompress "$tmp/e.sz" "$tmp/e.bf16"
+	cmp "$tmp/in.bf16" "$tmp/e.bf16"
+	vg "$z" info "$tmp/e.sz" >/dev/null
+	vg "$z" calibrate --mode entropy "$tmp/in.bf16" -o "$tmp/t.szet"
+	vg "$z" compress --table "$tmp/t.szet" --mode auto "$tmp/in.bf16" "$tmp/t.sz"
+	vg "$z" verify "$tmp/t.sz"
 	# Error paths: the documented exit code (3: bad data, 4: exists), not valgrind's 99.
 	cp "$tmp/in.sz" "$tmp/bad.sz"
 	printf '\x55' | dd of="$tmp/bad.sz" bs=1 seek=3000 conv=notrunc 2>/dev/null
 	local rc
 	for args in "decompress $tmp/bad.sz $tmp/bad.out" "verify $tmp/bad.sz" \
-		"compress $tmp/in.bf16 $tmp/in.sz"; do
+		"compress $tmp/in.bf16 $tmp/in.sz" "unpack $tmp/st/hostile/raw_data.szst $tmp/x" \
+		"pack $tmp/st/hostile/overlap.safetensors $tmp/y"; do
 		rc=0
 		# shellcheck disable=SC2086
 		vg "$z" $args 2>"$tmp/err" || rc=$?
 		case "$args:$rc" in
-		decompress*:3 | verify*:3 | compress*:4) ;;
+		decompress*:3 | verify*:3 | compress*:4 | unpack*:3 | pack*:3) ;;
 		*)
 			cat "$tmp/err" >&2
 			echo "valgrind: splitzip $args: exit $rc" >&2

@@ -20,6 +20,14 @@
 #define SPLITZIP_HD static inline
 #endif
 
+/* SPLITZIP_ROLLED before a loop keeps GPU compilers from unrolling it (cold code whose
+ * unrolled form would only cost registers). Nothing on the host. */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define SPLITZIP_ROLLED _Pragma("unroll 1")
+#else
+#define SPLITZIP_ROLLED
+#endif
+
 /* The format is little-endian and so are all supported targets (x86-64, aarch64, GPUs). The
  * loads and stores below go through memcpy, which compilers turn into one unaligned access. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__

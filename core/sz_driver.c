@@ -86,7 +86,7 @@ void splitzip_scratch_free(splitzip_scratch *s)
 }
 
 /* Worker threads for n elements in C chunks. */
-static unsigned n_workers(unsigned n_threads, uint64_t n, uint64_t C)
+unsigned splitzip_driver_workers(unsigned n_threads, uint64_t n, uint64_t C)
 {
 	unsigned t = 1;
 #ifdef _OPENMP
@@ -103,7 +103,7 @@ static unsigned n_workers(unsigned n_threads, uint64_t n, uint64_t C)
 }
 
 /* First chunk of worker w's range when C chunks are split over T workers. */
-static uint64_t range_start(uint64_t C, unsigned T, unsigned w)
+uint64_t splitzip_driver_range_start(uint64_t C, unsigned T, unsigned w)
 {
 	return C * w / T;
 }
@@ -112,7 +112,7 @@ uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_thr
                                   const uint16_t *src, uint64_t n, unsigned log2)
 {
 	const uint64_t C = splitzip_n_chunks(n, log2);
-	const unsigned T = n_workers(n_threads, n, C);
+	const unsigned T = splitzip_driver_workers(n_threads, n, C);
 	uint64_t sum = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) reduction(+ : sum) schedule(static) if (T > 1)
@@ -130,8 +130,8 @@ uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_thr
  */
 
 /* The exponent histogram of n elements, one contiguous chunk range per worker. */
-static void histogram_all(const splitzip_host_kernels *k, const uint16_t *src, uint64_t n,
-                          unsigned log2, unsigned T, uint64_t hist[256])
+void splitzip_driver_histogram(const splitzip_host_kernels *k, const uint16_t *src, uint64_t n,
+                               unsigned log2, unsigned T, uint64_t hist[256])
 {
 	if (T == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
 		k->histogram(src, (size_t)n, hist);
@@ -147,8 +147,8 @@ static void histogram_all(const splitzip_host_kernels *k, const uint16_t *src, u
 #pragma omp for schedule(static)
 #endif
 		for (int64_t w = 0; w < (int64_t)T; w++) {
-			uint64_t e0 = range_start(C, T, (unsigned)w) << log2;
-			uint64_t e1 = range_start(C, T, (unsigned)w + 1) << log2;
+			uint64_t e0 = splitzip_driver_range_start(C, T, (unsigned)w) << log2;
+			uint64_t e1 = splitzip_driver_range_start(C, T, (unsigned)w + 1) << log2;
 			if (e1 > n)
 				e1 = n;
 			k->histogram(src + e0, (size_t)(e1 - e0), local);
@@ -193,7 +193,7 @@ static const splitzip_enc_tables *first_tables(const splitzip_encoder *e, const 
 		histogram_sample(e->k, src, n, e->chunk_log2, hist);
 		*speculate = 1;
 	} else {
-		histogram_all(e->k, src, n, e->chunk_log2, T, hist);
+		splitzip_driver_histogram(e->k, src, n, e->chunk_log2, T, hist);
 	}
 	uint8_t cb[16];
 	splitzip_codebook_select(hist, cb);
@@ -264,9 +264,9 @@ static uint64_t encode_workers(enc_pass *p)
 #pragma omp parallel for num_threads(p->T) reduction(+ : csum) schedule(static)
 #endif
 	for (int64_t w = 0; w < (int64_t)p->T; w++)
-		p->wcount[w] = encode_range(p, range_start(C, p->T, (unsigned)w),
-		                            range_start(C, p->T, (unsigned)w + 1), &csum,
-		                            p->whist ? p->whist + 256 * (size_t)w : NULL);
+		p->wcount[w] = encode_range(p, splitzip_driver_range_start(C, p->T, (unsigned)w),
+		                            splitzip_driver_range_start(C, p->T, (unsigned)w + 1),
+		                            &csum, p->whist ? p->whist + 256 * (size_t)w : NULL);
 	return csum;
 }
 
@@ -324,8 +324,9 @@ static splitzip_status pass_scratch(enc_pass *p, splitzip_scratch *s, int specul
  */
 
 /* A stored frame (FORMAT.md §4.1), if it fits in dst_cap bytes. */
-static splitzip_status write_stored(const splitzip_encoder *e, const uint16_t *src, uint64_t n,
-                                    uint8_t *dst, size_t dst_cap, size_t *dst_size)
+splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e, const uint16_t *src,
+                                             uint64_t n, uint8_t *dst, size_t dst_cap,
+                                             size_t *dst_size)
 {
 	const uint64_t size = splitzip_stored_frame_size(n);
 	if (dst_cap < size)
@@ -364,7 +365,7 @@ static void write_split4_tail(const enc_pass *p, const splitzip_layout *L, unsig
 	}
 	uint64_t at = 0;
 	for (unsigned w = 0; w < p->T; w++) {
-		uint64_t base = range_start(C, p->T, w) << p->log2;
+		uint64_t base = splitzip_driver_range_start(C, p->T, w) << p->log2;
 		memcpy(dst + L->epos_off + 2 * at, p->spos + base, (size_t)p->wcount[w] * 2);
 		memcpy(dst + L->eexp_off + at, p->sexp + base, (size_t)p->wcount[w]);
 		at += p->wcount[w];
@@ -383,17 +384,26 @@ splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scr
                                          const uint16_t *src, uint64_t n, uint8_t *dst,
                                          size_t dst_cap, size_t *dst_size)
 {
+	if (e->encoding == SPLITZIP_ENCODING_SPLIT4)
+		return splitzip_driver_compress_split4(e, s, src, n, dst, dst_cap, dst_size);
+	return splitzip_driver_compress_entropy(e, s, src, n, dst, dst_cap, dst_size);
+}
+
+splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e, splitzip_scratch *s,
+                                                const uint16_t *src, uint64_t n, uint8_t *dst,
+                                                size_t dst_cap, size_t *dst_size)
+{
 	const unsigned log2 = e->chunk_log2;
 	const int64_t max_esc = splitzip_split4_max_escapes(n, log2);
 	if (max_esc < 0) /* split4 cannot win, whatever the data */
-		return write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
 	/* The smallest frame this input can give is split4 without escapes, or stored. */
 	if (dst_cap < splitzip_split4_frame_size(n, log2, 0) &&
 	    dst_cap < splitzip_stored_frame_size(n))
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 
 	const uint64_t C = splitzip_n_chunks(n, log2);
-	unsigned T = n_workers(e->n_threads, n, C);
+	unsigned T = splitzip_driver_workers(e->n_threads, n, C);
 	splitzip_enc_tables own;
 	int speculate;
 	enc_pass p;
@@ -417,7 +427,7 @@ splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scr
 	uint64_t csum;
 	const uint64_t E = encode_all(&p, &own, &csum);
 	if (E > (uint64_t)max_esc) /* §6.3: the stored frame is no larger */
-		return write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
 	splitzip_layout L;
 	splitzip_split4_layout(n, log2, E, &L);
 	if (dst_cap < L.frame_size)
@@ -430,7 +440,7 @@ splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scr
 /* ---- Decoding -----------------------------------------------------------------------------------
  */
 
-static int all_zero(const uint8_t *p, uint64_t n)
+int splitzip_driver_all_zero(const uint8_t *p, uint64_t n)
 {
 	uint8_t acc = 0;
 	for (uint64_t i = 0; i < n; i++)
@@ -509,7 +519,7 @@ static int split4_body_ok(const dec_pass *p, const uint8_t *src)
 		return 0;
 	for (int g = 0; g < SPLITZIP_SPLIT4_GAPS; g++) {
 		const uint64_t a = splitzip_split4_gap(L, g);
-		if (!all_zero(src + a, splitzip_split4_gap_end(L, g) - a))
+		if (!splitzip_driver_all_zero(src + a, splitzip_split4_gap_end(L, g) - a))
 			return 0;
 	}
 	uint64_t prev = 0;
@@ -543,7 +553,7 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 	splitzip_enc_tables_init(&p.t, h->codebook);
 
 	const uint64_t C = p.L.n_chunks;
-	const unsigned T = n_workers(n_threads, h->n_elems, C);
+	const unsigned T = splitzip_driver_workers(n_threads, h->n_elems, C);
 	uint64_t csum = 0;
 	int worst = SPLITZIP_OK; /* the workers' statuses: OK or CORRUPT_STREAM */
 	if (T == 1) {            /* no parallel region: even a one-thread one costs ~0.5 us */
@@ -553,8 +563,9 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 #pragma omp parallel for num_threads(T) reduction(+ : csum) reduction(max : worst) schedule(static)
 #endif
 		for (int64_t w = 0; w < (int64_t)T; w++) {
-			int st = decode_range(&p, range_start(C, T, (unsigned)w),
-			                      range_start(C, T, (unsigned)w + 1), &csum);
+			int st =
+			    decode_range(&p, splitzip_driver_range_start(C, T, (unsigned)w),
+			                 splitzip_driver_range_start(C, T, (unsigned)w + 1), &csum);
 			worst = st > worst ? st : worst;
 		}
 	}
@@ -571,7 +582,7 @@ static splitzip_status decode_stored(const splitzip_host_kernels *k, unsigned n_
 {
 	const uint64_t n = h->n_elems;
 	const uint8_t *pad = src + SPLITZIP_FRAME_HEADER_SIZE + 2 * n;
-	if (!all_zero(pad, h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
+	if (!splitzip_driver_all_zero(pad, h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	if (n)
 		memcpy(dst, src + SPLITZIP_FRAME_HEADER_SIZE, (size_t)n * 2);
@@ -594,7 +605,9 @@ splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned 
 	if (h.n_elems > dst_cap)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	st = h.mode == SPLITZIP_MODE_STORED ? decode_stored(k, n_threads, &h, src, dst)
-	                                    : decode_split4(k, n_threads, &h, src, dst);
+	     : h.mode == SPLITZIP_MODE_SPLIT4
+	         ? decode_split4(k, n_threads, &h, src, dst)
+	         : splitzip_driver_decode_entropy(k, n_threads, &h, src, dst);
 	if (st != SPLITZIP_OK)
 		return st;
 	*src_consumed = (size_t)h.frame_size;

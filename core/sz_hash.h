@@ -85,6 +85,23 @@ SPLITZIP_HD uint64_t splitzip_hash_frame_final(uint64_t n_elems, uint64_t chunk_
  */
 SPLITZIP_HD uint64_t splitzip_hash_bytes_small(const uint8_t *p, uint64_t n)
 {
+	if (n <= 8 * SPLITZIP_HASH_LANES) {
+		/* At most one word per lane: no accumulator array (GPU registers stay free). */
+		uint64_t sum = 0;
+		SPLITZIP_ROLLED
+		for (unsigned l = 0; l < SPLITZIP_HASH_LANES; l++) {
+			uint64_t acc = splitzip_hash_lane_init(l);
+			if (8 * (uint64_t)l < n) {
+				uint64_t w = 0;
+				for (unsigned b = 0; b < 8; b++)
+					if (8 * (uint64_t)l + b < n)
+						w |= (uint64_t)p[8 * l + b] << (8 * b);
+				acc = splitzip_hash_round(acc, w);
+			}
+			sum += splitzip_hash_lane_fold(acc, l);
+		}
+		return splitzip_hash_chunk_final(n, sum);
+	}
 	uint64_t acc[SPLITZIP_HASH_LANES];
 	for (unsigned l = 0; l < SPLITZIP_HASH_LANES; l++)
 		acc[l] = splitzip_hash_lane_init(l);

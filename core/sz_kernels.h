@@ -12,6 +12,7 @@
 #define SZ_KERNELS_H
 
 #include "sz_common.h"
+#include "sz_entropy.h"
 #include "sz_layout.h"
 
 /* Encoder tables derived from a valid codebook (core/sz_codebook.c: splitzip_enc_tables_init). */
@@ -44,6 +45,33 @@ typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const u
 typedef void (*splitzip_decode_chunk_fn)(const uint8_t codebook[16], const uint8_t *codes,
                                          const uint8_t *sm, size_t n, uint16_t *dst);
 
+/*
+ * Mode 2 (entropy, doc/FORMAT.md §4.3). Encode one chunk of n elements (1 <= n <= 65536): write
+ * its n sign/mantissa bytes to sm, and its 16-bit words, little-endian, in the order the
+ * decoder of §4.3.5 reads them, to words (any alignment; room for
+ * splitzip_entropy_chunk_words_max(n) words). Store the word count in '*n_words' and return
+ * the number of elements coded as an escape. Every word bit not taken by a code or raw bits is 0.
+ * Must match splitzip_ref_entropy_encode_chunk() byte for byte.
+ */
+typedef size_t (*splitzip_entropy_encode_chunk_fn)(const splitzip_entropy_enc_tables *t,
+                                                   const uint16_t *src, size_t n, uint8_t *sm,
+                                                   uint8_t *words, size_t *n_words);
+
+/*
+ * Mode 2: decode one chunk of n elements (1 <= n <= 65536) from its n_words words (words: 2 *
+ * n_words bytes, any alignment) and its n sign/mantissa bytes into dst[0..n), validating as it
+ * goes (§4.3.6): a lane that needs a word when all n_words are taken, an escape whose raw
+ * exponent has a code of its own, words left over at the end, or a nonzero bit left in a lane
+ * give SPLITZIP_ERROR_CORRUPT_STREAM. Otherwise stores the number of escapes in '*n_escapes'
+ * and returns SPLITZIP_OK. Never reads outside words[0, 2 n_words) and sm[0, n), never writes
+ * outside dst[0, n) (what it wrote before a failure is unspecified). Must return the status of
+ * splitzip_ref_entropy_decode_chunk() and, on OK, the same elements.
+ */
+typedef splitzip_status (*splitzip_entropy_decode_chunk_fn)(const splitzip_entropy_dec_tables *t,
+                                                            const uint8_t *words, size_t n_words,
+                                                            const uint8_t *sm, size_t n,
+                                                            uint16_t *dst, size_t *n_escapes);
+
 /* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 typedef uint64_t (*splitzip_hash_chunk_fn)(const void *p, size_t n_bytes);
 
@@ -62,7 +90,18 @@ typedef struct splitzip_host_kernels {
 	splitzip_encode_chunk_fn encode_chunk_stream;
 	splitzip_decode_chunk_fn decode_chunk_stream;
 	splitzip_hash_chunk_fn hash_chunk;
+	/*
+	 * Mode 2 (entropy). A backend without its own versions uses the scalar reference
+	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets both slots to them.
+	 */
+	splitzip_entropy_encode_chunk_fn entropy_encode_chunk;
+	splitzip_entropy_decode_chunk_fn entropy_decode_chunk;
 } splitzip_host_kernels;
+
+/* The two mode-2 slots of a kernel table, pointing to the scalar reference kernels. */
+#define SPLITZIP_ENTROPY_SCALAR_KERNELS                                                            \
+	.entropy_encode_chunk = splitzip_ref_entropy_encode_chunk,                                 \
+	.entropy_decode_chunk = splitzip_ref_entropy_decode_chunk
 
 /* core/sz_ref.c: the scalar reference kernels, the oracle; also the "scalar" backend. */
 SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256]);
@@ -71,6 +110,13 @@ SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const
                                              uint16_t *esc_pos, uint8_t *esc_exp);
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
                                            const uint8_t *sm, size_t n, uint16_t *dst);
+SZ_INTERNAL size_t splitzip_ref_entropy_encode_chunk(const splitzip_entropy_enc_tables *t,
+                                                     const uint16_t *src, size_t n, uint8_t *sm,
+                                                     uint8_t *words, size_t *n_words);
+SZ_INTERNAL splitzip_status splitzip_ref_entropy_decode_chunk(const splitzip_entropy_dec_tables *t,
+                                                              const uint8_t *words, size_t n_words,
+                                                              const uint8_t *sm, size_t n,
+                                                              uint16_t *dst, size_t *n_escapes);
 SZ_INTERNAL extern const splitzip_host_kernels splitzip_kernels_scalar;
 
 /* core/sz_checksum.c: chunk digest of n bytes (doc/FORMAT.md §7.1), word-wise, any alignment. */

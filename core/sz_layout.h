@@ -42,7 +42,12 @@ SZ_STATIC_ASSERT(SPLITZIP_CODEBOOK_SIZE == 16, "4-bit codes: the codebook arrays
 #define SZ_H_RESERVED0 9         /* 3 bytes, zero */
 #define SZ_H_ESCAPE_COUNT 12     /* u32 */
 #define SZ_H_ELEMENT_COUNT 16    /* u64 */
-#define SZ_H_CODEBOOK 24         /* 16 x u8 */
+#define SZ_H_CODEBOOK 24         /* 16 x u8 (modes 0 and 1) */
+#define SZ_H_STREAM_WORDS 24     /* u32 (mode 2, FORMAT.md §4.3.1) */
+#define SZ_H_TABLE_FIRST 28      /* u8 (mode 2) */
+#define SZ_H_TABLE_LAST 29       /* u8 (mode 2) */
+#define SZ_H_ESCAPE_LENGTH 30    /* u8 (mode 2) */
+#define SZ_H_RESERVED2 31        /* 9 bytes, zero (mode 2) */
 #define SZ_H_FRAME_SIZE 40       /* u64 */
 #define SZ_H_CONTENT_CHECKSUM 48 /* u64 */
 #define SZ_H_RESERVED1 56        /* 4 bytes, zero */
@@ -186,6 +191,136 @@ SPLITZIP_HD uint64_t splitzip_split4_gap_end(const splitzip_layout *L, int k)
 	}
 }
 
+/* ---- Mode 2: entropy frames (FORMAT.md §4.3) ------------------------------------------------ */
+
+/*
+ * The constants of mode 2. The code-length limit is public (SPLITZIP_ENTROPY_MAX_CODE_LENGTH in
+ * include/splitzip.h, 11); the rest is how the decoder reads the words of a chunk (§4.3.5).
+ */
+#define SPLITZIP_ENTROPY_LANES 32u         /* element i of a chunk belongs to lane i mod 32 */
+#define SPLITZIP_ENTROPY_SYMBOLS 257u      /* the 256 exponents and the escape symbol */
+#define SPLITZIP_ENTROPY_ESC 256u          /* the escape symbol: its code, then 8 raw bits */
+#define SPLITZIP_ENTROPY_RAW_BITS 8u       /* the exponent of an escape, bit 0 first */
+#define SPLITZIP_ENTROPY_WORD_BITS 16u     /* the stream is read in u16 words */
+#define SPLITZIP_ENTROPY_REFILL_SYMBOL 11u /* fewer bits before a symbol: read a word */
+#define SPLITZIP_ENTROPY_REFILL_RAW 8u     /* fewer bits before an escape's raw bits: read a word */
+#define SPLITZIP_ENTROPY_LUT_BITS 11u      /* a decoder table indexed by the next 11 bits */
+/* Words a chunk's decoder may read in one step of 32 elements: one per lane before the
+ * symbols, one per lane before the raw bits. */
+#define SPLITZIP_ENTROPY_STEP_WORDS_MAX (2u * SPLITZIP_ENTROPY_LANES)
+
+SZ_STATIC_ASSERT(SPLITZIP_ENTROPY_REFILL_SYMBOL == SPLITZIP_ENTROPY_MAX_CODE_LENGTH,
+                 "a lane holds a whole code when it decodes a symbol");
+SZ_STATIC_ASSERT(SPLITZIP_ENTROPY_REFILL_SYMBOL - 1 + SPLITZIP_ENTROPY_WORD_BITS <= 32,
+                 "a lane's bits fit in 32 bits after a refill");
+SZ_STATIC_ASSERT(SPLITZIP_ENTROPY_LUT_BITS == SPLITZIP_ENTROPY_MAX_CODE_LENGTH,
+                 "one table lookup decodes any code");
+
+/*
+ * Section offsets of an entropy frame (FORMAT.md §4.3.2): the sign/mantissa bytes at a fixed
+ * place (an encoder writes them in its one pass over the input), the code lengths, the chunk
+ * table of cumulative word counts, the words. Every section starts at a multiple of 16.
+ */
+typedef struct splitzip_entropy_layout {
+	uint64_t n_elems;
+	uint64_t n_chunks;
+	uint64_t n_words; /* Stream_Words */
+	unsigned chunk_log2;
+	unsigned table_first, table_last; /* the exponents the code-length nibbles cover */
+	uint64_t sm_off;                  /* n bytes: sign << 7 | mantissa */
+	uint64_t lengths_off;     /* ceil(K/2) bytes, K = last - first + 1: a nibble per exponent */
+	uint64_t chunk_table_off; /* n_chunks x u32: words in chunks 0..c */
+	uint64_t stream_off;      /* n_words x u16 */
+	uint64_t frame_size;      /* whole frame, multiple of 16 */
+} splitzip_entropy_layout;
+
+/* The number of code-length nibbles of a table covering exponents first..last. */
+SPLITZIP_HD uint64_t splitzip_entropy_nibbles(unsigned first, unsigned last)
+{
+	return (uint64_t)last - first + 1;
+}
+
+SPLITZIP_HD void splitzip_entropy_layout_of(uint64_t n, unsigned log2, uint64_t n_words,
+                                            unsigned first, unsigned last,
+                                            splitzip_entropy_layout *L)
+{
+	L->n_elems = n;
+	L->chunk_log2 = log2;
+	L->n_chunks = splitzip_n_chunks(n, log2);
+	L->n_words = n_words;
+	L->table_first = first;
+	L->table_last = last;
+	L->sm_off = SPLITZIP_FRAME_HEADER_SIZE;
+	L->lengths_off = splitzip_align16(L->sm_off + n);
+	L->chunk_table_off =
+	    splitzip_align16(L->lengths_off + (splitzip_entropy_nibbles(first, last) + 1) / 2);
+	L->stream_off = splitzip_align16(L->chunk_table_off + 4 * L->n_chunks);
+	L->frame_size = splitzip_align16(L->stream_off + 2 * n_words);
+}
+
+SPLITZIP_HD uint64_t splitzip_entropy_frame_size(uint64_t n, unsigned log2, uint64_t n_words,
+                                                 unsigned first, unsigned last)
+{
+	splitzip_entropy_layout L;
+	splitzip_entropy_layout_of(n, log2, n_words, first, last, &L);
+	return L.frame_size;
+}
+
+/* The mode rule (FORMAT.md §6.3): an entropy frame exists only where it beats stored. */
+SPLITZIP_HD int splitzip_entropy_wins(uint64_t n, unsigned log2, uint64_t n_words, unsigned first,
+                                      unsigned last)
+{
+	return splitzip_entropy_frame_size(n, log2, n_words, first, last) <
+	       splitzip_stored_frame_size(n);
+}
+
+/*
+ * The most words a chunk of n elements can have (FORMAT.md §4.3.5): a lane reads a word only
+ * when it holds fewer than 11 bits, so the bits it reads exceed the at most 19 bits per element
+ * it consumes by at most 26, i.e. (19 m + 26) / 16 words for a lane of m elements.
+ */
+SPLITZIP_HD uint64_t splitzip_entropy_chunk_words_max(uint64_t n)
+{
+	return (19 * n + 26 * SPLITZIP_ENTROPY_LANES) / 16;
+}
+
+/*
+ * The gaps of an entropy frame (FORMAT.md §4.3.7): for k < SPLITZIP_ENTROPY_GAPS, the bytes
+ * [splitzip_entropy_gap(L, k), splitzip_entropy_gap_end(L, k)) after the sign/mantissa bytes,
+ * the code lengths, the chunk table and the words must be zero; so must the high nibble of the
+ * last code-length byte when the number of nibbles is odd.
+ */
+#define SPLITZIP_ENTROPY_GAPS 4
+
+SPLITZIP_HD uint64_t splitzip_entropy_gap(const splitzip_entropy_layout *L, int k)
+{
+	switch (k) {
+	case 0:
+		return L->sm_off + L->n_elems;
+	case 1:
+		return L->lengths_off +
+		       (splitzip_entropy_nibbles(L->table_first, L->table_last) + 1) / 2;
+	case 2:
+		return L->chunk_table_off + 4 * L->n_chunks;
+	default:
+		return L->stream_off + 2 * L->n_words;
+	}
+}
+
+SPLITZIP_HD uint64_t splitzip_entropy_gap_end(const splitzip_entropy_layout *L, int k)
+{
+	switch (k) {
+	case 0:
+		return L->lengths_off;
+	case 1:
+		return L->chunk_table_off;
+	case 2:
+		return L->stream_off;
+	default:
+		return L->frame_size;
+	}
+}
+
 /* ---- Sign/mantissa and exponent split of one BF16 value (FORMAT.md §2) -------------------- */
 
 SPLITZIP_HD uint8_t splitzip_bf16_exponent(uint16_t v)
@@ -208,14 +343,20 @@ SPLITZIP_HD uint16_t splitzip_bf16_join(uint8_t exponent, uint8_t signman)
 
 /* The fields of a frame header, as integers. */
 typedef struct splitzip_header {
-	unsigned version;
-	unsigned dtype;
-	unsigned mode;
-	unsigned chunk_log2;
-	unsigned flags;
+	/* Bytes, so that the header GPU kernels keep in registers and shared memory is 56 bytes. */
+	uint8_t version;
+	uint8_t dtype;
+	uint8_t mode;
+	uint8_t chunk_log2;
+	uint8_t flags;
+	/* Mode 2 (entropy) only, from bytes 24..31 (FORMAT.md §4.3.1); zero in other modes. */
+	uint8_t table_first;   /* Table_First */
+	uint8_t table_last;    /* Table_Last */
+	uint8_t escape_length; /* Escape_Length */
+	uint32_t n_words;      /* Stream_Words (mode 2 only) */
 	uint32_t n_escapes;
 	uint64_t n_elems;
-	uint8_t codebook[16];
+	uint8_t codebook[16]; /* header bytes 24..39 as they are, in every mode */
 	uint64_t frame_size;
 	uint64_t content_checksum;
 } splitzip_header;
@@ -236,15 +377,19 @@ SPLITZIP_HD void splitzip_header_init(splitzip_header *h, unsigned mode, unsigne
 {
 	h->version = SPLITZIP_FORMAT_VERSION;
 	h->dtype = SPLITZIP_DTYPE_BF16;
-	h->mode = mode;
-	h->chunk_log2 = chunk_log2;
-	h->flags = flags;
+	h->mode = (uint8_t)mode;
+	h->chunk_log2 = (uint8_t)chunk_log2;
+	h->flags = (uint8_t)flags;
 	h->n_escapes = 0;
 	h->n_elems = n_elems;
 	for (unsigned i = 0; i < 16; i++)
 		h->codebook[i] = 0;
 	h->frame_size = 0;
 	h->content_checksum = 0;
+	h->n_words = 0;
+	h->table_first = 0;
+	h->table_last = 0;
+	h->escape_length = 0;
 }
 
 /*
@@ -263,8 +408,15 @@ SPLITZIP_HD void splitzip_header_write(uint8_t *h, const splitzip_header *f)
 	h[SZ_H_FLAGS] = (uint8_t)f->flags;
 	splitzip_put_u8s(h + SZ_H_ESCAPE_COUNT, f->n_escapes, 4);
 	splitzip_put_u8s(h + SZ_H_ELEMENT_COUNT, f->n_elems, 8);
-	for (unsigned i = 0; i < 16; i++)
-		h[SZ_H_CODEBOOK + i] = f->codebook[i];
+	if (f->mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.1; bytes 31..39 stay zero */
+		splitzip_put_u8s(h + SZ_H_STREAM_WORDS, f->n_words, 4);
+		h[SZ_H_TABLE_FIRST] = (uint8_t)f->table_first;
+		h[SZ_H_TABLE_LAST] = (uint8_t)f->table_last;
+		h[SZ_H_ESCAPE_LENGTH] = (uint8_t)f->escape_length;
+	} else {
+		for (unsigned i = 0; i < 16; i++)
+			h[SZ_H_CODEBOOK + i] = f->codebook[i];
+	}
 	splitzip_put_u8s(h + SZ_H_FRAME_SIZE, f->frame_size, 8);
 	splitzip_put_u8s(h + SZ_H_CONTENT_CHECKSUM, f->content_checksum, 8);
 	splitzip_put_u8s(h + SZ_H_HEADER_CHECKSUM, splitzip_header_checksum(h), 4);
@@ -281,6 +433,57 @@ enum {
 	SZ_HDR_UNSUPPORTED, /* version above 1, unknown dtype or mode */
 	SZ_HDR_CORRUPT      /* a field out of range or inconsistent */
 };
+
+/* FORMAT.md §3.2 step 10 for a stored frame (§4.1): no codebook, no escapes; its size. */
+SPLITZIP_HD int splitzip_header_stored(const splitzip_header *f, uint64_t *size)
+{
+	if (f->n_escapes != 0)
+		return SZ_HDR_CORRUPT;
+	for (unsigned i = 0; i < 16; i++)
+		if (f->codebook[i] != 0)
+			return SZ_HDR_CORRUPT;
+	*size = splitzip_stored_frame_size(f->n_elems);
+	return SZ_HDR_OK;
+}
+
+/* Step 10 for a split4 frame (§4.2): the codebook, the escape count, the mode rule. */
+SPLITZIP_HD int splitzip_header_split4(const splitzip_header *f, uint64_t *size)
+{
+	/* FORMAT.md §5: the codebook is strictly ascending. */
+	for (unsigned i = 1; i < 16; i++)
+		if (f->codebook[i] <= f->codebook[i - 1])
+			return SZ_HDR_CORRUPT;
+	/* FORMAT.md §4.2: at most one escape per element. */
+	if (f->n_escapes > f->n_elems)
+		return SZ_HDR_CORRUPT;
+	/* FORMAT.md §6.3: a split4 frame exists only where it beats the stored frame. */
+	if (!splitzip_split4_wins(f->n_elems, f->chunk_log2, f->n_escapes))
+		return SZ_HDR_CORRUPT;
+	*size = splitzip_split4_frame_size(f->n_elems, f->chunk_log2, f->n_escapes);
+	return SZ_HDR_OK;
+}
+
+/*
+ * Step 10 for an entropy frame (§4.3.1): Table_First <= Table_Last, Escape_Length 1..11, the
+ * reserved bytes 31..39 zero, at most one escape per element, and the mode rule (§6.3).
+ */
+SPLITZIP_HD int splitzip_header_entropy(const splitzip_header *f, uint64_t *size)
+{
+	if (f->table_first > f->table_last || f->escape_length < 1 ||
+	    f->escape_length > SPLITZIP_ENTROPY_MAX_CODE_LENGTH)
+		return SZ_HDR_CORRUPT;
+	for (unsigned i = SZ_H_RESERVED2 - SZ_H_CODEBOOK; i < 16; i++)
+		if (f->codebook[i] != 0)
+			return SZ_HDR_CORRUPT;
+	if (f->n_escapes > f->n_elems)
+		return SZ_HDR_CORRUPT;
+	if (!splitzip_entropy_wins(f->n_elems, f->chunk_log2, f->n_words, f->table_first,
+	                           f->table_last))
+		return SZ_HDR_CORRUPT;
+	*size = splitzip_entropy_frame_size(f->n_elems, f->chunk_log2, f->n_words, f->table_first,
+	                                    f->table_last);
+	return SZ_HDR_OK;
+}
 
 /*
  * Parse and validate the 64 header bytes at h (FORMAT.md §3.2). On SZ_HDR_OK, '*f' holds the
@@ -310,10 +513,14 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 		f->codebook[i] = h[SZ_H_CODEBOOK + i];
 	f->frame_size = splitzip_get_u8s(h + SZ_H_FRAME_SIZE, 8);
 	f->content_checksum = splitzip_get_u8s(h + SZ_H_CONTENT_CHECKSUM, 8);
+	const int entropy = f->mode == SPLITZIP_MODE_ENTROPY;
+	f->n_words = entropy ? (uint32_t)splitzip_get_u8s(h + SZ_H_STREAM_WORDS, 4) : 0;
+	f->table_first = entropy ? h[SZ_H_TABLE_FIRST] : 0;
+	f->table_last = entropy ? h[SZ_H_TABLE_LAST] : 0;
+	f->escape_length = entropy ? h[SZ_H_ESCAPE_LENGTH] : 0;
 
 	/* FORMAT.md §3.2: dtypes and modes this version does not know. */
-	if (f->dtype != SPLITZIP_DTYPE_BF16 ||
-	    (f->mode != SPLITZIP_MODE_STORED && f->mode != SPLITZIP_MODE_SPLIT4))
+	if (f->dtype != SPLITZIP_DTYPE_BF16 || f->mode > SPLITZIP_MODE_ENTROPY)
 		return SZ_HDR_UNSUPPORTED;
 	/* FORMAT.md §3.2: reserved bits and bytes must be zero. */
 	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
@@ -329,27 +536,11 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect;
-	if (f->mode == SPLITZIP_MODE_STORED) {
-		/* FORMAT.md §4.1: a stored frame has no codebook and no escapes. */
-		if (f->n_escapes != 0)
-			return SZ_HDR_CORRUPT;
-		for (unsigned i = 0; i < 16; i++)
-			if (f->codebook[i] != 0)
-				return SZ_HDR_CORRUPT;
-		expect = splitzip_stored_frame_size(f->n_elems);
-	} else {
-		/* FORMAT.md §5: the codebook is strictly ascending. */
-		for (unsigned i = 1; i < 16; i++)
-			if (f->codebook[i] <= f->codebook[i - 1])
-				return SZ_HDR_CORRUPT;
-		/* FORMAT.md §4.2: at most one escape per element. */
-		if (f->n_escapes > f->n_elems)
-			return SZ_HDR_CORRUPT;
-		/* FORMAT.md §6.3: a split4 frame exists only where it beats the stored frame. */
-		if (!splitzip_split4_wins(f->n_elems, f->chunk_log2, f->n_escapes))
-			return SZ_HDR_CORRUPT;
-		expect = splitzip_split4_frame_size(f->n_elems, f->chunk_log2, f->n_escapes);
-	}
+	int r = f->mode == SPLITZIP_MODE_STORED   ? splitzip_header_stored(f, &expect)
+	        : f->mode == SPLITZIP_MODE_SPLIT4 ? splitzip_header_split4(f, &expect)
+	                                          : splitzip_header_entropy(f, &expect);
+	if (r != SZ_HDR_OK)
+		return r;
 	if (f->frame_size != expect)
 		return SZ_HDR_CORRUPT;
 	return SZ_HDR_OK;

@@ -1,5 +1,5 @@
 /*
- * sz_pages.c -- the host side of the page stream format (doc/FORMAT.md §11): the whole-stream
+ * sz_pages.c -- the host side of the page stream format (doc/FORMAT.md §12): the whole-stream
  * structural validation a receiver runs before it writes anything, the destination checks,
  * and the manifest checksum an encoder writes last. The per-field rules are the SPLITZIP_HD
  * helpers of sz_pages.h, which the GPU kernels run too; this file only orders them.

@@ -1,5 +1,5 @@
 /*
- * sz_pages.h -- every byte-layout decision of the page stream (doc/FORMAT.md §11): a list of
+ * sz_pages.h -- every byte-layout decision of the page stream (doc/FORMAT.md §12): a list of
  * pages (e.g. the KV cache pages of one request) packed into one contiguous wire buffer behind
  * a 64-byte header and a manifest of one 32-byte entry per page, each payload at an offset
  * aligned to SPLITZIP_PAGES_ALIGN bytes, either the page's bytes verbatim (raw) or an ordinary
@@ -27,7 +27,7 @@
 #include "sz_hash.h"
 #include "sz_layout.h"
 
-/* ---- Constants of page stream version 1 (doc/FORMAT.md §11) ------------------------------- */
+/* ---- Constants of page stream version 1 (doc/FORMAT.md §12) ------------------------------- */
 
 #define SPLITZIP_PAGES_MAGIC 0x47505A53u /* bytes 53 5A 50 47: "SZPG" */
 #define SPLITZIP_PAGES_ALIGN_LOG2 8u     /* payload offsets are multiples of 256 */
@@ -81,7 +81,7 @@ SPLITZIP_HD uint64_t splitzip_pages_manifest_end(uint64_t n_pages)
 }
 
 /*
- * The canonical encoding of a page whose frame is frame_size bytes (FORMAT.md §11.4): the frame
+ * The canonical encoding of a page whose frame is frame_size bytes (FORMAT.md §12.4): the frame
  * if and only if it is strictly smaller than the page, otherwise the page travels raw. A
  * stored frame is always larger than its page, so stored frames never appear in a stream.
  */
@@ -181,7 +181,7 @@ SPLITZIP_HD void splitzip_pages_header_fields(const uint8_t *h, splitzip_pages_h
 }
 
 /*
- * FORMAT.md §11.5 steps 0-6: the checks of the 64 header bytes, in order. Reads at most 64 bytes
+ * FORMAT.md §12.5 steps 0-6: the checks of the 64 header bytes, in order. Reads at most 64 bytes
  * of src ('size' available). On SPLITZIP_OK, '*f' holds the fields; the manifest and the
  * payloads are neither read nor known to be present.
  */
@@ -274,7 +274,7 @@ SPLITZIP_HD uint64_t splitzip_pages_expected_offset(const uint8_t *src, uint64_t
 	return splitzip_pages_align(*prev_end);
 }
 
-/* FORMAT.md §11.5 step 9 g: the frame of a frame page, read through its header only. */
+/* FORMAT.md §12.5 step 9 g: the frame of a frame page, read through its header only. */
 SPLITZIP_HD splitzip_status splitzip_pages_check_frame(const uint8_t *src,
                                                        const splitzip_pages_header *h,
                                                        const splitzip_page_entry *x)
@@ -295,7 +295,7 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_frame(const uint8_t *src,
 }
 
 /*
- * FORMAT.md §11.5 step 9 a-f: the checks of manifest entry i (< h->n_pages) of a stream whose
+ * FORMAT.md §12.5 step 9 a-f: the checks of manifest entry i (< h->n_pages) of a stream whose
  * header passed steps 0-7 (so [0, h->stream_size) is readable), in order, but for its frame
  * header. Reads entry i, entry i-1 and the padding before payload i; never anything outside
  * [0, h->stream_size), whatever the other entries hold. '*x' receives the entry.
@@ -332,7 +332,7 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_layout(const uint8_t *src,
 }
 
 /*
- * FORMAT.md §11.5 step 9: every check of entry i, a-g, in order (for a frame page, g reads the
+ * FORMAT.md §12.5 step 9: every check of entry i, a-g, in order (for a frame page, g reads the
  * 64 bytes of its frame header, inside the stream once a-f passed). A GPU may run a-f and g as
  * two passes: the lowest entry failing a-f, or failing g while passing a-f, is the lowest entry
  * failing step 9, so the status is the same.
@@ -347,7 +347,7 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_entry(const uint8_t *src,
 	return splitzip_pages_check_frame(src, h, x); /* g */
 }
 
-/* FORMAT.md §11.5 step 10: the stream ends with the last payload and the page total adds up.
+/* FORMAT.md §12.5 step 10: the stream ends with the last payload and the page total adds up.
  * 'end' is the end of the last payload (the manifest end without pages), 'sum' the sum of the
  * page sizes (mod 2^64). */
 SPLITZIP_HD splitzip_status splitzip_pages_check_totals(const splitzip_pages_header *h,
@@ -375,7 +375,7 @@ extern "C" {
 #endif
 
 /*
- * The structural checks of a whole stream, FORMAT.md §11.5 steps 0-10, in order: header, manifest
+ * The structural checks of a whole stream, FORMAT.md §12.5 steps 0-10, in order: header, manifest
  * checksum, every entry, totals. On SPLITZIP_OK '*h' holds the header and the first
  * min(n_pages, max_entries) entries are stored in 'entries' (may be NULL). Reads nothing
  * outside [0, size) and no payload byte beyond the 64 bytes of each frame header and the
@@ -387,7 +387,7 @@ SZ_INTERNAL splitzip_status splitzip_pages_validate(const uint8_t *src, size_t s
                                                     size_t max_entries);
 
 /*
- * The destination checks of FORMAT.md §11.6 for a validated stream: no more pages than
+ * The destination checks of FORMAT.md §12.6 for a validated stream: no more pages than
  * destinations, and every page no larger than its destination (DST_TOO_SMALL otherwise).
  */
 SZ_INTERNAL splitzip_status splitzip_pages_check_dst(const uint8_t *src,

@@ -2,10 +2,12 @@
  * splitzip.h -- the public C API of splitzip
  *
  * splitzip compresses BF16 tensors (above all the KV cache of LLM serving) losslessly: every
- * value is split into a 4-bit code for its exponent (a 16-entry codebook) and one byte of
- * sign + mantissa; exponents outside the codebook are stored as sparse escapes. The bitstream
- * is specified in doc/FORMAT.md; every backend (scalar, SIMD, GPU) writes it byte for byte
- * identically.
+ * value is split into its exponent and one byte of sign + mantissa. The split4 encoding gives
+ * the exponent a 4-bit code (a 16-entry codebook) and stores exponents outside the codebook as
+ * sparse escapes; the entropy encoding gives it a Huffman code of at most 11 bits (an entropy
+ * table), which costs more time and saves about 11 % more bytes on real KV caches. The
+ * bitstream is specified in doc/FORMAT.md; every backend (scalar, SIMD, GPU) writes it byte
+ * for byte identically.
  *
  * Conventions used throughout this header:
  *   - Every function that can fail returns a splitzip_status. SPLITZIP_OK is 0.
@@ -181,6 +183,80 @@ SPLITZIP_API splitzip_status splitzip_codebook_deserialize(const void *src, size
                                                            splitzip_codebook *cb);
 
 /* ==================================================================== */
+/*                            Entropy tables                            */
+/* ==================================================================== */
+
+/* The longest code of an entropy table, in bits (doc/FORMAT.md §5.2). */
+#define SPLITZIP_ENTROPY_MAX_CODE_LENGTH 11
+
+/*
+ * An entropy table: the code length of every exponent and of the escape symbol, from which
+ * the canonical Huffman code follows (doc/FORMAT.md §5.3). lengths[e] is 0..11; 0 means that
+ * exponent e is written as an escape (the escape code, then the exponent in 8 raw bits), so a
+ * table codes every exponent, also one it was not made from. Valid tables have escape_length
+ * 1..11 and a complete code: the sum of 2^-length over every nonzero length, escape included,
+ * is exactly 1.
+ */
+typedef struct splitzip_entropy_table {
+	uint8_t lengths[256];  /* code length of each exponent; 0 = coded as an escape */
+	uint8_t escape_length; /* code length of the escape symbol, 1..11 */
+} splitzip_entropy_table;
+
+/*
+ * splitzip_entropy_table_from_histogram() computes the canonical table of an exponent
+ * histogram, the table an entropy frame of these values gets from its input: length-limited
+ * Huffman code lengths (package-merge, at most 11 bits) of the exponents with a nonzero count,
+ * plus the escape symbol with a count of 1 (doc/FORMAT.md §5.2). To calibrate on several
+ * samples, add their histograms (splitzip_histogram) and call this once.
+ * Errors: INVALID_ARGUMENT on NULL, an all-zero histogram, or counts adding up to 2^59 or more.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_from_histogram(const uint64_t hist[256],
+                                                                   splitzip_entropy_table *table);
+
+/*
+ * splitzip_entropy_calibrate() is splitzip_histogram() of 'n_elems' BF16 values followed by
+ * splitzip_entropy_table_from_histogram(). Errors: INVALID_ARGUMENT (NULL, n_elems == 0).
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_calibrate(const uint16_t *src, size_t n_elems,
+                                                        splitzip_entropy_table *table);
+
+/*
+ * splitzip_entropy_table_validate() returns SPLITZIP_OK if 'table' is valid (see
+ * splitzip_entropy_table), SPLITZIP_ERROR_BAD_CODEBOOK otherwise, INVALID_ARGUMENT on NULL.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_validate(const splitzip_entropy_table *table);
+
+/* Size in bytes of a serialised entropy table (the table file of doc/FORMAT.md §9.2). */
+#define SPLITZIP_ENTROPY_TABLE_FILE_SIZE 140
+
+/*
+ * splitzip_entropy_table_serialize() writes 'table' as SPLITZIP_ENTROPY_TABLE_FILE_SIZE bytes to
+ * 'dst' ('dst_cap' bytes available). Errors: INVALID_ARGUMENT (NULL), BAD_CODEBOOK (an invalid
+ * table), DST_TOO_SMALL.
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_serialize(const splitzip_entropy_table *table,
+                                                              void *dst, size_t dst_cap);
+
+/*
+ * splitzip_entropy_table_deserialize() reads a serialised table from 'src' ('src_size' bytes,
+ * exactly SPLITZIP_ENTROPY_TABLE_FILE_SIZE). Errors: INVALID_ARGUMENT (NULL), TRUNCATED (too
+ * short), BAD_CODEBOOK (magic, version, checksum, an invalid table, trailing bytes).
+ */
+SPLITZIP_API splitzip_status splitzip_entropy_table_deserialize(const void *src, size_t src_size,
+                                                                splitzip_entropy_table *table);
+
+/*
+ * splitzip_frame_entropy_table() reads the table of the entropy frame at 'src' ('src_size'
+ * bytes available), e.g. to reuse the table of a previous frame as a fixed table. It validates
+ * the header (as splitzip_get_frame_info) and the frame's code-length section (doc/FORMAT.md
+ * §4.3.3), and reads nothing beyond it. Errors: as splitzip_get_frame_info(), TRUNCATED (the
+ * input ends before the code lengths), CORRUPT_STREAM (invalid code lengths),
+ * INVALID_ARGUMENT (NULL, or a valid frame that is not an entropy frame).
+ */
+SPLITZIP_API splitzip_status splitzip_frame_entropy_table(const void *src, size_t src_size,
+                                                          splitzip_entropy_table *table);
+
+/* ==================================================================== */
 /*                          Context & backends                          */
 /* ==================================================================== */
 
@@ -206,6 +282,22 @@ typedef enum splitzip_codebook_mode {
 	SPLITZIP_CODEBOOK_FIXED = 1
 } splitzip_codebook_mode;
 
+/*
+ * Which frame splitzip_compress() writes (doc/FORMAT.md §6.3). In every case a stored frame
+ * is written when the chosen encoding is not strictly smaller, so a frame never exceeds
+ * splitzip_compress_bound().
+ */
+typedef enum splitzip_encoding {
+	/* split4 (mode 1): 4-bit codes, fastest (memory speed); the v1 default. */
+	SPLITZIP_ENCODING_SPLIT4 = 0,
+	/* entropy (mode 2): Huffman-coded exponents, about 11 % smaller on real KV caches,
+	 * slower to encode and decode; for links slower than the codec. */
+	SPLITZIP_ENCODING_ENTROPY = 1,
+	/* The smallest of stored, split4 and entropy; a tie goes to the simpler mode (stored,
+	 * then split4). Costs both encodings' work. */
+	SPLITZIP_ENCODING_AUTO = 2
+} splitzip_encoding;
+
 /* Frame flags (doc/FORMAT.md §3, Flags). */
 #define SPLITZIP_FLAG_CONTENT_CHECKSUM 0x01u
 
@@ -213,6 +305,10 @@ typedef enum splitzip_codebook_mode {
 #define SPLITZIP_CHUNK_LOG2_MIN 10
 #define SPLITZIP_CHUNK_LOG2_MAX 16
 #define SPLITZIP_CHUNK_LOG2_DEFAULT 12
+/* The chunk size used when splitzip_params.chunk_log2 is 0 and the encoding is ENTROPY or
+ * AUTO: larger chunks waste fewer bits at the ends of the 32 interleaved lanes (doc/BENCHMARKS.md).
+ */
+#define SPLITZIP_CHUNK_LOG2_DEFAULT_ENTROPY 14
 
 /*
  * Compression parameters. Always initialise with splitzip_params_init() and then change the
@@ -220,13 +316,20 @@ typedef enum splitzip_codebook_mode {
  * programs compiled against this header.
  */
 typedef struct splitzip_params {
-	size_t struct_size;                   /* = sizeof(splitzip_params), set by params_init */
-	splitzip_backend_id backend;          /* default SPLITZIP_BACKEND_AUTO */
-	unsigned chunk_log2;                  /* 0 = SPLITZIP_CHUNK_LOG2_DEFAULT, else 10..16 */
+	size_t struct_size;          /* = sizeof(splitzip_params), set by params_init */
+	splitzip_backend_id backend; /* default SPLITZIP_BACKEND_AUTO */
+	/* 10..16, or 0 (the default): SPLITZIP_CHUNK_LOG2_DEFAULT for SPLIT4,
+	 * SPLITZIP_CHUNK_LOG2_DEFAULT_ENTROPY for ENTROPY and AUTO. */
+	unsigned chunk_log2;
 	unsigned flags;                       /* SPLITZIP_FLAG_*; default 0 (no checksum) */
 	splitzip_codebook_mode codebook_mode; /* default SPLITZIP_CODEBOOK_FROM_INPUT */
 	splitzip_codebook codebook;           /* used with SPLITZIP_CODEBOOK_FIXED */
 	unsigned n_threads;                   /* worker threads for host calls; 0 = automatic */
+	splitzip_encoding encoding;           /* default SPLITZIP_ENCODING_SPLIT4 */
+	/* Where the entropy table comes from: FROM_INPUT (default, one histogram pass over the
+	 * input) or FIXED, 'table' (e.g. calibrated offline, or a previous frame's). */
+	splitzip_codebook_mode table_mode;
+	splitzip_entropy_table table; /* used with table_mode SPLITZIP_CODEBOOK_FIXED */
 } splitzip_params;
 
 /*
@@ -241,7 +344,8 @@ SPLITZIP_API void splitzip_params_init(splitzip_params *p);
  * first usable backend in priority order. A named backend that is unknown, not compiled in or
  * not usable here gives SPLITZIP_ERROR_BACKEND_UNAVAILABLE: there is never a silent fallback.
  * Errors: INVALID_ARGUMENT (out NULL, struct_size too small, a field out of range, an invalid
- * FIXED codebook), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out' is set to NULL.
+ * FIXED codebook or FIXED entropy table), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out'
+ * is set to NULL.
  * The context owns its scratch memory; free it with splitzip_ctx_free().
  */
 SPLITZIP_API splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out);
@@ -308,10 +412,26 @@ SPLITZIP_API const char *splitzip_backend_unavailable_reason(size_t i);
  */
 SPLITZIP_API size_t splitzip_compress_bound(size_t n_elems);
 
+/*
+ * splitzip_predict_frame_size() returns the size in bytes of the frame splitzip_compress() writes
+ * for 'n_elems' values of which 'n_escapes' have an exponent outside the frame's codebook, with
+ * chunks of 2^chunk_log2 elements (0 = SPLITZIP_CHUNK_LOG2_DEFAULT): the split4 size of
+ * doc/FORMAT.md §4.2 if it is smaller than the stored size, else the stored size (the mode rule
+ * of §6.3). With the codebook from the input, n_escapes is n_elems less the histogram counts
+ * of the 16 exponents splitzip_codebook_from_histogram() selects from the frame's own
+ * histogram; with a fixed codebook, less the counts of its exponents. So a histogram predicts
+ * the compressed size exactly, without compressing ('splitzip stats' does this). Returns 0 if
+ * n_elems exceeds SPLITZIP_MAX_FRAME_ELEMS, n_escapes exceeds n_elems or chunk_log2 is out of
+ * range.
+ */
+SPLITZIP_API size_t splitzip_predict_frame_size(size_t n_elems, size_t n_escapes,
+                                                unsigned chunk_log2);
+
 /* Frame modes (doc/FORMAT.md §3, Mode). */
 typedef enum splitzip_mode {
 	SPLITZIP_MODE_STORED = 0, /* raw little-endian BF16 */
-	SPLITZIP_MODE_SPLIT4 = 1  /* 4-bit exponent codes + sign/mantissa bytes + escapes */
+	SPLITZIP_MODE_SPLIT4 = 1, /* 4-bit exponent codes + sign/mantissa bytes + escapes */
+	SPLITZIP_MODE_ENTROPY = 2 /* Huffman-coded exponents in 32 lanes + sign/mantissa bytes */
 } splitzip_mode;
 
 /* Dtypes (doc/FORMAT.md §3, Dtype). */
@@ -319,16 +439,19 @@ typedef enum splitzip_mode {
 
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
-	unsigned format_version;    /* Format_Version */
-	unsigned dtype;             /* SPLITZIP_DTYPE_BF16 */
-	splitzip_mode mode;         /* stored or split4 */
-	unsigned chunk_log2;        /* elements per chunk = 1 << chunk_log2 */
-	unsigned flags;             /* SPLITZIP_FLAG_* */
-	uint64_t n_elems;           /* decoded element count */
-	uint64_t n_escapes;         /* escape records (0 for stored frames) */
-	uint64_t frame_size;        /* bytes of the whole frame, header included */
-	uint64_t content_checksum;  /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
-	splitzip_codebook codebook; /* all zero for stored frames */
+	unsigned format_version; /* Format_Version */
+	unsigned dtype;          /* SPLITZIP_DTYPE_BF16 */
+	splitzip_mode mode;      /* stored, split4 or entropy */
+	unsigned chunk_log2;     /* elements per chunk = 1 << chunk_log2 */
+	unsigned flags;          /* SPLITZIP_FLAG_* */
+	uint64_t n_elems;        /* decoded element count */
+	/* split4: escape records; entropy: elements coded as an escape; stored: 0 */
+	uint64_t n_escapes;
+	uint64_t frame_size;       /* bytes of the whole frame, header included */
+	uint64_t content_checksum; /* valid if flags has SPLITZIP_FLAG_CONTENT_CHECKSUM */
+	/* split4 frames only; all zero otherwise (an entropy frame's table: see
+	 * splitzip_frame_entropy_table) */
+	splitzip_codebook codebook;
 } splitzip_frame_info;
 
 /*
@@ -351,6 +474,7 @@ SPLITZIP_API splitzip_status splitzip_get_frame_info(const void *src, size_t src
  * splitzip_compress() compresses 'n_elems' BF16 values (raw uint16_t bit patterns) from 'src'
  * into one frame at 'dst' ('dst_cap' bytes) and stores the frame size in '*dst_size'.
  * The frame is canonical (doc/FORMAT.md §6): byte-identical for every backend and thread count.
+ * Its mode follows splitzip_params.encoding (split4, entropy, or the smallest).
  * A dst_cap of splitzip_compress_bound(n_elems) always suffices; a smaller one may suffice.
  * Incompressible input gives a stored frame, never larger than the bound.
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, src NULL with n_elems > 0, n_elems above
@@ -425,14 +549,24 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *
  *   - Buffers are device pointers (prefixed d_) on the current device; 'stream' is a cudaStream_t
  *     or hipStream_t cast to void * (NULL: the default stream).
- *   - The caller owns everything: the output, the workspace (splitzip_workspace_size...) and the
- *     result slots. The call allocates nothing, copies nothing to or from the host and never
- *     waits for the device, so it can be captured into a CUDA/HIP graph.
+ *   - The caller owns everything: the output, the workspace (splitzip_workspace_size... for
+ *     compression, splitzip_decompress_workspace_size() for decompression) and the result
+ *     slots. The call allocates nothing, copies nothing to or from the host and never waits
+ *     for the device, so it can be captured into a CUDA/HIP graph.
+ *   - Alignment: the workspace to SPLITZIP_WORKSPACE_ALIGN bytes; result slots and descriptor
+ *     arrays to their element type (size_t, int32_t, pointers); BF16 buffers (d_src of a
+ *     compression, d_dst of a decompression, and the d_srcs[i] / d_dsts[i] they point to) to
+ *     2 bytes. Frames may sit at any address. Anything cudaMalloc/hipMalloc returns qualifies.
+ *     A misaligned argument the host can see is INVALID_ARGUMENT (a fault on the device would
+ *     end the whole GPU context); a misaligned buffer in a device array is that frame's
+ *     INVALID_ARGUMENT.
+ *   - No overlap: the input, the output, the workspace and the result slots of a call must not
+ *     overlap one another (the kernels read their input while they write their output).
  *   - Results are written to device memory when the kernels run: per frame, a size_t (frame
  *     size in bytes, or decoded elements) and an int32_t holding a splitzip_status. On any
  *     per-frame error the size is 0 and the output contents are unspecified.
- *   - The return value only covers what the host can check before enqueueing: NULL or
- *     out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
+ *   - The return value only covers what the host can check before enqueueing: NULL, misaligned
+ *     or out-of-range arguments, a workspace that is too small (INVALID_ARGUMENT), a context that
  *     is not bound to a GPU backend (BACKEND_UNAVAILABLE), a launch the runtime rejects
  *     (DEVICE). If it is not SPLITZIP_OK, nothing was enqueued and no result is written.
  *   - A workspace serves one call at a time: calls that may overlap need separate workspaces.
@@ -442,23 +576,43 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *     does and reports the same status; it never reads outside d_src[0..src_size) nor writes
  *     outside the output's capacity.
  *   - The context's parameters (chunk_log2, flags, codebook_mode, codebook) apply as for
- *     splitzip_compress(). SPLITZIP_CODEBOOK_FROM_INPUT costs one extra read of the input;
- *     SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     splitzip_compress(). SPLITZIP_CODEBOOK_FIXED encodes in a single pass.
+ *     SPLITZIP_CODEBOOK_FROM_INPUT predicts the codebook from 1 chunk in 16 of frames of 2^22
+ *     elements or more and checks it against the histogram counted during the pass (a second
+ *     pass only when the prediction was wrong); smaller frames are read twice (histogram,
+ *     then encode, the second read mostly from cache).
+ *   - The GPU backends do not implement entropy frames yet: compressing with an encoding other
+ *     than SPLITZIP_ENCODING_SPLIT4 returns BACKEND_UNAVAILABLE, and decoding an entropy
+ *     frame reports UNSUPPORTED_FORMAT. Host backends handle every mode.
  * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
  * context: they copy through the device and wait.
  */
 
+/* The alignment in bytes every device workspace must have. */
+#define SPLITZIP_WORKSPACE_ALIGN 16
+
 /*
- * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression or
- * decompression of a frame of up to 'max_elems' elements needs with this context's parameters.
- * splitzip_workspace_size_batch() is the same for a batch of 'n_frames' frames of up to
- * 'max_elems' elements each. Works on any context. Errors: INVALID_ARGUMENT (NULL, max_elems
- * above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows size_t).
+ * splitzip_workspace_size() stores in '*bytes' the device workspace that one compression of a
+ * frame of up to 'max_elems' elements needs with this context's parameters (about n/6 bytes
+ * plus 16 per chunk: escape exponents and per-chunk state). splitzip_workspace_size_batch() is
+ * the same for a batch of 'n_frames' frames of up to 'max_elems' elements each. Either is also
+ * enough for a decompression of as many frames. Works on any context. Errors:
+ * INVALID_ARGUMENT (NULL, max_elems above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows
+ * size_t).
  */
 SPLITZIP_API splitzip_status splitzip_workspace_size(const splitzip_ctx *ctx, size_t max_elems,
                                                      size_t *bytes);
 SPLITZIP_API splitzip_status splitzip_workspace_size_batch(const splitzip_ctx *ctx, size_t n_frames,
                                                            size_t max_elems, size_t *bytes);
+
+/*
+ * splitzip_decompress_workspace_size() stores in '*bytes' the device workspace that a
+ * decompression of 'n_frames' frames needs: 256 bytes per frame (its parsed header and
+ * counters), whatever their size. Works on any context. Errors: INVALID_ARGUMENT (NULL, a size
+ * that overflows size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_workspace_size(const splitzip_ctx *ctx,
+                                                                size_t n_frames, size_t *bytes);
 
 /*
  * splitzip_compress_async() enqueues the compression of 'n_elems' BF16 values at 'd_src' into
@@ -477,8 +631,8 @@ SPLITZIP_API splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const ui
  * ('src_size' bytes available) into 'd_dst' (room for 'dst_cap_elems' elements), and writes the
  * element count to '*d_n_elems' and the status to '*d_status': any status
  * splitzip_frame_decompress() can return for the same bytes (TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
- * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is sized for
- * dst_cap_elems.
+ * UNSUPPORTED_FORMAT, CORRUPT_STREAM, CONTENT_CHECKSUM, DST_TOO_SMALL). The workspace is
+ * splitzip_decompress_workspace_size(ctx, 1).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src,
                                                        size_t src_size, uint16_t *d_dst,
@@ -503,7 +657,7 @@ SPLITZIP_API splitzip_status splitzip_compress_batch_async(
  * splitzip_decompress_batch_async() decodes 'n_frames' frames, d_srcs[i] ('d_src_sizes[i]'
  * bytes available) into d_dsts[i] (room for d_dst_caps[i] elements, at most 'max_dst_elems'),
  * writing d_n_elems[i] and d_statuses[i]. Device arrays of n_frames entries; the workspace is
- * splitzip_workspace_size_batch(ctx, n_frames, max_dst_elems).
+ * splitzip_decompress_workspace_size(ctx, n_frames).
  */
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
     splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
@@ -515,7 +669,7 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
 /* ==================================================================== */
 
 /*
- * A page stream (doc/FORMAT.md §11) packs a list of pages -- e.g. the KV cache pages of one
+ * A page stream (doc/FORMAT.md §12) packs a list of pages -- e.g. the KV cache pages of one
  * request or one layer, each an array of BF16 values, anywhere in memory -- into ONE contiguous
  * buffer that is sent as one message or one bulk write, and scatters it back into pages on the
  * receiving side:
@@ -538,10 +692,10 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
  * leave holes), length, page size, padding byte and frame header is validated before any page
  * is written, and every frame body by the frame decoder; nothing is read outside the stream
  * and nothing is written outside the destination pages. The statuses, in the order of the
- * checks, are listed in doc/FORMAT.md §11.5-§11.6.
+ * checks, are listed in doc/FORMAT.md §12.5-§12.6.
  */
 
-/* Page stream format version written by this library (doc/FORMAT.md §11). */
+/* Page stream format version written by this library (doc/FORMAT.md §12). */
 #define SPLITZIP_PAGES_FORMAT_VERSION 1
 /* Bytes of the stream header and of one manifest entry. */
 #define SPLITZIP_PAGES_HEADER_SIZE 64
@@ -588,10 +742,10 @@ SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
  * may be 0 and then pages[i] may be NULL). Each page becomes a frame with the context's
  * parameters (chunk_log2, flags, codebook_mode, codebook: exactly the frame
  * splitzip_compress() writes) if that frame is smaller than the page, and travels raw
- * otherwise. With SPLITZIP_CODEBOOK_FIXED the header carries the codebook and 'codebook_id',
- * the caller's name for it (e.g. a hash of the model); otherwise 'codebook_id' must be 0.
- * A dst_cap of splitzip_pages_bound(n_pages, largest page) always suffices.
- * The stream is canonical: the same bytes from every backend and thread count, and from
+ * otherwise. With SPLITZIP_CODEBOOK_FIXED the header carries the
+ * codebook and 'codebook_id', the caller's name for it (e.g. a hash of the model); otherwise
+ * 'codebook_id' must be 0. A dst_cap of splitzip_pages_bound(n_pages, largest page) always
+ * suffices. The stream is canonical: the same bytes from every backend and thread count, and from
  * splitzip_pages_compress_async(). A context bound to a GPU backend works too (through the
  * device, synchronously).
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, pages or page_bytes NULL with n_pages > 0,
@@ -625,7 +779,7 @@ typedef struct splitzip_page_entry {
 
 /*
  * splitzip_pages_get_info() reads the 64-byte header of the page stream at 'src' ('src_size'
- * bytes available, at least 64 needed) and validates it alone (doc/FORMAT.md §11.5 steps 0-6):
+ * bytes available, at least 64 needed) and validates it alone (doc/FORMAT.md §12.5 steps 0-6):
  * a streaming receiver learns info->stream_size and info->n_pages from the first 64 bytes.
  * Nothing beyond the header is read or checked.
  * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (not a page stream), TRUNCATED (fewer than 64
@@ -637,7 +791,7 @@ SPLITZIP_API splitzip_status splitzip_pages_get_info(const void *src, size_t src
 
 /*
  * splitzip_pages_get_manifest() validates the structure of the whole stream at 'src' (header,
- * manifest checksum, every entry, the padding, every frame header, the totals: §11.5 steps
+ * manifest checksum, every entry, the padding, every frame header, the totals: §12.5 steps
  * 0-10; frame bodies are not decoded) and stores the first min(n_pages, max_entries) manifest
  * entries in 'entries' (may be NULL when max_entries is 0) and the stream's page count in
  * '*n_pages' (may be NULL). Bytes after info.stream_size are ignored.

@@ -1,12 +1,16 @@
 /*
  * cli_ctx.c -- the codec context of the splitzip command-line tool, built from the options:
- * checksum flag, threads, chunk size, a backend chosen by name and a fixed codebook file.
+ * checksum flag, threads (by default one core fewer than the process may use: the reader and
+ * writer threads keep theirs), chunk size, encoding (--mode), a backend chosen by name, a fixed
+ * codebook file and a fixed entropy table file.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -54,17 +58,60 @@ static int load_codebook(const char *path, splitzip_params *p)
 	return EXIT_OK;
 }
 
+/* Load an entropy table file written by 'calibrate --mode entropy' into 'p' as a fixed table. */
+static int load_table(const char *path, splitzip_params *p)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		msg("%s: %s", path, strerror(errno));
+		return EXIT_IO;
+	}
+	unsigned char buf[SPLITZIP_ENTROPY_TABLE_FILE_SIZE + 1];
+	size_t got = read_full(f, buf, sizeof buf, path);
+	fclose(f);
+	if (got == (size_t)-1)
+		return EXIT_IO;
+	splitzip_status st = splitzip_entropy_table_deserialize(buf, got, &p->table);
+	if (st != SPLITZIP_OK) {
+		msg("%s: not a valid entropy table file: %s", path, splitzip_error_string(st));
+		return EXIT_DATA;
+	}
+	p->table_mode = SPLITZIP_CODEBOOK_FIXED;
+	return EXIT_OK;
+}
+
+unsigned default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+#ifdef CPU_COUNT
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set); /* the CPUs this process may run on (taskset, containers) */
+#endif
+	return n > 2 ? (unsigned)(n - 1) : 1u;
+}
+
 int make_ctx(const options *o, splitzip_ctx **ctx)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.flags = o->checksum ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0;
-	p.n_threads = o->threads;
+	p.n_threads = o->threads ? o->threads : default_threads();
 	if (o->chunk_log2)
 		p.chunk_log2 = o->chunk_log2;
+	if (o->encoding >= 0)
+		p.encoding = (splitzip_encoding)o->encoding;
+	else if (o->table_path)
+		p.encoding = SPLITZIP_ENCODING_ENTROPY; /* --table alone means entropy frames */
+	if (o->table_path && p.encoding == SPLITZIP_ENCODING_SPLIT4) {
+		msg("--table is for --mode entropy or auto");
+		return EXIT_USAGE;
+	}
 	int rc = o->backend ? select_backend(o->backend, &p) : EXIT_OK;
 	if (!rc && o->codebook_path)
 		rc = load_codebook(o->codebook_path, &p);
+	if (!rc && o->table_path)
+		rc = load_table(o->table_path, &p);
 	if (rc)
 		return rc;
 	splitzip_status st = splitzip_ctx_create(&p, ctx);

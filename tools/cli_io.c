@@ -3,14 +3,16 @@
  * (temporary file renamed over the target), input files read in full, and the signal handling
  * that removes the temporary file on SIGINT/SIGTERM/SIGHUP.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* madvise */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,8 +35,21 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* A mapped input file shrank under us: the run cannot go on (async-signal-safe calls only). */
+static void on_sigbus(int sig)
+{
+	static const char m[] = "splitzip: the input file changed (shrank) while being read\n";
+	(void)sig;
+	if (tmp_active)
+		unlink(tmp_path);
+	if (write(STDERR_FILENO, m, sizeof m - 1) < 0)
+		_exit(EXIT_IO);
+	_exit(EXIT_IO);
+}
+
 void install_signal_handlers(void)
 {
+	signal(SIGBUS, on_sigbus);
 	signal(SIGPIPE, SIG_IGN); /* broken pipes become EPIPE write errors with a message */
 	signal(SIGXFSZ, SIG_IGN); /* a file size limit becomes an EFBIG write error, and the
 	                           * temporary file is removed instead of left behind */
@@ -137,6 +152,28 @@ int out_write(out_file *o, const void *p, size_t n)
 		msg("%s: write failed: %s", o->to_stdout ? "(stdout)" : o->path,
 		    write_error(errno));
 		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
+int out_write_fd(out_file *o, const void *p, size_t n)
+{
+	const char *c = (const char *)p;
+	int fd = fileno(o->f);
+	while (n > 0) {
+		int old;
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		ssize_t w = write(fd, c, n);
+		pthread_setcancelstate(old, NULL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			msg("%s: write failed: %s", o->to_stdout ? "(stdout)" : o->path,
+			    write_error(w < 0 ? errno : EIO));
+			return EXIT_IO;
+		}
+		c += w;
+		n -= (size_t)w;
 	}
 	return EXIT_OK;
 }
@@ -247,4 +284,70 @@ size_t read_full(FILE *f, void *buf, size_t n, const char *path)
 		}
 	}
 	return got;
+}
+
+size_t read_fd(int fd, void *buf, size_t n, const char *path)
+{
+	size_t got = 0;
+	while (got < n) {
+		int old;
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+		ssize_t r = read(fd, (char *)buf + got, n - got);
+		pthread_setcancelstate(old, NULL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			msg("%s: read failed: %s", path, strerror(errno));
+			return (size_t)-1;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+uint64_t file_size_of(FILE *f)
+{
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size < 0)
+		return 0;
+	return (uint64_t)sb.st_size;
+}
+
+const unsigned char *map_input(FILE *f, uint64_t *size)
+{
+	struct stat sb;
+	if (f == stdin || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+	    (uint64_t)sb.st_size > SIZE_MAX)
+		return NULL;
+	void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fileno(f), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, (size_t)sb.st_size, MADV_SEQUENTIAL);
+	*size = (uint64_t)sb.st_size;
+	return (const unsigned char *)p;
+}
+
+void unmap_input(const unsigned char *p, uint64_t size)
+{
+	if (p)
+		munmap((void *)(uintptr_t)p, (size_t)size);
+}
+
+void prefault(const unsigned char *p, size_t n)
+{
+	if (!n)
+		return;
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(page - 1);
+#ifdef MADV_POPULATE_READ
+	if (madvise((void *)a, (uintptr_t)p + n - a, MADV_POPULATE_READ) == 0)
+		return;
+#endif
+	/* Older kernels: touch every page. */
+	volatile unsigned char sink = 0;
+	for (uintptr_t q = (uintptr_t)p; q < (uintptr_t)p + n; q = (q & ~(page - 1)) + page)
+		sink ^= *(const volatile unsigned char *)q;
+	(void)sink;
 }

@@ -28,21 +28,33 @@ static void usage(FILE *f)
 	    "  verify FILE                decode every frame and check checksums; write nothing\n"
 	    "  info FILE                  frames, ratio, escape rate, codebook (headers only)\n"
 	    "  calibrate SAMPLE... -o CB  compute a codebook file from sample BF16 files\n"
+	    "                             (--mode entropy: an entropy table file)\n"
 	    "  backends                   list backends: compiled in, usable on this machine\n"
+	    "  pack IN.safetensors OUT    compress the BF16 tensors of a safetensors file\n"
+	    "  unpack PACKED OUT          restore the packed safetensors file, byte for byte\n"
+	    "  stats FILE... [--svg F]    exponent statistics and predicted ratio per tensor\n"
+	    "  help COMMAND               the options of one command (or COMMAND --help)\n"
 #ifdef SPLITZIP_HAVE_BENCH
 	    "  bench [options]            throughput per backend vs memcpy (bench --help)\n"
 #endif
 	    "\n"
 	    "options:\n"
 	    "  -f, --force                overwrite an existing output file\n"
-	    "  -q, --quiet                no summary line on stderr\n"
+	    "  -q, --quiet                no summary line or progress on stderr\n"
+	    "  --mode MODE                split4 (default: 4-bit codes, fastest), entropy\n"
+	    "                             (Huffman codes, ~11%% smaller on real KV) or auto\n"
+	    "                             (the smallest frame of the two and stored)\n"
 	    "  --codebook FILE            compress with a fixed codebook from 'calibrate'\n"
+	    "  --table FILE               compress with a fixed entropy table from\n"
+	    "                             'calibrate --mode entropy' (implies --mode entropy)\n"
 	    "  --no-checksum              omit the content checksum (written by default)\n"
 	    "  --backend NAME             use this backend (see 'backends'); else\n"
 	    "                             $SPLITZIP_FORCE_BACKEND, else the best usable one\n"
-	    "  --threads N                worker threads (0 = automatic)\n"
-	    "  --chunk-log2 N             chunk size 2^N elements, N in 10..16 (default 12)\n"
-	    "  --frame-elems N            elements per frame (default 16777216)\n"
+	    "  --threads N                codec threads (default: the CPUs less one)\n"
+	    "  --chunk-log2 N             chunk size 2^N elements, N in 10..16 (default 12,\n"
+	    "                             14 with --mode entropy or auto)\n"
+	    "  --frame-elems N            elements per frame, 1..4294967295 (default 16777216);\n"
+	    "                             the last frame holds the rest\n"
 	    "  -h, --help                 this help\n"
 	    "  -V, --version              print the version\n"
 	    "\n"
@@ -86,6 +98,10 @@ static int set_flag(options *o, const char *a)
 		o->checksum = 0;
 	else if (strcmp(a, "--json") == 0)
 		o->json = 1;
+	else if (strcmp(a, "--brief") == 0)
+		o->brief = 1;
+	else if (strcmp(a, "--raw") == 0)
+		o->raw = 1;
 	else
 		return 0;
 	return 1;
@@ -94,8 +110,9 @@ static int set_flag(options *o, const char *a)
 static int takes_value(const char *a)
 {
 	return strcmp(a, "--codebook") == 0 || strcmp(a, "--backend") == 0 ||
-	       strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 ||
-	       strcmp(a, "--chunk-log2") == 0 || strcmp(a, "--frame-elems") == 0;
+	       strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--svg") == 0 ||
+	       strcmp(a, "--chunk-log2") == 0 || strcmp(a, "--frame-elems") == 0 ||
+	       strcmp(a, "--mode") == 0 || strcmp(a, "--table") == 0;
 }
 
 /* Set a numeric option from 'val'. Returns 0 (after a message) if 'val' is out of range. */
@@ -126,15 +143,36 @@ static int set_number(options *o, const char *a, const char *val)
 	return 1;
 }
 
+/* --mode split4|entropy|auto. Returns 0 (after a message) if 'val' is none of them. */
+static int set_mode(options *o, const char *val)
+{
+	static const char *const names[] = {"split4", "entropy", "auto"};
+	static const int encodings[] = {SPLITZIP_ENCODING_SPLIT4, SPLITZIP_ENCODING_ENTROPY,
+	                                SPLITZIP_ENCODING_AUTO};
+	for (int k = 0; k < 3; k++)
+		if (strcmp(val, names[k]) == 0) {
+			o->encoding = encodings[k];
+			return 1;
+		}
+	msg("--mode: expected split4, entropy or auto, got '%s'", val);
+	return 0;
+}
+
 /* Set an option that takes a value. Returns 0 (after a message) if 'val' is invalid. */
 static int set_value(options *o, const char *a, const char *val)
 {
-	if (strcmp(a, "--codebook") == 0)
+	if (strcmp(a, "--mode") == 0)
+		return set_mode(o, val);
+	if (strcmp(a, "--table") == 0)
+		o->table_path = val;
+	else if (strcmp(a, "--codebook") == 0)
 		o->codebook_path = val;
 	else if (strcmp(a, "--backend") == 0)
 		o->backend = val;
 	else if (strcmp(a, "-o") == 0)
 		o->output = val;
+	else if (strcmp(a, "--svg") == 0)
+		o->svg = val;
 	else
 		return set_number(o, a, val);
 	return 1;
@@ -145,6 +183,7 @@ static int parse_options(int argc, char **argv, options *o)
 {
 	memset(o, 0, sizeof *o);
 	o->checksum = 1;
+	o->encoding = -1;
 	o->frame_elems = DEFAULT_FRAME_ELEMS;
 	int only_pos = 0;
 	for (int i = 0; i < argc; i++) {
@@ -190,6 +229,12 @@ static int run_command(const char *cmd, const options *o)
 		return cmd_calibrate(o);
 	if (strcmp(cmd, "backends") == 0)
 		return cmd_backends();
+	if (strcmp(cmd, "pack") == 0)
+		return cmd_pack(o);
+	if (strcmp(cmd, "unpack") == 0)
+		return cmd_unpack(o);
+	if (strcmp(cmd, "stats") == 0)
+		return cmd_stats(o);
 	msg("unknown command '%s' (see --help)", cmd);
 	return EXIT_USAGE;
 }
@@ -207,6 +252,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "help") == 0 && argc > 2)
+		return cmd_help(is_help(argv[2]) ? "help" : argv[2]);
 	if (is_help(cmd) || strcmp(cmd, "help") == 0) {
 		usage(stdout);
 		return EXIT_OK;
@@ -221,10 +268,8 @@ int main(int argc, char **argv)
 		return splitzip_bench_main(argc - 1, argv + 1);
 #endif
 	for (int i = 2; i < argc; i++)
-		if (is_help(argv[i])) {
-			usage(stdout);
-			return EXIT_OK;
-		}
+		if (is_help(argv[i]))
+			return cmd_help(cmd);
 	options o;
 	if (!parse_options(argc - 2, argv + 2, &o))
 		return EXIT_USAGE;

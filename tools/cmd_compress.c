@@ -1,11 +1,10 @@
 /*
  * cmd_compress.c -- 'splitzip compress IN OUT': raw BF16 in, a stream of independent frames out
  * (doc/FORMAT.md §8.1). At most --frame-elems elements are read at a time, so memory stays
- * bounded whatever the input size.
+ * bounded whatever the input size; reading, compressing and writing overlap (cli_pipe.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -14,100 +13,109 @@ typedef struct compress_job {
 	splitzip_ctx *ctx;
 	FILE *in;
 	const char *in_path;
-	size_t fe;           /* elements per frame */
-	uint16_t *buf;       /* one frame of input */
-	unsigned char *cbuf; /* its compressed form */
-	size_t cap;          /* size of cbuf */
-	out_file out;
-	/* Totals for the summary line. */
+	size_t fe;                /* elements per frame */
+	int in_frames;            /* frames read so far (reader thread) */
+	int in_end;               /* the last frame has been read (reader thread) */
+	const unsigned char *map; /* the input file mapped (map_input), or NULL: read it */
+	uint64_t map_size, map_pos;
+	progress prog;
+	/* Totals for the summary line (coder thread). */
 	uint64_t total_in, total_out, frames, escapes;
-	double t_codec;
+	double t0;
 } compress_job;
 
-/* Read the next frame of input ('*got' bytes, fewer than a frame only at the end). */
-static int read_input(compress_job *j, size_t *got)
+/* Reader thread: the next frame of input, fewer bytes than a frame only at the end; empty input
+ * gives one empty frame. */
+static int read_input(void *arg, pipe_buf *b)
 {
-	*got = read_full(j->in, j->buf, j->fe * 2, j->in_path);
-	if (*got == (size_t)-1)
-		return EXIT_IO;
-	if (*got % 2) {
-		msg("%s: input is not BF16: its size is an odd number of bytes", j->in_path);
-		return EXIT_DATA;
+	compress_job *j = (compress_job *)arg;
+	if (j->in_end)
+		return 0;
+	size_t got;
+	if (j->map) { /* the frame stays in the mapped file; map it in before the coder runs */
+		uint64_t left = j->map_size - j->map_pos;
+		got = left < j->fe * 2 ? (size_t)left : j->fe * 2;
+		b->src = j->map + j->map_pos;
+		prefault(b->src, got);
+		j->map_pos += got;
+	} else {
+		got = read_fd(fileno(j->in), b->data, j->fe * 2, j->in_path);
 	}
-	return EXIT_OK;
+	if (got == (size_t)-1)
+		return -EXIT_IO;
+	if (got % 2) {
+		msg("%s: input is not BF16: its size is an odd number of bytes", j->in_path);
+		return -EXIT_DATA;
+	}
+	if (got == 0 && j->in_frames > 0)
+		return 0;
+	j->in_end = got < j->fe * 2;
+	j->in_frames++;
+	b->len = got;
+	return 1;
 }
 
-/* Compress the 'got' bytes in j->buf as one frame and write it. */
-static int compress_frame(compress_job *j, size_t got)
+/* Coder: compress one frame of input into 'out'. */
+static int compress_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 {
+	compress_job *j = (compress_job *)arg;
 	size_t csize = 0;
-	double t0 = now_s();
-	splitzip_status st = splitzip_compress(j->ctx, j->buf, got / 2, j->cbuf, j->cap, &csize);
-	j->t_codec += now_s() - t0;
+	splitzip_status st = splitzip_compress(j->ctx, (const uint16_t *)(const void *)in->src,
+	                                       in->len / 2, out->data, out->cap, &csize);
 	if (st != SPLITZIP_OK) {
 		msg("compression failed: %s", splitzip_error_string(st));
 		return exit_of_status(st);
 	}
 	splitzip_frame_info fi;
-	if (splitzip_get_frame_info(j->cbuf, csize, &fi) == SPLITZIP_OK)
+	if (splitzip_get_frame_info(out->data, csize, &fi) == SPLITZIP_OK)
 		j->escapes += fi.n_escapes;
-	int rc = out_write(&j->out, j->cbuf, csize);
-	if (rc)
-		return rc;
-	j->total_in += got;
+	out->len = csize;
+	j->total_in += in->len;
 	j->total_out += csize;
 	j->frames++;
-	return EXIT_OK;
-}
-
-/* Compress the whole input, frame by frame; empty input gives one empty frame. */
-static int compress_stream(compress_job *j)
-{
-	for (;;) {
-		size_t got;
-		int rc = read_input(j, &got);
-		if (rc)
-			return rc;
-		if (got == 0 && j->frames > 0)
-			break;
-		rc = compress_frame(j, got);
-		if (rc)
-			return rc;
-		if (got < j->fe * 2)
-			break;
-	}
+	progress_update(&j->prog, j->total_in);
 	return EXIT_OK;
 }
 
 static void print_summary(const compress_job *j)
 {
 	uint64_t n = j->total_in / 2;
+	double t = now_s() - j->t0;
 	fprintf(stderr,
 	        "%s: %llu -> %llu bytes, ratio %.4fx, %llu elements, %llu escapes (%.3f%%), "
-	        "%llu frame%s, encode %.2f GB/s [%s]\n",
+	        "%llu frame%s, %.3f s, %.2f GB/s whole run incl. I/O [%s]\n",
 	        j->in_path, (unsigned long long)j->total_in, (unsigned long long)j->total_out,
 	        j->total_out ? (double)j->total_in / (double)j->total_out : 0.0,
 	        (unsigned long long)n, (unsigned long long)j->escapes,
 	        n ? 100.0 * (double)j->escapes / (double)n : 0.0, (unsigned long long)j->frames,
-	        j->frames == 1 ? "" : "s",
-	        j->t_codec > 0 ? (double)j->total_in / j->t_codec / 1e9 : 0.0,
+	        j->frames == 1 ? "" : "s", t, t > 0 ? (double)j->total_in / t / 1e9 : 0.0,
 	        splitzip_ctx_backend_name(j->ctx));
 }
 
 /* Compress into the output file opened here; committed only if everything succeeded. */
 static int compress_to(compress_job *j, const options *o, const char *out_path)
 {
-	if (!j->buf || !j->cbuf) {
-		msg("out of memory");
-		return EXIT_RESOURCES;
-	}
-	int rc = out_open(&j->out, out_path, o->force);
-	if (!rc)
-		rc = compress_stream(j);
-	if (!rc)
-		rc = out_commit(&j->out, o->force);
+	out_file out;
+	int rc = out_open(&out, out_path, o->force);
 	if (rc)
-		out_abort(&j->out);
+		return rc;
+	pipe_spec sp = {read_input, j, compress_frame, j, &out, 0, 0, 0};
+	j->map = map_input(j->in, &j->map_size);
+	sp.in_cap = j->map ? 0 : j->fe * 2;      /* a mapped file needs no input buffers */
+	if (j->map && j->map_size > j->fe * 2) { /* a second frame: about 3/4 of its input */
+		uint64_t rest = j->map_size - j->fe * 2,
+		         second = rest < j->fe * 2 ? rest : j->fe * 2;
+		sp.warm = (size_t)(second / 4 * 3) + 4096;
+	}
+	sp.out_cap = splitzip_compress_bound(j->fe);
+	progress_start(&j->prog, o, "compress", file_size_of(j->in));
+	rc = pipe_run(&sp);
+	progress_end(&j->prog);
+	unmap_input(j->map, j->map_size);
+	if (!rc)
+		rc = out_commit(&out, o->force);
+	if (rc)
+		out_abort(&out);
 	else if (!o->quiet)
 		print_summary(j);
 	return rc;
@@ -121,7 +129,9 @@ int cmd_compress(const options *o)
 	}
 	compress_job j;
 	memset(&j, 0, sizeof j);
+	j.t0 = now_s();
 	j.in_path = o->pos[0];
+	j.fe = o->frame_elems;
 	int rc = make_ctx(o, &j.ctx);
 	if (rc)
 		return rc;
@@ -130,14 +140,8 @@ int cmd_compress(const options *o)
 		splitzip_ctx_free(j.ctx);
 		return EXIT_IO;
 	}
-	j.fe = o->frame_elems;
-	j.buf = (uint16_t *)malloc(j.fe * 2);
-	j.cap = splitzip_compress_bound(j.fe);
-	j.cbuf = (unsigned char *)malloc(j.cap);
 	rc = compress_to(&j, o, o->pos[1]);
 	in_close(j.in);
-	free(j.buf);
-	free(j.cbuf);
 	splitzip_ctx_free(j.ctx);
 	return rc;
 }

@@ -1,6 +1,8 @@
 /*
- * cmd_info.c -- 'splitzip info FILE': frames, ratio, escape rate, chunk size, checksums and
- * codebook of a splitzip file, from the frame headers only (nothing is decoded).
+ * cmd_info.c -- 'splitzip info FILE': frames per mode, ratio, escape rate, chunk size,
+ * checksums, the codebook of split4 frames and the entropy table of entropy frames, from the
+ * frame headers and code lengths only (nothing is decoded); a packed safetensors container is
+ * listed tensor by tensor (cmd_info_st.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -9,18 +11,42 @@
 #include "cli.h"
 
 typedef struct info_totals {
-	uint64_t frames, elems, bytes, escapes, stored, with_sum;
+	uint64_t frames, elems, bytes, escapes, stored, split4, entropy, with_sum;
+	uint64_t entropy_elems, entropy_bytes;
 	splitzip_codebook first_cb; /* of the first split4 frame */
 	int have_cb, cb_differs;
+	splitzip_entropy_table first_table; /* of the first entropy frame */
+	int have_table, table_differs;
 	unsigned log2; /* chunk_log2 of the last frame */
 } info_totals;
 
+/* An entropy frame: its table (read from its code lengths) in the totals. */
+static void info_add_entropy(info_totals *t, const unsigned char *frame, size_t fsize,
+                             const splitzip_frame_info *fi)
+{
+	splitzip_entropy_table tab;
+	t->entropy++;
+	t->entropy_elems += fi->n_elems;
+	t->entropy_bytes += fsize;
+	if (splitzip_frame_entropy_table(frame, fsize, &tab) != SPLITZIP_OK)
+		return; /* shown as is; 'verify' reports what is wrong */
+	if (!t->have_table) {
+		t->first_table = tab;
+		t->have_table = 1;
+	} else if (memcmp(&tab, &t->first_table, sizeof tab) != 0) {
+		t->table_differs = 1;
+	}
+}
+
 /* Count one frame in the totals. */
-static void info_add(info_totals *t, const splitzip_frame_info *fi, size_t fsize)
+static void info_add(info_totals *t, const unsigned char *frame, const splitzip_frame_info *fi,
+                     size_t fsize)
 {
 	if (fi->mode == SPLITZIP_MODE_STORED) {
 		t->stored++;
-	} else if (!t->have_cb) {
+	} else if (fi->mode == SPLITZIP_MODE_ENTROPY) {
+		info_add_entropy(t, frame, fsize, fi);
+	} else if (t->split4++, !t->have_cb) {
 		t->first_cb = fi->codebook;
 		t->have_cb = 1;
 	} else if (memcmp(&t->first_cb, &fi->codebook, sizeof t->first_cb) != 0) {
@@ -46,7 +72,7 @@ static int info_scan(frame_reader *r, info_totals *t)
 			return -k;
 		if (k == 0)
 			break;
-		info_add(t, &fi, fsize);
+		info_add(t, r->frame, &fi, fsize);
 		r->offset += fsize;
 	}
 	if (t->frames == 0) {
@@ -64,12 +90,33 @@ static const char *checksum_summary(const info_totals *t)
 	return t->with_sum ? "some frames" : "none";
 }
 
+/* The entropy table of the first entropy frame: exponents coded, lengths, bits per element. */
+static void print_table(const info_totals *t)
+{
+	const splitzip_entropy_table *tab = &t->first_table;
+	unsigned first = 256, last = 0, lo = 11, hi = 0;
+	for (unsigned e = 0; e < 256; e++)
+		if (tab->lengths[e]) {
+			first = first < e ? first : e;
+			last = e;
+			lo = tab->lengths[e] < lo ? tab->lengths[e] : lo;
+			hi = tab->lengths[e] > hi ? tab->lengths[e] : hi;
+		}
+	printf("entropy table:   exponents %u..%u, codes of %u..%u bits, escape %u bits%s\n", first,
+	       last, lo, hi, tab->escape_length,
+	       t->table_differs ? " (first frame; frames differ)" : "");
+	if (t->entropy_elems)
+		printf("entropy frames:  %.3f bits per element (16 raw)\n",
+		       8.0 * (double)t->entropy_bytes / (double)t->entropy_elems);
+}
+
 static void info_print(const char *path, const info_totals *t)
 {
 	printf("file:            %s\n", path);
 	printf("format version:  %d (dtype bf16)\n", SPLITZIP_FORMAT_VERSION);
-	printf("frames:          %llu (%llu stored, %llu split4)\n", (unsigned long long)t->frames,
-	       (unsigned long long)t->stored, (unsigned long long)(t->frames - t->stored));
+	printf("frames:          %llu (%llu stored, %llu split4, %llu entropy)\n",
+	       (unsigned long long)t->frames, (unsigned long long)t->stored,
+	       (unsigned long long)t->split4, (unsigned long long)t->entropy);
 	printf("elements:        %llu (%llu bytes uncompressed)\n", (unsigned long long)t->elems,
 	       (unsigned long long)t->elems * 2);
 	printf("compressed:      %llu bytes\n", (unsigned long long)t->bytes);
@@ -85,6 +132,8 @@ static void info_print(const char *path, const info_totals *t)
 			printf(" %u", t->first_cb.exponents[i]);
 		printf("%s\n", t->cb_differs ? " (first frame; frames differ)" : "");
 	}
+	if (t->have_table)
+		print_table(t);
 }
 
 int cmd_info(const options *o)
@@ -93,6 +142,8 @@ int cmd_info(const options *o)
 		msg("usage: splitzip info FILE");
 		return EXIT_USAGE;
 	}
+	if (starts_with_magic(o->pos[0], SZST_MAGIC)) /* a packed safetensors file */
+		return cmd_info_container(o);
 	frame_reader r;
 	int rc = reader_open(&r, o->pos[0]);
 	if (rc)

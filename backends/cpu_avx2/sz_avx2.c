@@ -215,6 +215,302 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 #define SZ_DEC_BLOCK dec64
 #include "../sz_chunk_template.h"
 
+/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+
+/* The 32 lanes of a chunk as four vectors of 8 u32; a mask is a vector of all-ones lanes. */
+#define ev_set1(x) _mm256_set1_epi32((int)(x))
+#define ev_add _mm256_add_epi32
+#define ev_sub _mm256_sub_epi32
+#define ev_and _mm256_and_si256
+#define ev_or _mm256_or_si256
+#define ev_sllv _mm256_sllv_epi32
+#define ev_srlv _mm256_srlv_epi32
+#define ev_srli(a, n) _mm256_srli_epi32(a, n)
+#define ev_slli(a, n) _mm256_slli_epi32(a, n)
+/* signed: every value compared is below 2^31. The empty asm hides a constant b from GCC, which
+ * otherwise turns c > a into the two instructions of a <= c - 1 (vpminsd, vpcmpeqd). */
+static SZ_ALWAYS_INLINE __m256i ev_lt(__m256i a, __m256i b)
+{
+	__asm__("" : "+x"(b));
+	return _mm256_cmpgt_epi32(b, a);
+}
+#define ev_eq(a, b) _mm256_cmpeq_epi32(a, b)
+#define em_and(a, b) _mm256_and_si256(a, b)
+#define ev_maskz(m, a) _mm256_and_si256(m, a)
+#define ev_sel(m, a, b) _mm256_blendv_epi8(b, a, m)
+#define em_bits(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
+#define ev_storeu(p, a) _mm256_storeu_si256((__m256i *)(p), a)
+#define ev_loadu(p) _mm256_loadu_si256((const __m256i *)(p))
+
+/* The 32 lane masks as bits (four vmovmskps: a pack first adds latency to phase A). */
+static SZ_ALWAYS_INLINE uint32_t em_bits32(const __m256i m[4])
+{
+	return em_bits(m[0]) | em_bits(m[1]) << 8 | em_bits(m[2]) << 16 | em_bits(m[3]) << 24;
+}
+
+static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
+{
+	return _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+	                        _mm256_set1_epi32((int)(8 * v)));
+}
+
+/*
+ * Lane tables over a mask of 8 lanes. ent_shuf[m]: the vpshufb control that puts word
+ * SZ_RANK(m, l) of 8 (little-endian) into u32 lane l for the lanes of m and zeroes the others;
+ * ent_rank[m][l] = SZ_RANK(m, l); ent_nth[m][j] = SZ_NTH(m, j).
+ */
+#define SZ_SHUF_LANE(m, l)                                                                         \
+	((m) >> (l)&1 ? 2 * SZ_RANK(m, l) : 0x80), ((m) >> (l)&1 ? 2 * SZ_RANK(m, l) + 1 : 0x80),  \
+	    0x80, 0x80
+#define SZ_SHUF(m)                                                                                 \
+	{                                                                                          \
+		SZ_SHUF_LANE(m, 0), SZ_SHUF_LANE(m, 1), SZ_SHUF_LANE(m, 2), SZ_SHUF_LANE(m, 3),    \
+		    SZ_SHUF_LANE(m, 4), SZ_SHUF_LANE(m, 5), SZ_SHUF_LANE(m, 6), SZ_SHUF_LANE(m, 7) \
+	}
+#define SZ_RANKS(m)                                                                                \
+	{                                                                                          \
+		SZ_RANK(m, 0), SZ_RANK(m, 1), SZ_RANK(m, 2), SZ_RANK(m, 3), SZ_RANK(m, 4),         \
+		    SZ_RANK(m, 5), SZ_RANK(m, 6), SZ_RANK(m, 7)                                    \
+	}
+#define SZ_NTHS(m)                                                                                 \
+	{                                                                                          \
+		SZ_NTH(m, 0), SZ_NTH(m, 1), SZ_NTH(m, 2), SZ_NTH(m, 3), SZ_NTH(m, 4),              \
+		    SZ_NTH(m, 5), SZ_NTH(m, 6), SZ_NTH(m, 7)                                       \
+	}
+static const uint8_t ent_shuf[256][32] __attribute__((aligned(32))) = {SZ_TABLE256(SZ_SHUF)};
+static const uint8_t ent_rank[256][8] = {SZ_TABLE256(SZ_RANKS)};
+static const uint8_t ent_nth[256][8] = {SZ_TABLE256(SZ_NTHS)};
+
+/* The words of the lanes of m: per vector, the next 8 words of both 128-bit halves, vpshufb. */
+static SZ_ALWAYS_INLINE void ent_words(__m256i w[4], uint32_t m, const uint8_t *p)
+{
+	unsigned off = 0;
+	for (unsigned v = 0; v < 4; v++) {
+		const unsigned mv = (m >> (8 * v)) & 0xFF;
+		const __m256i q =
+		    _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2 * off)));
+		w[v] = _mm256_shuffle_epi8(q, _mm256_load_si256((const __m256i *)ent_shuf[mv]));
+		off += (unsigned)__builtin_popcount(mv);
+	}
+}
+
+static SZ_ALWAYS_INLINE void ent_ranks(__m256i r[4], uint32_t m, uint32_t base)
+{
+	for (unsigned v = 0; v < 4; v++) {
+		const unsigned mv = (m >> (8 * v)) & 0xFF;
+		r[v] = _mm256_add_epi32(
+		    _mm256_set1_epi32((int)base),
+		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_rank[mv])));
+		base += (uint32_t)__builtin_popcount(mv);
+	}
+}
+
+/* The lanes of m in order: per vector, vpermd by the lane numbers of its lanes of m. */
+static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m256i v[4], uint32_t m)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		const unsigned mv = (m >> (8 * i)) & 0xFF;
+		const __m256i idx =
+		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_nth[mv]));
+		_mm256_storeu_si256((__m256i *)(out + k), _mm256_permutevar8x32_epi32(v[i], idx));
+		k += (unsigned)__builtin_popcount(mv);
+	}
+	return k;
+}
+
+/*
+ * The decoder: the first 4 bits of a lane, then the next 4 after the most frequent prefix of the
+ * longer codes, by vpshufb of 16-entry tables (sz_ent_dec_nibbles) on bytes of the 32 lanes;
+ * anything longer is looked up in the full table.
+ */
+typedef struct ent_dk {
+	__m256i len1, sym1, len2, sym2, pre;
+	const splitzip_entropy_dec_tables *t;
+} ent_dk;
+
+static SZ_ALWAYS_INLINE __m256i bcast16(const uint8_t *p)
+{
+	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p));
+}
+
+static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_tables *t)
+{
+	sz_ent_nib nib;
+	sz_ent_dec_nibbles(t, &nib);
+	k->len1 = bcast16(nib.len1);
+	k->sym1 = bcast16(nib.sym1);
+	k->len2 = bcast16(nib.len2);
+	k->sym2 = bcast16(nib.sym2);
+	k->pre = _mm256_set1_epi8((char)nib.pre);
+	k->t = t;
+}
+
+/* 32 u32 lanes (each below 256) -> 32 bytes in lane order. */
+static SZ_ALWAYS_INLINE __m256i bytes_of(__m256i a, __m256i b, __m256i c, __m256i d)
+{
+	const __m256i p = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+	return _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+/* Lanes m (codes the nibble tables do not resolve): their length and symbol bytes from the
+ * full table. */
+static void ent_dec_long(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2, __m256i b3,
+                         uint32_t m, __m256i *len, __m256i *sym)
+{
+	uint32_t b[32];
+	uint8_t l8[32], s8[32];
+	_mm256_storeu_si256((__m256i *)b, b0);
+	_mm256_storeu_si256((__m256i *)(b + 8), b1);
+	_mm256_storeu_si256((__m256i *)(b + 16), b2);
+	_mm256_storeu_si256((__m256i *)(b + 24), b3);
+	_mm256_storeu_si256((__m256i *)l8, *len);
+	_mm256_storeu_si256((__m256i *)s8, *sym);
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		const uint32_t e = k->t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
+		l8[l] = sz_ent_nib_len(e, SPLITZIP_ENTROPY_MAX_CODE_LENGTH);
+		s8[l] = (uint8_t)e;
+	}
+	*len = _mm256_loadu_si256((const __m256i *)l8);
+	*sym = _mm256_loadu_si256((const __m256i *)s8);
+}
+
+static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m256i buf[4],
+                                                __m256i len[4], __m256i *x)
+{
+	const __m256i ff = _mm256_set1_epi32(0xFF), m0f = _mm256_set1_epi8(0x0F);
+	const __m256i b = bytes_of(_mm256_and_si256(buf[0], ff), _mm256_and_si256(buf[1], ff),
+	                           _mm256_and_si256(buf[2], ff), _mm256_and_si256(buf[3], ff));
+	const __m256i n1 = _mm256_and_si256(b, m0f);
+	const __m256i n2 = _mm256_and_si256(_mm256_srli_epi16(b, 4), m0f);
+	const __m256i two = _mm256_cmpeq_epi8(n1, k->pre);
+	__m256i l = _mm256_blendv_epi8(_mm256_shuffle_epi8(k->len1, n1),
+	                               _mm256_shuffle_epi8(k->len2, n2), two);
+	__m256i s = _mm256_blendv_epi8(_mm256_shuffle_epi8(k->sym1, n1),
+	                               _mm256_shuffle_epi8(k->sym2, n2), two);
+	const uint32_t lng =
+	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_setzero_si256()));
+	if (SZ_UNLIKELY(lng))
+		ent_dec_long(k, buf[0], buf[1], buf[2], buf[3], lng, &l, &s);
+	*x = s;
+	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(l); /* bit 7: the escape symbol */
+	const __m256i l4 = _mm256_and_si256(l, m0f);
+	const __m128i lo = _mm256_castsi256_si128(l4), hi = _mm256_extracti128_si256(l4, 1);
+	len[0] = _mm256_cvtepu8_epi32(lo);
+	len[1] = _mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8));
+	len[2] = _mm256_cvtepu8_epi32(hi);
+	len[3] = _mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8));
+	return esc;
+}
+
+static SZ_ALWAYS_INLINE void ent_sym_merge(__m256i *x, const uint32_t v[32], uint32_t m)
+{
+	uint8_t s8[32];
+	_mm256_storeu_si256((__m256i *)s8, *x);
+	for (; m; m &= m - 1)
+		s8[__builtin_ctz(m)] = (uint8_t)v[__builtin_ctz(m)];
+	*x = _mm256_loadu_si256((const __m256i *)s8);
+}
+
+/* 32 elements from their exponent bytes x and sign/mantissa bytes: low byte (sm & 0x7F) |
+ * (x & 1) << 7, high byte (sm & 0x80) | x >> 1, interleaved. */
+static SZ_ALWAYS_INLINE void ent_join(const __m256i *x, const uint8_t *sm, uint16_t *dst)
+{
+	const __m256i s = _mm256_loadu_si256((const __m256i *)sm);
+	const __m256i m80 = _mm256_set1_epi8((char)0x80), m7f = _mm256_set1_epi8(0x7F);
+	const __m256i lo = _mm256_or_si256(_mm256_and_si256(s, m7f),
+	                                   _mm256_and_si256(_mm256_slli_epi16(*x, 7), m80));
+	const __m256i hi = _mm256_or_si256(_mm256_and_si256(s, m80),
+	                                   _mm256_and_si256(_mm256_srli_epi16(*x, 1), m7f));
+	const __m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
+	_mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(u0, u1, 0x20));
+	_mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(u0, u1, 0x31));
+}
+
+/* The encoder: a window of 32 exponents (sz_ent_enc_window), the low and high bytes of its
+ * entries in two 16-entry tables each, two vpshufb and a blend per byte. */
+typedef struct ent_ek {
+	__m256i lo0, lo1, hi0, hi1, base, esc_lo, esc_hi;
+	int out_esc; /* every exponent outside the window is an escape */
+	const splitzip_entropy_enc_tables *t;
+} ent_ek;
+
+static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
+{
+	uint16_t tab[32], esc;
+	uint8_t lo[32], hi[32];
+	unsigned base;
+	k->out_esc = sz_ent_enc_window(t, 32, tab, &base, &esc);
+	for (unsigned d = 0; d < 32; d++) {
+		lo[d] = (uint8_t)tab[d];
+		hi[d] = (uint8_t)(tab[d] >> 8);
+	}
+	k->lo0 = bcast16(lo);
+	k->lo1 = bcast16(lo + 16);
+	k->hi0 = bcast16(hi);
+	k->hi1 = bcast16(hi + 16);
+	k->base = _mm256_set1_epi8((char)base);
+	k->esc_lo = _mm256_set1_epi8((char)(esc & 0xFF));
+	k->esc_hi = _mm256_set1_epi8((char)(esc >> 8));
+	k->t = t;
+}
+
+/* Lanes m (exponents outside the window, not all escapes): their entry bytes one by one. */
+static void ent_enc_outside(const ent_ek *k, const uint16_t *src, uint32_t m, __m256i *lo,
+                            __m256i *hi)
+{
+	uint8_t l8[32], h8[32];
+	_mm256_storeu_si256((__m256i *)l8, *lo);
+	_mm256_storeu_si256((__m256i *)h8, *hi);
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		const uint16_t e = sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]);
+		l8[l] = (uint8_t)e;
+		h8[l] = (uint8_t)(e >> 8);
+	}
+	*lo = _mm256_loadu_si256((const __m256i *)l8);
+	*hi = _mm256_loadu_si256((const __m256i *)h8);
+}
+
+static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, uint8_t *sm,
+                                        __m256i ent[4])
+{
+	__m256i e, s;
+	split32(src, &e, &s);
+	_mm256_storeu_si256((__m256i *)sm, s);
+	const __m256i d = _mm256_sub_epi8(e, k->base);
+	const __m256i out = _mm256_cmpeq_epi8(_mm256_max_epu8(d, _mm256_set1_epi8(32)), d);
+	const __m256i b4 = _mm256_slli_epi16(d, 3); /* bit 4 of d to bit 7: the upper table */
+	__m256i lo =
+	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->lo0, d), _mm256_shuffle_epi8(k->lo1, d), b4);
+	__m256i hi =
+	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->hi0, d), _mm256_shuffle_epi8(k->hi1, d), b4);
+	if (SZ_LIKELY(k->out_esc)) {
+		lo = _mm256_blendv_epi8(lo, k->esc_lo, out);
+		hi = _mm256_blendv_epi8(hi, k->esc_hi, out);
+	} else {
+		const uint32_t m = (uint32_t)_mm256_movemask_epi8(out);
+		if (m)
+			ent_enc_outside(k, src, m, &lo, &hi);
+	}
+	/* u16 entries of elements [0-7 | 16-23] and [8-15 | 24-31] */
+	const __m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
+	ent[0] = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u0));
+	ent[1] = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u1));
+	ent[2] = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u0, 1));
+	ent[3] = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u1, 1));
+}
+
+#define SZ_ENT_PREFIX avx2
+#define SZ_ENT_W 8
+#define SZ_EV __m256i
+#define SZ_EM __m256i
+#define SZ_ES __m256i
+#define SZ_ENT_DK ent_dk
+#define SZ_ENT_EK ent_ek
+#include "../sz_entropy_template.h"
+
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. */
@@ -356,4 +652,6 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .encode_chunk_stream = avx2_encode_chunk_stream,
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
+    .entropy_encode_chunk = avx2_entropy_encode_chunk,
+    .entropy_decode_chunk = avx2_entropy_decode_chunk,
 };

@@ -339,6 +339,219 @@ static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16
 #define SZ_DEC_BLOCK dec64
 #include "../sz_chunk_template.h"
 
+/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+
+/* The 32 lanes of a chunk as two vectors of 16 u32; masks are k-masks. */
+#define ev_set1(x) _mm512_set1_epi32((int)(x))
+#define ev_add _mm512_add_epi32
+#define ev_sub _mm512_sub_epi32
+#define ev_and _mm512_and_si512
+#define ev_or _mm512_or_si512
+#define ev_sllv _mm512_sllv_epi32
+#define ev_srlv _mm512_srlv_epi32
+#define ev_srli(a, n) _mm512_srli_epi32(a, n)
+#define ev_slli(a, n) _mm512_slli_epi32(a, n)
+#define ev_lt(a, b) _mm512_cmplt_epu32_mask(a, b)
+#define ev_eq(a, b) _mm512_cmpeq_epi32_mask(a, b)
+#define em_and(a, b) ((__mmask16)((a) & (b)))
+#define ev_maskz(m, a) _mm512_maskz_mov_epi32(m, a)
+#define ev_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
+#define em_bits(m) ((unsigned)(m))
+#define em_bits32(m) ((uint32_t)(m)[0] | (uint32_t)(m)[1] << 16)
+#define ev_storeu(p, a) _mm512_storeu_si512((void *)(p), a)
+#define ev_loadu(p) _mm512_loadu_si512((const void *)(p))
+
+static const uint16_t ent_iota[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                      11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                      22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
+static SZ_ALWAYS_INLINE __m512i ev_iota(unsigned v)
+{
+	return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(ent_iota + 16 * v)));
+}
+
+/*
+ * The words of the lanes of m, in lane order: vpexpandd of the next 16 words into each half
+ * (register forms: the memory forms are microcoded on Zen 4; vpexpandw of 32 words, then two
+ * widenings, measured slower there).
+ */
+static SZ_ALWAYS_INLINE void ent_words(__m512i w[2], uint32_t m, const uint8_t *p)
+{
+	const unsigned k0 = (unsigned)__builtin_popcount(m & 0xFFFF);
+	w[0] = _mm512_maskz_expand_epi32(
+	    (__mmask16)m, _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)));
+	w[1] = _mm512_maskz_expand_epi32(
+	    (__mmask16)(m >> 16),
+	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p + 2 * k0))));
+}
+
+/* base + rank of each lane of m: vpexpandd of base, base + 1, ... */
+static SZ_ALWAYS_INLINE void ent_ranks(__m512i r[2], uint32_t m, uint32_t base)
+{
+	const __m512i b = _mm512_add_epi32(ev_iota(0), _mm512_set1_epi32((int)base));
+	r[0] = _mm512_maskz_expand_epi32((__mmask16)m, b);
+	r[1] = _mm512_maskz_expand_epi32(
+	    (__mmask16)(m >> 16),
+	    _mm512_add_epi32(b, _mm512_set1_epi32(__builtin_popcount(m & 0xFFFF))));
+}
+
+/* The lanes of m in order: vpcompressd of each half, register forms and stores. */
+static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m512i v[2], uint32_t m)
+{
+	const unsigned k0 = (unsigned)__builtin_popcount(m & 0xFFFF);
+	_mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi32((__mmask16)m, v[0]));
+	_mm512_storeu_si512((void *)(out + k0),
+	                    _mm512_maskz_compress_epi32((__mmask16)(m >> 16), v[1]));
+	return (unsigned)__builtin_popcount(m);
+}
+
+/* The decoder: the 256-entry table of the next 8 bits (sz_ent_dec_peek8) in eight registers,
+ * four vpermi2w of 64 entries; a longer code is looked up in the full table. */
+typedef struct ent_dk {
+	__m512i p[8];
+	__m512i sel; /* word j: 2 j (the low u16 of u32 lane j of two vectors) */
+	const splitzip_entropy_dec_tables *t;
+} ent_dk;
+
+static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_tables *t)
+{
+	uint16_t tab[256];
+	sz_ent_dec_peek8(t, tab);
+	for (unsigned q = 0; q < 8; q++)
+		k->p[q] = _mm512_loadu_si512((const void *)(tab + 32 * q));
+	k->sel = _mm512_slli_epi16(_mm512_loadu_si512((const void *)ent_iota), 1);
+	k->t = t;
+}
+
+/* Codes of more than 8 bits (lanes m of vector buf): their entries from the full table. */
+static __m512i ent_dec_long(const ent_dk *k, __m512i buf, __m512i e, uint32_t m)
+{
+	uint32_t b[16];
+	_mm512_storeu_si512((void *)b, buf);
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		const uint32_t x = k->t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
+		e = _mm512_mask_set1_epi32(
+		    e, (__mmask16)(1u << l),
+		    (int)((x & SPLITZIP_ENTROPY_DEC_SYM_MASK) |
+		          (x >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT) << SZ_ENT_D16_LEN_SHIFT));
+	}
+	return e;
+}
+
+/*
+ * The entries of the 16 lanes of buf: four vpermi2w on the u32 lanes themselves (the low u16
+ * of each lane gets the entry of its low 8 bits, the high u16 something unused), which keeps
+ * packing and widening off the chain from one step to the next.
+ */
+static SZ_ALWAYS_INLINE __m512i ent_dec_peek(const ent_dk *k, __m512i buf)
+{
+	const __m512i a = _mm512_permutex2var_epi16(k->p[0], buf, k->p[1]);
+	const __m512i b = _mm512_permutex2var_epi16(k->p[2], buf, k->p[3]);
+	const __m512i c = _mm512_permutex2var_epi16(k->p[4], buf, k->p[5]);
+	const __m512i d = _mm512_permutex2var_epi16(k->p[6], buf, k->p[7]);
+	const __mmask16 b6 = _mm512_test_epi32_mask(buf, _mm512_set1_epi32(0x40));
+	const __mmask16 b7 = _mm512_test_epi32_mask(buf, _mm512_set1_epi32(0x80));
+	__m512i e = _mm512_mask_blend_epi32(b7, _mm512_mask_blend_epi32(b6, a, b),
+	                                    _mm512_mask_blend_epi32(b6, c, d));
+	const __mmask16 lng = _mm512_testn_epi32_mask(e, _mm512_set1_epi32(0xF000));
+	if (SZ_UNLIKELY(lng))
+		e = ent_dec_long(k, buf, e, lng);
+	return e;
+}
+
+static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m512i buf[2],
+                                                __m512i len[2], __m512i *x)
+{
+	const __m512i e0 = ent_dec_peek(k, buf[0]), e1 = ent_dec_peek(k, buf[1]);
+	len[0] =
+	    _mm512_and_si512(_mm512_srli_epi32(e0, SZ_ENT_D16_LEN_SHIFT), _mm512_set1_epi32(0xF));
+	len[1] =
+	    _mm512_and_si512(_mm512_srli_epi32(e1, SZ_ENT_D16_LEN_SHIFT), _mm512_set1_epi32(0xF));
+	*x = _mm512_permutex2var_epi16(e0, k->sel, e1);
+	return _mm512_test_epi16_mask(*x, _mm512_set1_epi16(SPLITZIP_ENTROPY_ESC));
+}
+
+static SZ_ALWAYS_INLINE void ent_sym_merge(__m512i *x, const uint32_t v[32], uint32_t m)
+{
+	const __m512i v16 = _mm512_inserti64x4(
+	    _mm512_castsi256_si512(_mm512_cvtepi32_epi16(_mm512_loadu_si512((const void *)v))),
+	    _mm512_cvtepi32_epi16(_mm512_loadu_si512((const void *)(v + 16))), 1);
+	*x = _mm512_mask_mov_epi16(*x, m, v16);
+}
+
+/* 32 elements from their exponents (the low 8 bits of x) and sign/mantissa bytes:
+ * (sm | sm << 8) & 0x807F | (x << 7) & 0x7F80. */
+static SZ_ALWAYS_INLINE void ent_join(const __m512i *x, const uint8_t *sm, uint16_t *dst)
+{
+	const __m512i s = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)sm));
+	const __m512i ss = _mm512_or_si512(s, _mm512_slli_epi16(s, 8));
+	/* 0xE4: C ? A : B */
+	_mm512_storeu_si512((void *)dst,
+	                    _mm512_ternarylogic_epi32(ss, _mm512_slli_epi16(*x, 7),
+	                                              _mm512_set1_epi16((short)0x807F), 0xE4));
+}
+
+/* The encoder: a window of 64 exponents (sz_ent_enc_window) in two registers, one vpermi2w. */
+typedef struct ent_ek {
+	__m512i w0, w1, base, esc;
+	int out_esc; /* every exponent outside the window is an escape */
+	const splitzip_entropy_enc_tables *t;
+} ent_ek;
+
+static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
+{
+	uint16_t tab[64], esc;
+	unsigned base;
+	k->out_esc = sz_ent_enc_window(t, 64, tab, &base, &esc);
+	k->w0 = _mm512_loadu_si512((const void *)tab);
+	k->w1 = _mm512_loadu_si512((const void *)(tab + 32));
+	k->base = _mm512_set1_epi16((short)base);
+	k->esc = _mm512_set1_epi16((short)esc);
+	k->t = t;
+}
+
+/* Entries of the lanes of m (exponents outside the window, not all escapes) one by one. */
+static __m512i ent_enc_outside(const ent_ek *k, const uint16_t *src, __m512i e, uint32_t m)
+{
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		e = _mm512_mask_set1_epi16(
+		    e, (__mmask32)1 << l,
+		    (short)sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]));
+	}
+	return e;
+}
+
+static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, uint8_t *sm,
+                                        __m512i ent[2])
+{
+	const __m512i x = _mm512_loadu_si512((const void *)src);
+	const __m512i d = _mm512_sub_epi16(
+	    _mm512_and_si512(_mm512_srli_epi16(x, 7), _mm512_set1_epi16(0xFF)), k->base);
+	const __mmask32 out = _mm512_cmpge_epu16_mask(d, _mm512_set1_epi16(64));
+	__m512i e = _mm512_permutex2var_epi16(k->w0, d, k->w1);
+	if (SZ_LIKELY(k->out_esc))
+		e = _mm512_mask_mov_epi16(e, out, k->esc);
+	else if (out)
+		e = ent_enc_outside(k, src, e, out);
+	ent[0] = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(e));
+	ent[1] = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(e, 1));
+	/* sm = bit 7 from the high byte, bits 0..6 from the low byte (0xCA: A ? B : C) */
+	const __m512i s16 =
+	    _mm512_ternarylogic_epi32(_mm512_set1_epi16(0x80), _mm512_srli_epi16(x, 8), x, 0xCA);
+	_mm256_storeu_si256((__m256i *)sm, _mm512_cvtepi16_epi8(s16));
+}
+
+#define SZ_ENT_PREFIX avx512
+#define SZ_ENT_W 16
+#define SZ_EV __m512i
+#define SZ_EM __mmask16
+#define SZ_ES __m512i
+#define SZ_ENT_DK ent_dk
+#define SZ_ENT_EK ent_ek
+#include "../sz_entropy_template.h"
+
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /*
@@ -465,4 +678,6 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .encode_chunk_stream = avx512_encode_chunk_stream,
     .decode_chunk_stream = avx512_decode_chunk_stream,
     .hash_chunk = avx512_hash_chunk,
+    .entropy_encode_chunk = avx512_entropy_encode_chunk,
+    .entropy_decode_chunk = avx512_entropy_decode_chunk,
 };

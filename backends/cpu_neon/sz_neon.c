@@ -148,6 +148,290 @@ static SZ_ALWAYS_INLINE void dec32(const dec_consts *k, const uint8_t *codes, co
 #define SZ_DEC_BLOCK(k, codes, sm, dst, stream) dec32(k, codes, sm, dst)
 #include "../sz_chunk_template.h"
 
+/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+
+/* The 32 lanes of a chunk as eight vectors of 4 u32; a mask is a vector of all-ones lanes. */
+#define ev_set1(x) vdupq_n_u32((uint32_t)(x))
+#define ev_add vaddq_u32
+#define ev_sub vsubq_u32
+#define ev_and vandq_u32
+#define ev_or vorrq_u32
+#define ev_sllv(a, n) vshlq_u32(a, vreinterpretq_s32_u32(n))
+#define ev_srlv(a, n) vshlq_u32(a, vnegq_s32(vreinterpretq_s32_u32(n)))
+#define ev_srli(a, n) vshrq_n_u32(a, n)
+#define ev_slli(a, n) vshlq_n_u32(a, n)
+#define ev_lt(a, b) vcltq_u32(a, b)
+#define ev_eq(a, b) vceqq_u32(a, b)
+#define em_and(a, b) vandq_u32(a, b)
+#define ev_maskz(m, a) vandq_u32(m, a)
+#define ev_sel(m, a, b) vbslq_u32(m, a, b)
+#define ev_storeu(p, a) vst1q_u32(p, a)
+#define ev_loadu(p) vld1q_u32(p)
+
+static const uint32_t ent_lane_bit[4] = {1, 2, 4, 8};
+static const uint32_t ent_iota4[4] = {0, 1, 2, 3};
+
+static SZ_ALWAYS_INLINE unsigned em_bits(uint32x4_t m)
+{
+	return vaddvq_u32(vandq_u32(m, vld1q_u32(ent_lane_bit)));
+}
+
+static SZ_ALWAYS_INLINE uint32_t em_bits32(const uint32x4_t m[8])
+{
+	uint32_t b = 0;
+	for (unsigned v = 0; v < 8; v++)
+		b |= (uint32_t)em_bits(m[v]) << (4 * v);
+	return b;
+}
+
+static SZ_ALWAYS_INLINE uint32x4_t ev_iota(unsigned v)
+{
+	return vaddq_u32(vld1q_u32(ent_iota4), vdupq_n_u32(4 * v));
+}
+
+/* Bit j of a 16-lane byte mask, lane j. */
+static SZ_ALWAYS_INLINE uint32_t mask16(uint8x16_t c)
+{
+	static const uint8_t w[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+	const uint8x8_t wv = vld1_u8(w);
+	return (uint32_t)vaddv_u8(vand_u8(vget_low_u8(c), wv)) |
+	       (uint32_t)vaddv_u8(vand_u8(vget_high_u8(c), wv)) << 8;
+}
+
+/*
+ * Lane tables over a mask of 4 lanes. ent_tbl[m]: the tbl indices that put word SZ_RANK(m, l)
+ * of 4 into u32 lane l for the lanes of m and zero the others; ent_rank4[m][l] = SZ_RANK(m, l);
+ * ent_nth4[m]: the tbl indices that put u32 lane SZ_NTH(m, j) into lane j.
+ */
+#define SZ_TBL_LANE(m, l)                                                                          \
+	((m) >> (l)&1 ? 2 * SZ_RANK(m, l) : 0xFF), ((m) >> (l)&1 ? 2 * SZ_RANK(m, l) + 1 : 0xFF),  \
+	    0xFF, 0xFF
+#define SZ_TBL(m)                                                                                  \
+	{                                                                                          \
+		SZ_TBL_LANE(m, 0), SZ_TBL_LANE(m, 1), SZ_TBL_LANE(m, 2), SZ_TBL_LANE(m, 3)         \
+	}
+#define SZ_RANK4(m)                                                                                \
+	{                                                                                          \
+		SZ_RANK(m, 0), SZ_RANK(m, 1), SZ_RANK(m, 2), SZ_RANK(m, 3)                         \
+	}
+#define SZ_NTH_LANE(m, j)                                                                          \
+	4 * SZ_NTH(m, j), 4 * SZ_NTH(m, j) + 1, 4 * SZ_NTH(m, j) + 2, 4 * SZ_NTH(m, j) + 3
+#define SZ_NTH4(m)                                                                                 \
+	{                                                                                          \
+		SZ_NTH_LANE(m, 0), SZ_NTH_LANE(m, 1), SZ_NTH_LANE(m, 2), SZ_NTH_LANE(m, 3)         \
+	}
+static const uint8_t ent_tbl[16][16] = {SZ_TABLE16(SZ_TBL, 0)};
+static const uint32_t ent_rank4[16][4] = {SZ_TABLE16(SZ_RANK4, 0)};
+static const uint8_t ent_nth4[16][16] = {SZ_TABLE16(SZ_NTH4, 0)};
+
+/* The words of the lanes of m: per vector, the next 4 words and one tbl. */
+static SZ_ALWAYS_INLINE void ent_words(uint32x4_t w[8], uint32_t m, const uint8_t *p)
+{
+	unsigned off = 0;
+	for (unsigned v = 0; v < 8; v++) {
+		const unsigned mv = (m >> (4 * v)) & 0xF;
+		const uint8x8_t q = vld1_u8(p + 2 * off);
+		w[v] = vreinterpretq_u32_u8(vqtbl1q_u8(vcombine_u8(q, q), vld1q_u8(ent_tbl[mv])));
+		off += (unsigned)__builtin_popcount(mv);
+	}
+}
+
+static SZ_ALWAYS_INLINE void ent_ranks(uint32x4_t r[8], uint32_t m, uint32_t base)
+{
+	for (unsigned v = 0; v < 8; v++) {
+		const unsigned mv = (m >> (4 * v)) & 0xF;
+		r[v] = vaddq_u32(vdupq_n_u32(base), vld1q_u32(ent_rank4[mv]));
+		base += (uint32_t)__builtin_popcount(mv);
+	}
+}
+
+static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const uint32x4_t v[8], uint32_t m)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < 8; i++) {
+		const unsigned mv = (m >> (4 * i)) & 0xF;
+		vst1q_u8((uint8_t *)(out + k),
+		         vqtbl1q_u8(vreinterpretq_u8_u32(v[i]), vld1q_u8(ent_nth4[mv])));
+		k += (unsigned)__builtin_popcount(mv);
+	}
+	return k;
+}
+
+/* The decoder: the nibble tables of sz_ent_dec_nibbles, by tbl on bytes of the 32 lanes. */
+typedef struct ent_dk {
+	uint8x16_t len1, sym1, len2, sym2, pre;
+	const splitzip_entropy_dec_tables *t;
+} ent_dk;
+
+typedef struct ent_x {
+	uint8x16_t b[2]; /* exponent bytes of lanes 0-15, 16-31 */
+} ent_x;
+
+static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_tables *t)
+{
+	sz_ent_nib nib;
+	sz_ent_dec_nibbles(t, &nib);
+	k->len1 = vld1q_u8(nib.len1);
+	k->sym1 = vld1q_u8(nib.sym1);
+	k->len2 = vld1q_u8(nib.len2);
+	k->sym2 = vld1q_u8(nib.sym2);
+	k->pre = vdupq_n_u8((uint8_t)nib.pre);
+	k->t = t;
+}
+
+/* Lanes m (codes the nibble tables do not resolve) from the full table. */
+static void ent_dec_long(const ent_dk *k, const uint32x4_t buf[8], uint32_t m, uint8x16_t len[2],
+                         uint8x16_t sym[2])
+{
+	uint32_t b[32];
+	uint8_t l8[32], s8[32];
+	for (unsigned v = 0; v < 8; v++)
+		vst1q_u32(b + 4 * v, buf[v]);
+	for (unsigned h = 0; h < 2; h++) {
+		vst1q_u8(l8 + 16 * h, len[h]);
+		vst1q_u8(s8 + 16 * h, sym[h]);
+	}
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		const uint32_t e = k->t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
+		l8[l] = sz_ent_nib_len(e, SPLITZIP_ENTROPY_MAX_CODE_LENGTH);
+		s8[l] = (uint8_t)e;
+	}
+	for (unsigned h = 0; h < 2; h++) {
+		len[h] = vld1q_u8(l8 + 16 * h);
+		sym[h] = vld1q_u8(s8 + 16 * h);
+	}
+}
+
+static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const uint32x4_t buf[8],
+                                                uint32x4_t len[8], ent_x *x)
+{
+	uint8x16_t l[2], s[2];
+	uint32_t lng = 0, esc = 0;
+	for (unsigned h = 0; h < 2; h++) {
+		/* the low byte of 16 lanes (vmovn truncates) */
+		const uint16x8_t a = vcombine_u16(vmovn_u32(buf[4 * h]), vmovn_u32(buf[4 * h + 1]));
+		const uint16x8_t b =
+		    vcombine_u16(vmovn_u32(buf[4 * h + 2]), vmovn_u32(buf[4 * h + 3]));
+		const uint8x16_t x8 = vcombine_u8(vmovn_u16(a), vmovn_u16(b));
+		const uint8x16_t n1 = vandq_u8(x8, vdupq_n_u8(0x0F)), n2 = vshrq_n_u8(x8, 4);
+		const uint8x16_t two = vceqq_u8(n1, k->pre);
+		l[h] = vbslq_u8(two, vqtbl1q_u8(k->len2, n2), vqtbl1q_u8(k->len1, n1));
+		s[h] = vbslq_u8(two, vqtbl1q_u8(k->sym2, n2), vqtbl1q_u8(k->sym1, n1));
+		lng |= mask16(vceqq_u8(l[h], vdupq_n_u8(0))) << (16 * h);
+	}
+	if (SZ_UNLIKELY(lng))
+		ent_dec_long(k, buf, lng, l, s);
+	for (unsigned h = 0; h < 2; h++) {
+		esc |= mask16(vtstq_u8(l[h], vdupq_n_u8(0x80))) << (16 * h);
+		const uint8x16_t l4 = vandq_u8(l[h], vdupq_n_u8(0x0F));
+		const uint16x8_t lo = vmovl_u8(vget_low_u8(l4)), hi = vmovl_u8(vget_high_u8(l4));
+		len[4 * h] = vmovl_u16(vget_low_u16(lo));
+		len[4 * h + 1] = vmovl_u16(vget_high_u16(lo));
+		len[4 * h + 2] = vmovl_u16(vget_low_u16(hi));
+		len[4 * h + 3] = vmovl_u16(vget_high_u16(hi));
+		x->b[h] = s[h];
+	}
+	return esc;
+}
+
+static SZ_ALWAYS_INLINE void ent_sym_merge(ent_x *x, const uint32_t v[32], uint32_t m)
+{
+	uint8_t s8[32];
+	vst1q_u8(s8, x->b[0]);
+	vst1q_u8(s8 + 16, x->b[1]);
+	for (; m; m &= m - 1)
+		s8[__builtin_ctz(m)] = (uint8_t)v[__builtin_ctz(m)];
+	x->b[0] = vld1q_u8(s8);
+	x->b[1] = vld1q_u8(s8 + 16);
+}
+
+/* 32 elements: low byte (sm & 0x7F) | (x & 1) << 7, high byte (sm & 0x80) | x >> 1; vst2
+ * interleaves them into little-endian u16. */
+static SZ_ALWAYS_INLINE void ent_join(const ent_x *x, const uint8_t *sm, uint16_t *dst)
+{
+	for (unsigned h = 0; h < 2; h++) {
+		const uint8x16_t s = vld1q_u8(sm + 16 * h);
+		uint8x16x2_t o;
+		o.val[0] = vbslq_u8(vdupq_n_u8(0x7F), s, vshlq_n_u8(x->b[h], 7));
+		o.val[1] = vbslq_u8(vdupq_n_u8(0x80), s, vshrq_n_u8(x->b[h], 1));
+		vst2q_u8((uint8_t *)(dst + 16 * h), o);
+	}
+}
+
+/* The encoder: a window of 64 exponents (sz_ent_enc_window), the low and high bytes of its
+ * entries as two 64-entry tbl tables. */
+typedef struct ent_ek {
+	uint8x16x4_t lo, hi;
+	uint8x16_t base, esc_lo, esc_hi;
+	int out_esc; /* every exponent outside the window is an escape */
+	const splitzip_entropy_enc_tables *t;
+} ent_ek;
+
+static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
+{
+	uint16_t tab[64], esc;
+	uint8_t lo[64], hi[64];
+	unsigned base;
+	k->out_esc = sz_ent_enc_window(t, 64, tab, &base, &esc);
+	for (unsigned d = 0; d < 64; d++) {
+		lo[d] = (uint8_t)tab[d];
+		hi[d] = (uint8_t)(tab[d] >> 8);
+	}
+	k->lo = vld1q_u8_x4(lo);
+	k->hi = vld1q_u8_x4(hi);
+	k->base = vdupq_n_u8((uint8_t)base);
+	k->esc_lo = vdupq_n_u8((uint8_t)esc);
+	k->esc_hi = vdupq_n_u8((uint8_t)(esc >> 8));
+	k->t = t;
+}
+
+static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, uint8_t *sm,
+                                        uint32x4_t ent[8])
+{
+	for (unsigned h = 0; h < 2; h++) {
+		uint8x16_t e, s;
+		split16(src + 16 * h, &e, &s);
+		vst1q_u8(sm + 16 * h, s);
+		const uint8x16_t d = vsubq_u8(e, k->base);
+		const uint8x16_t out = vcgeq_u8(d, vdupq_n_u8(64));
+		uint8x16_t lo = vqtbl4q_u8(k->lo, d), hi = vqtbl4q_u8(k->hi, d);
+		if (SZ_LIKELY(k->out_esc)) {
+			lo = vbslq_u8(out, k->esc_lo, lo);
+			hi = vbslq_u8(out, k->esc_hi, hi);
+		} else if (vmaxvq_u8(out)) {
+			uint8_t l8[16], h8[16];
+			vst1q_u8(l8, lo);
+			vst1q_u8(h8, hi);
+			for (uint32_t m = mask16(out); m; m &= m - 1) {
+				const unsigned l = (unsigned)__builtin_ctz(m);
+				const uint16_t x =
+				    sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[16 * h + l])]);
+				l8[l] = (uint8_t)x;
+				h8[l] = (uint8_t)(x >> 8);
+			}
+			lo = vld1q_u8(l8);
+			hi = vld1q_u8(h8);
+		}
+		const uint8x16x2_t z = vzipq_u8(lo, hi); /* u16 entries of lanes 0-7, 8-15 */
+		const uint16x8_t a = vreinterpretq_u16_u8(z.val[0]),
+		                 b = vreinterpretq_u16_u8(z.val[1]);
+		ent[4 * h] = vmovl_u16(vget_low_u16(a));
+		ent[4 * h + 1] = vmovl_u16(vget_high_u16(a));
+		ent[4 * h + 2] = vmovl_u16(vget_low_u16(b));
+		ent[4 * h + 3] = vmovl_u16(vget_high_u16(b));
+	}
+}
+
+#define SZ_ENT_PREFIX neon
+#define SZ_ENT_W 4
+#define SZ_EV uint32x4_t
+#define SZ_EM uint32x4_t
+#define SZ_ES ent_x
+#define SZ_ENT_DK ent_dk
+#define SZ_ENT_EK ent_ek
+#include "../sz_entropy_template.h"
+
 /* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
 
 /*
@@ -218,4 +502,6 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .encode_chunk_stream = neon_encode_chunk,
     .decode_chunk_stream = neon_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .entropy_encode_chunk = neon_entropy_encode_chunk,
+    .entropy_decode_chunk = neon_entropy_decode_chunk,
 };

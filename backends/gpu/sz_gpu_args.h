@@ -1,17 +1,23 @@
 /*
- * sz_gpu_args.h -- what the GPU kernels are told about a batch of frames, and the layout of
- * their workspace. Host and device code (SPLITZIP_HD); shared by the kernels, the host
- * orchestration (sz_gpu_driver.cuh) and the tests.
+ * sz_gpu_args.h -- what the GPU kernels are told about a batch of frames, the geometry of their
+ * work, and the layout of their workspace. Host and device code (SPLITZIP_HD); shared by the
+ * kernels, the host orchestration (sz_gpu_driver.cuh), the public API's size checks and the
+ * tests. All offsets and sizes inside a frame come from core/sz_layout.h.
  *
- * A call works on a batch of independent frames (a single-frame call is a batch of one whose
- * arguments are passed by value). Each frame owns one slice of the workspace:
+ * Work units. A warp always encodes or decodes whole chunks, so that it can hash them (the
+ * content checksum's 32 lanes run through a chunk in order, FORMAT.md §7.1) from the registers
+ * that hold them. A tile is what a block takes at once: one run of chunks per warp, each run
+ * at least SZ_GPU_WARP_ELEMS elements (several chunks when chunks are small).
  *
- *   sz_gpu_frame_state   64 bytes: tickets, counters, the codebook in use
- *   hist                 256 x u64: exponent histogram (codebook from the input)
- *   lookback             C_max x u64: decoupled look-back state per chunk (encode)
- *   exps                 max_esc_bound bytes: escape exponents in frame order (encode)
- *
- * All offsets and frame sizes inside a frame come from core/sz_layout.h.
+ * Encode workspace, one slice per frame:
+ *   [0, 256)                 sz_gpu_enc_state: tickets, done counters, escape total, checksum
+ *   [256, 1280)              hist_s: 256 x u32, exponent histogram of the sample
+ *   [1280, 2304)             hist_r: 256 x u32, exponent histogram of the whole input
+ *   [2304, 2304 + 8 C)       look-back words of the encode pass, one per tile (<= one per chunk)
+ *   [.., + 8 C)              look-back words of a second pass (a mispredicted codebook)
+ *   [.., + n/6 + 6)          escape exponents in frame order, until the section's offset is known
+ * Decode workspace: sz_gpu_dec_state (256 bytes) per frame; decoding one block per frame (the
+ * batched path) uses none.
  */
 #ifndef SZ_GPU_ARGS_H
 #define SZ_GPU_ARGS_H
@@ -19,32 +25,48 @@
 #include "../../core/sz_layout.h"
 #include "../../include/splitzip.h"
 
-/* Threads per block (kernels other than encode at small chunks) and elements per thread step:
- * a step reads 16 elements as two 16-byte loads and writes 8 code bytes + 16 sign/mantissa
- * bytes. */
+/* Threads per block of every kernel. */
 #define SZ_GPU_THREADS 256u
-#define SZ_GPU_GROUP 16u
-/* Groups per chunk at most: 2^16 / 16. */
-#define SZ_GPU_MAX_GROUPS 4096u
+/* Elements a warp takes per tile at least (whole chunks). */
+#define SZ_GPU_WARP_ELEMS 4096u
+/* Escape records a block keeps in shared memory per tile before it knows their ranks. */
+#define SZ_GPU_STASH 4096u
 
-/* Look-back state word: flag in bits 32-33, escape count in bits 0-31. */
-#define SZ_LB_AGGREGATE 1ull /* the chunk's own escape count */
-#define SZ_LB_INCLUSIVE 2ull /* escapes in chunks 0..c */
+/* Look-back word of a tile: state in bits 32-33, escape count in bits 0-31. */
+#define SZ_LB_AGGREGATE 1ull /* the tile's own escape count */
+#define SZ_LB_INCLUSIVE 2ull /* escapes in tiles 0..t */
+#define SZ_LB_STORED 3ull    /* the frame is certainly stored: counts no longer matter */
 
-/* Per-frame state at the start of the frame's workspace slice. */
-typedef struct sz_gpu_frame_state {
-	uint32_t ticket;  /* encode: chunks handed out so far */
-	uint32_t done;    /* decode: blocks finished */
-	uint64_t csum;    /* wrapping sum of the chunk folds of the content checksum */
-	uint32_t corrupt; /* decode: a body rule of FORMAT.md §4 failed somewhere */
-	int32_t skip;     /* encode: the status is final already (argument error) */
-	int64_t max_esc;  /* encode: splitzip_split4_max_escapes(n, L) */
-	uint8_t codebook[16];
+/* Phases of an encode (index of tickets, done counters and look-back sets). */
+#define SZ_PH_SAMPLE 0 /* histogram of the sample that predicts the codebook */
+#define SZ_PH_ENCODE 1 /* the pass over the input */
+#define SZ_PH_REDO 2   /* a second pass, after a mispredicted codebook */
+
+/* Per-frame encode state at the start of the frame's workspace slice (zeroed by sz_k_enc_init). */
+typedef struct sz_gpu_enc_state {
+	uint32_t ticket[3]; /* tiles handed out, per phase */
+	uint32_t done[3];   /* tiles finished, per phase (release/acquire: see doc/AMD.md) */
+	uint32_t stored;    /* encode pass: the frame is certainly stored (a hint to skip work) */
+	uint32_t skip;      /* argument error: the status is written already */
+	uint64_t esc;       /* escapes of the last pass, written by its last tile; 2^63: stored */
+	uint64_t csum;      /* wrapping sum of the chunk folds of the content checksum */
+	int64_t max_esc;    /* splitzip_split4_max_escapes(n, L) */
 	uint8_t reserved[16];
-} sz_gpu_frame_state;
+} sz_gpu_enc_state;
+
+/* Per-frame decode state (written by sz_k_dec_init, which parses the header once). */
+typedef struct sz_gpu_dec_state {
+	int32_t status;   /* of the header checks (FORMAT.md §3.2-3.3 steps 0-13) */
+	uint32_t corrupt; /* a body rule of FORMAT.md §4 failed somewhere */
+	uint32_t done;    /* blocks finished */
+	uint32_t reserved0;
+	uint64_t csum;     /* wrapping sum of the chunk folds of the decoded content */
+	splitzip_header h; /* the parsed header (valid when status is OK) */
+	uint8_t reserved[256 - 24 - sizeof(splitzip_header)];
+} sz_gpu_dec_state;
 
 /* Compression of a batch. Arrays are in device memory; srcs == NULL means one frame given by
- * the *1 fields. Frame f of the arrays is handled by blockIdx.y == f - frame0. */
+ * the *1 fields. */
 typedef struct sz_gpu_enc {
 	const uint16_t *const *srcs;
 	const size_t *n_elems;
@@ -59,11 +81,17 @@ typedef struct sz_gpu_enc {
 	uint8_t *ws;
 	uint64_t ws_stride; /* bytes of workspace per frame */
 	uint64_t max_elems; /* no frame of the batch has more */
-	uint32_t frame0;
+	uint64_t n_frames;
+	uint32_t
+	    frame0; /* first frame of this launch (the multi-block path: blockIdx.y + frame0) */
 	uint32_t chunk_log2;
 	uint32_t flags;
 	uint32_t from_input; /* codebook from each frame's histogram, else 'codebook' */
 	uint8_t codebook[16];
+	/* Codebooks from the input of frames below this many elements come from every chunk's
+	 * histogram; larger ones are predicted from a sample and checked (0: the driver's
+	 * SZ_GPU_SAMPLE_ALL_ELEMS; tests set 1 to exercise the prediction on small frames). */
+	uint64_t sample_all;
 } sz_gpu_enc;
 
 /* Decompression of a batch; the same conventions. */
@@ -80,8 +108,25 @@ typedef struct sz_gpu_dec {
 	uint64_t cap1;
 	uint8_t *ws;
 	uint64_t ws_stride;
+	uint64_t n_frames;
 	uint32_t frame0;
+	uint32_t reserved;
 } sz_gpu_dec;
+
+/* ---- Geometry ------------------------------------------------------------------------------ */
+
+/* Chunks a warp takes per tile: enough for SZ_GPU_WARP_ELEMS elements. */
+SPLITZIP_HD uint32_t sz_gpu_chunks_per_warp(unsigned log2)
+{
+	return log2 >= 12 ? 1u : (uint32_t)(SZ_GPU_WARP_ELEMS >> log2);
+}
+
+/* Tiles of a frame of n elements for blocks of 'warps' warps. */
+SPLITZIP_HD uint64_t sz_gpu_tiles(uint64_t n, unsigned log2, unsigned warps)
+{
+	const uint64_t per = (uint64_t)warps * sz_gpu_chunks_per_warp(log2);
+	return (splitzip_n_chunks(n, log2) + per - 1) / per;
+}
 
 /* ---- Workspace layout ---------------------------------------------------------------------- */
 
@@ -100,19 +145,32 @@ SPLITZIP_HD uint64_t sz_gpu_round256(uint64_t x)
 	return (x + 255) & ~(uint64_t)255;
 }
 
-#define SZ_GPU_WS_HIST 64u               /* offset of hist in a frame slice */
-#define SZ_GPU_WS_LOOKBACK (64u + 2048u) /* offset of lookback */
+#define SZ_GPU_WS_HIST_S 256u    /* offset of hist_s in a frame slice */
+#define SZ_GPU_WS_HIST_R 1280u   /* offset of hist_r */
+#define SZ_GPU_WS_LOOKBACK 2304u /* offset of the look-back words */
 
-/* Bytes of workspace per frame for frames of up to max_elems elements in chunks of 2^log2. */
-SPLITZIP_HD uint64_t sz_gpu_ws_stride(uint64_t max_elems, unsigned log2)
+/* Offset of the look-back words of phase SZ_PH_ENCODE (set 0) or SZ_PH_REDO (set 1). */
+SPLITZIP_HD uint64_t sz_gpu_ws_lookback_off(uint64_t max_elems, unsigned log2, unsigned set)
 {
-	uint64_t c_max = splitzip_n_chunks(max_elems, log2);
-	return sz_gpu_round256(SZ_GPU_WS_LOOKBACK + 8 * c_max + sz_gpu_exps_bound(max_elems));
+	return SZ_GPU_WS_LOOKBACK + 8 * splitzip_n_chunks(max_elems, log2) * set;
 }
 
 SPLITZIP_HD uint64_t sz_gpu_ws_exps_off(uint64_t max_elems, unsigned log2)
 {
-	return SZ_GPU_WS_LOOKBACK + 8 * splitzip_n_chunks(max_elems, log2);
+	return sz_gpu_ws_lookback_off(max_elems, log2, 2);
 }
+
+/* Bytes of encode workspace per frame for frames of up to max_elems elements in chunks of
+ * 2^log2 (a multiple of 256, so every slice is as aligned as the workspace). */
+SPLITZIP_HD uint64_t sz_gpu_ws_stride(uint64_t max_elems, unsigned log2)
+{
+	return sz_gpu_round256(sz_gpu_ws_exps_off(max_elems, log2) + sz_gpu_exps_bound(max_elems));
+}
+
+/* Bytes of decode workspace per frame. */
+#define SZ_GPU_DEC_WS_STRIDE 256u
+
+/* Alignment the workspace must have (its atomics are 8-byte words; 16 leaves room). */
+#define SZ_GPU_WS_ALIGN 16u
 
 #endif /* SZ_GPU_ARGS_H */

@@ -17,11 +17,24 @@
  *    shuffle width a power of two <= W; up/down deltas and xor lane masks in [0, W) (NVIDIA uses
  *    only their low 5 bits, AMD the whole value: outside [0, W) the vendors disagree);
  *    the source lane of a shuffle must be live.
- *  - sz_load16/sz_store16 need 16-byte alignment, sz_load8/sz_store8 8-byte alignment.
- *  - a pointer to global memory that a kernel reads from memory (not from its arguments) is
- *    read with sz_load_global_ptr, or HIP reaches it with flat_* instructions (the HIP module's
- *    bundle check fails on any). The HIP flavour uses compiler builtins only: the module links
- *    without the ROCm device library (doc/AMD.md).
+ *  - The HIP flavour uses compiler builtins only: the module links without the ROCm device
+ *    library (doc/AMD.md).
+ *
+ * Device memory. Every access of a kernel to global memory goes through these wrappers (the
+ * harness counts the bytes and checks the memory model; tests/simt/sz_simt_mem.h):
+ *  - sz_gld_{u8,u16,u32,u64,x4}(p): plain loads; sz_gldro_*: loads of data that nothing writes
+ *    during the launch (NVIDIA's read-only path); sz_gst_*(p, v): plain stores. Natural
+ *    alignment; x4 (sz_u32x4, 16 bytes) needs 16-byte alignment. On HIP they cast to the
+ *    global address space: global_* instructions, also through pointers read from memory (a
+ *    batch's tables); sz_load_global_ptr serves code that dereferences such a pointer itself.
+ *  - Atomics on global memory, device (agent) scope, named by their memory order:
+ *    sz_atomic_load_{relaxed,acquire}, sz_atomic_store_{relaxed,release},
+ *    sz_atomic_add_{relaxed,release,acq_rel}, sz_atomic_{or,max,exch,cas}_relaxed, on 4- and
+ *    8-byte integers. CUDA: cuda::atomic_ref<T, thread_scope_device>; HIP: __hip_atomic_* with
+ *    __HIP_MEMORY_SCOPE_AGENT; the harness: __atomic_* with the same orders. No volatile.
+ *  - sz_fence_{acquire,release,acq_rel}(): device-scope fences.
+ *  - sz_smem_atomic_{add,or,max}: relaxed block-scope atomics on shared memory.
+ * doc/AMD.md ("Memory model") says which kernel uses which order and why.
  */
 #ifndef SZ_GPU_COMPAT_CUH
 #define SZ_GPU_COMPAT_CUH
@@ -37,6 +50,7 @@
 #include <hip/hip_runtime.h>
 #elif defined(__CUDACC__)
 #define SZ_GPU_FLAVOUR_CUDA 1
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 #else
 #error "sz_gpu_compat.cuh: compile with nvcc, hipcc, or define SZ_SIMT_CPU (tests/simt)"
@@ -52,6 +66,9 @@
 
 #define SZ_GLOBAL __global__
 #define SZ_DEVICE __device__ __forceinline__
+/* Once-per-frame device code (header parsing): kept out of the kernels' hot loops' register
+ * allocation. */
+#define SZ_DEVICE_COLD __device__ __noinline__
 #define SZ_HOST_DEVICE __host__ __device__ inline
 #define SZ_RESTRICT __restrict__
 #define SZ_UNROLL _Pragma("unroll")
@@ -385,75 +402,236 @@ SZ_DEVICE int sz_clz64(uint64_t x)
 }
 #endif
 
-/* HIP: the volatile flag and counter accesses below go through address space 1 (global_*
- * instead of flat_*: inference does not rewrite volatile accesses); they touch global memory
- * only. Without effect once they are scoped atomics, which inference rewrites. */
-#if defined(SZ_GPU_FLAVOUR_HIP) && defined(__HIP_DEVICE_COMPILE__)
-#define SZ_GLOBAL_AS_ __attribute__((address_space(1)))
-#else
-#define SZ_GLOBAL_AS_
-#endif
+/* ---- Device memory: loads, stores, atomics, fences (see the file comment) --------------- */
 
-#define SZ_ATOMICS_(T, U)                                                                          \
-	SZ_DEVICE T sz_atomic_add(T *p, T v)                                                       \
-	{                                                                                          \
-		return (T)atomicAdd((U *)p, (U)v);                                                 \
-	}                                                                                          \
-	SZ_DEVICE T sz_atomic_exch(T *p, T v)                                                      \
-	{                                                                                          \
-		return (T)atomicExch((U *)p, (U)v);                                                \
-	}                                                                                          \
-	SZ_DEVICE T sz_atomic_cas(T *p, T cmp, T v)                                                \
-	{                                                                                          \
-		return (T)atomicCAS((U *)p, (U)cmp, (U)v);                                         \
-	}                                                                                          \
-	SZ_DEVICE T sz_atomic_max(T *p, T v)                                                       \
-	{                                                                                          \
-		return (T)atomicMax((U *)p, (U)v);                                                 \
-	}                                                                                          \
-	SZ_DEVICE T sz_atomic_load(const T *p)                                                     \
-	{                                                                                          \
-		return *(const volatile SZ_GLOBAL_AS_ T *)p;                                       \
-	}                                                                                          \
-	SZ_DEVICE void sz_atomic_store(T *p, T v)                                                  \
-	{                                                                                          \
-		*(volatile SZ_GLOBAL_AS_ T *)p = v;                                                \
-	}
-SZ_ATOMICS_(uint32_t, unsigned int)
-SZ_ATOMICS_(int32_t, int)
-SZ_ATOMICS_(uint64_t, unsigned long long)
-#undef SZ_ATOMICS_
-
-SZ_DEVICE void sz_threadfence(void)
+template <typename T> struct sz_id_ {
+	typedef T type; /* keeps a value argument from taking part in template deduction */
+};
+template <typename T> SZ_DEVICE void sz_atomic_type_check_(void)
 {
-#if defined(SZ_GPU_FLAVOUR_CUDA)
-	__threadfence();
-#else /* the header's __threadfence calls __atomic_work_item_fence (device library) */
-	__builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
-#endif
+	static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics on 4- or 8-byte integers");
 }
 
+#if defined(SZ_GPU_FLAVOUR_CUDA)
 typedef uint4 sz_u32x4;
 SZ_DEVICE sz_u32x4 sz_u32x4_make(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
 {
 	return make_uint4(x, y, z, w);
 }
-SZ_DEVICE sz_u32x4 sz_load16(const void *p)
+#define SZ_G_(T) T
+#else /* HIP: the global address space, so that accesses are global_* rather than flat_* */
+typedef uint32_t sz_u32x4 __attribute__((ext_vector_type(4)));
+SZ_DEVICE sz_u32x4 sz_u32x4_make(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
 {
-	return *reinterpret_cast<const uint4 *>(p);
+	const sz_u32x4 v = {x, y, z, w};
+	return v;
 }
-SZ_DEVICE void sz_store16(void *p, sz_u32x4 v)
+#define SZ_G_(T) __attribute__((address_space(1))) T
+#endif
+
+#define SZ_GLD_(name, T)                                                                           \
+	SZ_DEVICE T sz_gld_##name(const void *p)                                                   \
+	{                                                                                          \
+		return *(const SZ_G_(T) *)p; /* a C cast: the only one to another address space */ \
+	}                                                                                          \
+	SZ_DEVICE void sz_gst_##name(void *p, T v)                                                 \
+	{                                                                                          \
+		*(SZ_G_(T) *)p = v;                                                                \
+	}
+SZ_GLD_(u8, uint8_t)
+SZ_GLD_(u16, uint16_t)
+SZ_GLD_(u32, uint32_t)
+SZ_GLD_(u64, uint64_t)
+SZ_GLD_(x4, sz_u32x4)
+#undef SZ_GLD_
+
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+/* The read-only (non-coherent texture) path: data no thread writes during the launch. */
+SZ_DEVICE uint8_t sz_gldro_u8(const void *p)
 {
-	*reinterpret_cast<uint4 *>(p) = v;
+	return __ldg(static_cast<const unsigned char *>(p));
 }
-SZ_DEVICE uint64_t sz_load8(const void *p)
+SZ_DEVICE uint16_t sz_gldro_u16(const void *p)
 {
-	return *reinterpret_cast<const unsigned long long *>(p);
+	return __ldg(static_cast<const unsigned short *>(p));
 }
-SZ_DEVICE void sz_store8(void *p, uint64_t v)
+SZ_DEVICE uint32_t sz_gldro_u32(const void *p)
 {
-	*reinterpret_cast<unsigned long long *>(p) = v;
+	return __ldg(static_cast<const unsigned int *>(p));
 }
+SZ_DEVICE uint64_t sz_gldro_u64(const void *p)
+{
+	return __ldg(static_cast<const unsigned long long *>(p));
+}
+SZ_DEVICE sz_u32x4 sz_gldro_x4(const void *p)
+{
+	return __ldg(static_cast<const uint4 *>(p));
+}
+
+/* Device-scope atomics (libcu++ atomic_ref: ld.acquire.gpu, st.release.gpu, atom.*.gpu). */
+template <typename T> SZ_DEVICE cuda::atomic_ref<T, cuda::thread_scope_device> sz_aref_(const T *p)
+{
+	sz_atomic_type_check_<T>();
+	return cuda::atomic_ref<T, cuda::thread_scope_device>(*const_cast<T *>(p));
+}
+#define SZ_MO_(o) cuda::memory_order_##o
+#define SZ_ALOAD_(o)                                                                               \
+	template <typename T> SZ_DEVICE T sz_atomic_load_##o(const T *p)                           \
+	{                                                                                          \
+		return sz_aref_(p).load(SZ_MO_(o));                                                \
+	}
+#define SZ_ASTORE_(o)                                                                              \
+	template <typename T> SZ_DEVICE void sz_atomic_store_##o(T *p, typename sz_id_<T>::type v) \
+	{                                                                                          \
+		sz_aref_(p).store(v, SZ_MO_(o));                                                   \
+	}
+#define SZ_ARMW_(op, o)                                                                            \
+	template <typename T> SZ_DEVICE T sz_atomic_##op##_##o(T *p, typename sz_id_<T>::type v)   \
+	{                                                                                          \
+		return sz_aref_(p).fetch_##op(v, SZ_MO_(o));                                       \
+	}
+#define SZ_AXCHG_                                                                                  \
+	template <typename T> SZ_DEVICE T sz_atomic_exch_relaxed(T *p, typename sz_id_<T>::type v) \
+	{                                                                                          \
+		return sz_aref_(p).exchange(v, SZ_MO_(relaxed));                                   \
+	}                                                                                          \
+	template <typename T>                                                                      \
+	SZ_DEVICE T sz_atomic_cas_relaxed(T *p, typename sz_id_<T>::type cmp,                      \
+	                                  typename sz_id_<T>::type v)                              \
+	{                                                                                          \
+		sz_aref_(p).compare_exchange_strong(cmp, v, SZ_MO_(relaxed));                      \
+		return cmp;                                                                        \
+	}
+SZ_DEVICE void sz_fence_acquire(void)
+{
+	cuda::atomic_thread_fence(SZ_MO_(acquire), cuda::thread_scope_device);
+}
+SZ_DEVICE void sz_fence_release(void)
+{
+	cuda::atomic_thread_fence(SZ_MO_(release), cuda::thread_scope_device);
+}
+SZ_DEVICE void sz_fence_acq_rel(void)
+{
+	cuda::atomic_thread_fence(SZ_MO_(acq_rel), cuda::thread_scope_device);
+}
+/* Shared memory: relaxed, block scope (atom.shared). */
+template <typename T> SZ_DEVICE T sz_smem_atomic_add(T *p, typename sz_id_<T>::type v)
+{
+	return atomicAdd(p, v);
+}
+template <typename T> SZ_DEVICE T sz_smem_atomic_or(T *p, typename sz_id_<T>::type v)
+{
+	return atomicOr(p, v);
+}
+template <typename T> SZ_DEVICE T sz_smem_atomic_max(T *p, typename sz_id_<T>::type v)
+{
+	return atomicMax(p, v);
+}
+#else /* HIP */
+SZ_DEVICE uint8_t sz_gldro_u8(const void *p)
+{
+	return sz_gld_u8(p);
+}
+SZ_DEVICE uint16_t sz_gldro_u16(const void *p)
+{
+	return sz_gld_u16(p);
+}
+SZ_DEVICE uint32_t sz_gldro_u32(const void *p)
+{
+	return sz_gld_u32(p);
+}
+SZ_DEVICE uint64_t sz_gldro_u64(const void *p)
+{
+	return sz_gld_u64(p);
+}
+SZ_DEVICE sz_u32x4 sz_gldro_x4(const void *p)
+{
+	return sz_gld_x4(p);
+}
+
+/* Agent-scope atomics (clang builtins, no ROCm device library needed), on address-space-1
+ * pointers so that they are global_atomic_* rather than flat_* (global memory only). */
+#define SZ_MO_(o) SZ_HIP_MO_##o
+#define SZ_HIP_MO_relaxed __ATOMIC_RELAXED
+#define SZ_HIP_MO_acquire __ATOMIC_ACQUIRE
+#define SZ_HIP_MO_release __ATOMIC_RELEASE
+#define SZ_HIP_MO_acq_rel __ATOMIC_ACQ_REL
+#define SZ_ALOAD_(o)                                                                               \
+	template <typename T> SZ_DEVICE T sz_atomic_load_##o(const T *p)                           \
+	{                                                                                          \
+		sz_atomic_type_check_<T>();                                                        \
+		return __hip_atomic_load((const SZ_G_(T) *)p, SZ_MO_(o),                           \
+		                         __HIP_MEMORY_SCOPE_AGENT);                                \
+	}
+#define SZ_ASTORE_(o)                                                                              \
+	template <typename T> SZ_DEVICE void sz_atomic_store_##o(T *p, typename sz_id_<T>::type v) \
+	{                                                                                          \
+		sz_atomic_type_check_<T>();                                                        \
+		__hip_atomic_store((SZ_G_(T) *)p, v, SZ_MO_(o), __HIP_MEMORY_SCOPE_AGENT);         \
+	}
+#define SZ_ARMW_(op, o)                                                                            \
+	template <typename T> SZ_DEVICE T sz_atomic_##op##_##o(T *p, typename sz_id_<T>::type v)   \
+	{                                                                                          \
+		sz_atomic_type_check_<T>();                                                        \
+		return __hip_atomic_fetch_##op((SZ_G_(T) *)p, v, SZ_MO_(o),                        \
+		                               __HIP_MEMORY_SCOPE_AGENT);                          \
+	}
+#define SZ_AXCHG_                                                                                  \
+	template <typename T> SZ_DEVICE T sz_atomic_exch_relaxed(T *p, typename sz_id_<T>::type v) \
+	{                                                                                          \
+		return __hip_atomic_exchange((SZ_G_(T) *)p, v, __ATOMIC_RELAXED,                   \
+		                             __HIP_MEMORY_SCOPE_AGENT);                            \
+	}                                                                                          \
+	template <typename T>                                                                      \
+	SZ_DEVICE T sz_atomic_cas_relaxed(T *p, typename sz_id_<T>::type cmp,                      \
+	                                  typename sz_id_<T>::type v)                              \
+	{                                                                                          \
+		__hip_atomic_compare_exchange_strong((SZ_G_(T) *)p, &cmp, v, __ATOMIC_RELAXED,     \
+		                                     __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);  \
+		return cmp;                                                                        \
+	}
+SZ_DEVICE void sz_fence_acquire(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "agent");
+}
+SZ_DEVICE void sz_fence_release(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_RELEASE, "agent");
+}
+SZ_DEVICE void sz_fence_acq_rel(void)
+{
+	__builtin_amdgcn_fence(__ATOMIC_ACQ_REL, "agent");
+}
+/* Shared memory (LDS): relaxed, workgroup scope. */
+template <typename T> SZ_DEVICE T sz_smem_atomic_add(T *p, typename sz_id_<T>::type v)
+{
+	return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+}
+template <typename T> SZ_DEVICE T sz_smem_atomic_or(T *p, typename sz_id_<T>::type v)
+{
+	return __hip_atomic_fetch_or(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+}
+template <typename T> SZ_DEVICE T sz_smem_atomic_max(T *p, typename sz_id_<T>::type v)
+{
+	return __hip_atomic_fetch_max(p, v, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP);
+}
+#endif
+SZ_ALOAD_(relaxed)
+SZ_ALOAD_(acquire)
+SZ_ASTORE_(relaxed)
+SZ_ASTORE_(release)
+SZ_ARMW_(add, relaxed)
+SZ_ARMW_(add, release)
+SZ_ARMW_(add, acq_rel)
+SZ_ARMW_(or, relaxed)
+SZ_ARMW_(max, relaxed)
+SZ_AXCHG_
+#undef SZ_ALOAD_
+#undef SZ_ASTORE_
+#undef SZ_ARMW_
+#undef SZ_AXCHG_
+#undef SZ_MO_
+#undef SZ_G_
 
 #endif /* flavours */
 
@@ -521,6 +699,44 @@ template <int W> SZ_HOST_DEVICE uint64_t sz_full_mask(void)
 template <int W> SZ_DEVICE uint64_t sz_lanemask_lt(void)
 {
 	return (1ull << sz_lane<W>()) - 1;
+}
+
+/* Whether kernels copy warp-uniform values out of shared memory into locals (sz_uniform_*) up
+ * front: HIP (scalar registers) and the harness (which checks the claim); CUDA reads shared
+ * memory where the value is used, which its register allocation prefers. */
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_HOIST_UNIFORM 0
+#else
+#define SZ_HOIST_UNIFORM 1
+#endif
+
+/*
+ * v, a value every lane of the warp holds equally (read from shared memory, say; all W lanes
+ * call): HIP keeps it in a scalar register (v_readfirstlane) instead of a vector register,
+ * which holds a kernel's VGPR count down; CUDA: v itself; the CPU harness checks that every
+ * lane passed the same v (a kernel trap otherwise), since a wrong claim would be a bug on
+ * HIP only.
+ */
+template <int W> SZ_DEVICE uint32_t sz_uniform_u32(uint32_t v)
+{
+#if defined(SZ_GPU_FLAVOUR_HIP) && defined(__HIP_DEVICE_COMPILE__)
+	return (uint32_t)__builtin_amdgcn_readfirstlane((int)v);
+#elif defined(SZ_GPU_FLAVOUR_CPU)
+	const uint32_t u = sz_shfl<W>(sz_full_mask<W>(), v, 0);
+	SZ_KERNEL_CHECK(u == v);
+	return u;
+#else
+	return v;
+#endif
+}
+template <int W> SZ_DEVICE uint64_t sz_uniform_u64(uint64_t v)
+{
+	return (uint64_t)sz_uniform_u32<W>((uint32_t)(v >> 32)) << 32 |
+	       sz_uniform_u32<W>((uint32_t)v);
+}
+template <int W, typename T> SZ_DEVICE T *sz_uniform_ptr(T *p)
+{
+	return (T *)(uintptr_t)sz_uniform_u64<W>((uint64_t)(uintptr_t)p);
 }
 
 #endif /* SZ_GPU_COMPAT_CUH */

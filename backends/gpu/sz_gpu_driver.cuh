@@ -1,14 +1,23 @@
 /*
- * sz_gpu_driver.cuh -- host side of the GPU codec: argument checks, launch geometry and the
- * kernel sequence of a (batched) compression or decompression. One template over a launcher,
- * instantiated by the CUDA module (<<<>>> on a stream), the HIP module and the CPU SIMT harness
- * tests (sz_simt_launch), so the harness runs exactly the sequence and geometry the GPU runs.
+ * sz_gpu_driver.cuh -- host side of the GPU codec: launch geometry and the kernel sequence of a
+ * (batched) compression or decompression. One template over a launcher, instantiated by the
+ * CUDA module (<<<>>> on a stream), the HIP module and the CPU SIMT harness tests
+ * (sz_simt_launch), so the harness runs exactly the sequence and geometry the GPU runs.
  *
  * A launcher provides
  *     template <typename... P, typename... A>
- *     void launch(sz_gpu_dim grid, unsigned block, void (*kernel)(P...), A... args);
- * and remembers the first failure; every launch goes to one stream, in order. Nothing here
- * allocates, copies or waits.
+ *     void launch(const char *name, sz_gpu_dim grid, unsigned block, void (*kernel)(P...),
+ *                 A... args);
+ *     template <typename... P> unsigned resident(void (*kernel)(P...));
+ * launch() enqueues in order on one stream and remembers the first failure; resident() is how
+ * many blocks of SZ_GPU_THREADS threads of that kernel the device runs at once (multiprocessors
+ * x blocks per multiprocessor: a grid of that many is one whole wave). Nothing here allocates,
+ * copies or waits.
+ *
+ * Sequences (see sz_gpu_kernels.cuh):
+ *   compress     enc_init + encode (persistent blocks on each frame), or, for a batch of
+ *                frames of at most SZ_GPU_PAGE_MAX_ELEMS that fills the device, encode_pages
+ *   decompress   dec_init + decode, or decode_pages (the same rule on the output capacity)
  */
 #ifndef SZ_GPU_DRIVER_CUH
 #define SZ_GPU_DRIVER_CUH
@@ -31,24 +40,39 @@ static inline int sz_gpu_kernel_width(int w, int have64)
 	return w == 32 || (w == 64 && have64) ? w : 0;
 }
 
-/* Frames per launch: gridDim.y is at most 65535. */
+/* Frames per launch of the per-frame kernels: gridDim.y is at most 65535. */
 #define SZ_GPU_FRAMES_PER_LAUNCH 65535u
+/* Frames of at most this many elements, in batches of at least half a wave of them, are
+ * handled one block per frame (2 MiB: a block streams that in a few tens of microseconds). */
+#define SZ_GPU_PAGE_MAX_ELEMS ((uint64_t)1 << 20)
 
 static inline unsigned sz_gpu_clamp(uint64_t v, unsigned lo, unsigned hi)
 {
 	return v < lo ? lo : v > hi ? hi : (unsigned)v;
 }
 
-/* Threads of the encode kernel: 16 elements each, 64 to 256 per block. */
-static inline unsigned sz_gpu_encode_threads(unsigned log2)
+/* Whether a batch goes one block per frame. */
+static inline bool sz_gpu_use_pages(uint64_t max_elems, uint64_t n_frames, unsigned resident)
 {
-	return sz_gpu_clamp(((uint64_t)1 << log2) / SZ_GPU_GROUP, 64, SZ_GPU_THREADS);
+	return n_frames >= 2 && max_elems <= SZ_GPU_PAGE_MAX_ELEMS && 2 * n_frames >= resident;
 }
 
-/* Workspace bytes for n_frames frames of up to max_elems elements in chunks of 2^log2. */
+/* Encode workspace bytes for n_frames frames of up to max_elems elements in chunks of 2^log2. */
 static inline uint64_t sz_gpu_workspace_size(uint64_t n_frames, uint64_t max_elems, unsigned log2)
 {
 	return n_frames * sz_gpu_ws_stride(max_elems, log2);
+}
+
+/* Decode workspace bytes for n_frames frames. */
+static inline uint64_t sz_gpu_dec_workspace_size(uint64_t n_frames)
+{
+	return n_frames * SZ_GPU_DEC_WS_STRIDE;
+}
+
+/* Blocks per frame: a share of one wave, but no more than there are tiles (or chunk groups). */
+static inline unsigned sz_gpu_blocks_per_frame(unsigned resident, uint64_t nf, uint64_t work)
+{
+	return sz_gpu_clamp(resident / (nf ? nf : 1), 1, sz_gpu_clamp(work, 1, 0x7FFFFFFFu));
 }
 
 /*
@@ -57,11 +81,28 @@ static inline uint64_t sz_gpu_workspace_size(uint64_t n_frames, uint64_t max_ele
  */
 template <int W, class Launcher> void sz_gpu_compress(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
 {
-	const unsigned L = a.chunk_log2;
-	const uint64_t c_max = splitzip_n_chunks(a.max_elems, L);
+	const unsigned L = a.chunk_log2, NW = SZ_GPU_THREADS / W;
 	a.ws_stride = sz_gpu_ws_stride(a.max_elems, L);
-	/* The stored copy in finish moves 2n bytes: about 64 KiB per block, at most 2048. */
-	const unsigned g_finish = sz_gpu_clamp(2 * a.max_elems / 65536, 1, 2048);
+	a.n_frames = n_frames;
+	a.frame0 = 0;
+	if (!a.sample_all)
+		a.sample_all = SZ_GPU_SAMPLE_ALL_ELEMS;
+	const bool fi = a.from_input != 0;
+	const unsigned rp =
+	    lc.resident(fi ? sz_k_encode_pages<W, true> : sz_k_encode_pages<W, false>);
+	if (sz_gpu_use_pages(a.max_elems, n_frames, rp)) {
+		const unsigned g = sz_gpu_clamp(n_frames, 1, rp);
+		if (fi)
+			lc.launch("encode_pages", sz_gpu_dim{g, 1}, SZ_GPU_THREADS,
+			          sz_k_encode_pages<W, true>, a);
+		else
+			lc.launch("encode_pages", sz_gpu_dim{g, 1}, SZ_GPU_THREADS,
+			          sz_k_encode_pages<W, false>, a);
+		return;
+	}
+	const uint64_t c_max = splitzip_n_chunks(a.max_elems, L);
+	const uint64_t tiles = sz_gpu_tiles(a.max_elems, L, NW);
+	const unsigned res = lc.resident(fi ? sz_k_encode<W, true> : sz_k_encode<W, false>);
 	for (uint64_t f0 = 0; f0 < n_frames; f0 += SZ_GPU_FRAMES_PER_LAUNCH) {
 		const unsigned nf =
 		    (unsigned)(n_frames - f0 < SZ_GPU_FRAMES_PER_LAUNCH ? n_frames - f0
@@ -69,38 +110,43 @@ template <int W, class Launcher> void sz_gpu_compress(Launcher &lc, sz_gpu_enc a
 		a.frame0 = (uint32_t)f0;
 		const unsigned g_init =
 		    sz_gpu_clamp((c_max + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
-		lc.launch(sz_gpu_dim{g_init, nf}, SZ_GPU_THREADS, sz_k_enc_init<W>, a);
-		if (c_max) {
-			if (a.from_input) {
-				lc.launch(sz_gpu_dim{(unsigned)c_max, nf}, SZ_GPU_THREADS,
-				          sz_k_hist<W>, a);
-				lc.launch(sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_codebook<W>, a);
-			}
-			lc.launch(sz_gpu_dim{(unsigned)c_max, nf}, sz_gpu_encode_threads(L),
-			          sz_k_encode<W>, a);
-		}
-		lc.launch(sz_gpu_dim{g_finish, nf}, SZ_GPU_THREADS, sz_k_finish<W>, a);
+		lc.launch("enc_init", sz_gpu_dim{g_init, nf}, SZ_GPU_THREADS, sz_k_enc_init<W>, a);
+		const sz_gpu_dim g{sz_gpu_blocks_per_frame(res, nf, tiles), nf};
+		if (fi)
+			lc.launch("encode", g, SZ_GPU_THREADS, sz_k_encode<W, true>, a);
+		else
+			lc.launch("encode", g, SZ_GPU_THREADS, sz_k_encode<W, false>, a);
 	}
 }
 
 /*
  * Enqueue the decompression of a batch. The host does not know the frames' headers, so the
- * grid comes from the output capacity: one block per 4096 elements of the largest output (a
- * block walks further chunks if a frame has more), at most 4096 blocks per frame.
+ * geometry comes from the output capacity: a share of one wave per frame, at most one block per
+ * 8 chunks of 4096 elements of the largest output (blocks take static ranges of chunks).
  */
 template <int W, class Launcher>
-void sz_gpu_decompress(Launcher &lc, sz_gpu_dec a, uint64_t n_frames, uint64_t max_dst_elems,
-                       uint64_t ws_stride)
+void sz_gpu_decompress(Launcher &lc, sz_gpu_dec a, uint64_t n_frames, uint64_t max_dst_elems)
 {
-	a.ws_stride = ws_stride;
-	const unsigned g = sz_gpu_clamp((max_dst_elems + 4095) / 4096, 1, 4096);
+	a.ws_stride = SZ_GPU_DEC_WS_STRIDE;
+	a.n_frames = n_frames;
+	a.frame0 = 0;
+	const unsigned rp = lc.resident(sz_k_decode_pages<W>);
+	if (sz_gpu_use_pages(max_dst_elems, n_frames, rp)) {
+		const unsigned g = sz_gpu_clamp(n_frames, 1, rp);
+		lc.launch("decode_pages", sz_gpu_dim{g, 1}, SZ_GPU_THREADS, sz_k_decode_pages<W>,
+		          a);
+		return;
+	}
+	const unsigned res = lc.resident(sz_k_decode<W>);
+	const uint64_t groups = (max_dst_elems + 8 * 4096 - 1) / (8 * 4096);
 	for (uint64_t f0 = 0; f0 < n_frames; f0 += SZ_GPU_FRAMES_PER_LAUNCH) {
 		const unsigned nf =
 		    (unsigned)(n_frames - f0 < SZ_GPU_FRAMES_PER_LAUNCH ? n_frames - f0
 		                                                        : SZ_GPU_FRAMES_PER_LAUNCH);
 		a.frame0 = (uint32_t)f0;
-		lc.launch(sz_gpu_dim{1, nf}, W, sz_k_dec_init<W>, a);
-		lc.launch(sz_gpu_dim{g, nf}, SZ_GPU_THREADS, sz_k_decode<W>, a);
+		lc.launch("dec_init", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_dec_init<W>, a);
+		lc.launch("decode", sz_gpu_dim{sz_gpu_blocks_per_frame(res, nf, groups), nf},
+		          SZ_GPU_THREADS, sz_k_decode<W>, a);
 	}
 }
 

@@ -1,24 +1,45 @@
 /*
  * sz_gpu_kernels.cuh -- the GPU encoder and decoder, one source for CUDA, HIP and the CPU SIMT
- * harness (include only sz_gpu_compat.cuh and core headers). Minimum: CUDA sm_70, AMD gfx9.
- * Frames must equal core/sz_driver.c + core/sz_ref.c byte for byte (doc/FORMAT.md §4, §6).
+ * harness (include only sz_gpu_compat.cuh and core headers). Frames equal core/sz_driver.c +
+ * core/sz_ref.c byte for byte (doc/FORMAT.md §4, §6). Launch sequences: sz_gpu_driver.cuh.
  *
- * Encode (sequence in sz_gpu_driver.cuh): enc_init, [hist, codebook], encode, finish.
- *  - encode: one block per chunk. Blocks take chunk numbers from a per-frame ticket, so a
- *    chunk only ever waits on chunks whose blocks are already running. Each thread step reads
- *    16 elements (two 16-byte loads) and writes their 8 code bytes and 16 sign/mantissa bytes:
- *    those sections sit at offsets that do not depend on the escape count. A block scan over
- *    the per-step escape counts and a decoupled look-back over the chunks give every escape
- *    its rank in the frame, so positions and the chunk table go straight to their final
- *    place; exponents go to the workspace (their section's offset depends on the total).
- *    The order comes from scans only; atomics only hand out tickets and add checksums.
- *  - finish: the escape total picks the mode (FORMAT.md §6.3). split4: copy the exponents,
- *    zero the gaps, write the header. Stored: copy the input behind a stored header.
+ * Shape of the work (sz_gpu_args.h): a warp owns whole chunks. It streams a chunk in segments
+ * of W lanes x 16 bytes (lane-contiguous 16-byte loads), computes codes and sign/mantissa bytes
+ * eight elements at a time with word-parallel arithmetic, stores them at their final offsets
+ * (which do not depend on the escape count), feeds the content checksum from the same registers,
+ * and only when the warp's vote says a segment has escapes, ranks them with a warp scan and
+ * keeps them in shared memory. A block takes a tile (one run of chunks per warp) at a time.
  *
- * Decode: one kernel. Every block validates the header (FORMAT.md §3.2-3.3), then walks the
- * chunks grid-stride: it checks the chunk's table entries before using them, decodes the
- * dense part with 16-byte accesses, and after a barrier validates and patches the chunk's
- * escapes (FORMAT.md §4.2.7). The last block of a frame to finish writes its status.
+ * Encode of one frame by many blocks (sz_k_encode, after sz_k_enc_init zeroed the state):
+ * persistent blocks, a grid in whole waves, take tiles from a ticket. After a tile, warp 0 finds
+ * the escapes before it by a decoupled look-back over the tiles' words, writes the chunk table,
+ * and every warp writes its escape positions straight into the frame and their exponents to the
+ * workspace. Phases that need the whole frame wait for its done counter; since every tile was
+ * taken by a block that is running, the waits end. Phases:
+ *   1. (codebook from the input) the histogram of a sample of chunks -- of every chunk for
+ *      inputs below SZ_GPU_SAMPLE_ALL_ELEMS, so the codebook is exact -- predicts the codebook;
+ *   2. the pass over the input with it; a predicted codebook is checked against the exact
+ *      histogram the pass counts (per-thread code counters in shared memory, escapes exactly);
+ *      if the sample said the input is mostly escapes, the pass writes the stored frame instead
+ *      (raw copy) and only counts;
+ *   3. on a misprediction (or a stored guess that was wrong) a second pass with the exact
+ *      codebook; the checksum and the sign/mantissa bytes are not redone when they stand;
+ *   4. the mode (FORMAT.md §6.3), then: split4 -- exponents copied into their section, gaps
+ *      zeroed, header; stored -- input copied behind the header (unless phase 2 did), padding,
+ *      header.
+ * With a fixed (or exact) codebook, a tile that sees more escapes before it than split4 allows
+ * marks the frame stored, and later tiles do no work.
+ *
+ * Batches of small frames (sz_k_encode_pages, sz_k_decode_pages): one block per frame at a time,
+ * the same phases with the block as the whole grid: no init launch, no tickets, no look-back.
+ *
+ * Decode: sz_k_dec_init parses and checks each frame's header once (FORMAT.md §3.2-3.3) and its
+ * padding (§4.2.7 rule 1); sz_k_decode's warps decode whole chunks: the chunk's table entries
+ * are checked before use (rule 2), its escape records in batches of W (rule 3) before they
+ * patch the decoded registers, so the dense path never goes through shared memory and chunks
+ * without escapes skip the patch. Every block adds its checksum folds and corruption flag, and
+ * the last block of a frame (acq_rel done counter) writes the status: a broken body rule comes
+ * before the content checksum (§3.3 step 15).
  */
 #ifndef SZ_GPU_KERNELS_CUH
 #define SZ_GPU_KERNELS_CUH
@@ -26,52 +47,125 @@
 #include "sz_gpu_compat.cuh"
 #include "sz_gpu_args.h"
 
+/* Codebooks from the input of frames below this many elements come from the histogram of every
+ * chunk (two reads, the second from cache); larger ones are predicted from 1 chunk in 16. */
+#define SZ_GPU_SAMPLE_ALL_ELEMS ((uint64_t)1 << 22)
+/* A sample with more escapes than 1 in this many (under its predicted codebook) makes the pass
+ * write the stored frame and only count. */
+#define SZ_GPU_STORED_GUESS 5u
+/* Escape counts at or above this mean "the frame is stored" (a count is at most 2^32 - 1). */
+#define SZ_GPU_ESC_STORED ((uint64_t)1 << 63)
+
 /* ==================================================================== */
-/*                               Helpers                                */
+/*                     Arguments, through the wrappers                  */
 /* ==================================================================== */
 
-SZ_DEVICE sz_gpu_frame_state *sz_gpu_state(uint8_t *ws, uint64_t stride, uint32_t f)
+template <typename T> SZ_DEVICE T *sz_gld_ptr(T *const *p)
 {
-	return reinterpret_cast<sz_gpu_frame_state *>(ws + stride * f);
+	return reinterpret_cast<T *>((uintptr_t)sz_gld_u64(p));
 }
 
-SZ_DEVICE const uint16_t *sz_enc_src(const sz_gpu_enc &a, uint32_t f)
+SZ_DEVICE const uint16_t *sz_enc_src(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1;
+	return a.srcs ? sz_gld_ptr(&a.srcs[f]) : a.src1;
 }
-SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint32_t f)
+SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? (uint64_t)a.n_elems[f] : a.n1;
+	return a.srcs ? sz_gld_u64(&a.n_elems[f]) : a.n1;
 }
-SZ_DEVICE uint8_t *sz_enc_dst(const sz_gpu_enc &a, uint32_t f)
+SZ_DEVICE uint8_t *sz_enc_dst(const sz_gpu_enc &a, uint64_t f)
 {
-	return static_cast<uint8_t *>(a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1);
+	return static_cast<uint8_t *>(a.srcs ? sz_gld_ptr(&a.dsts[f]) : a.dst1);
 }
-SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint32_t f)
+SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? (uint64_t)a.dst_caps[f] : a.cap1;
+	return a.srcs ? sz_gld_u64(&a.dst_caps[f]) : a.cap1;
 }
-SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint32_t f)
+SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint64_t f)
 {
-	return static_cast<const uint8_t *>(a.srcs ? sz_load_global_ptr(&a.srcs[f]) : a.src1);
+	return static_cast<const uint8_t *>(a.srcs ? sz_gld_ptr(&a.srcs[f]) : a.src1);
 }
-SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint32_t f)
+SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? (uint64_t)a.src_sizes[f] : a.size1;
+	return a.srcs ? sz_gld_u64(&a.src_sizes[f]) : a.size1;
 }
-SZ_DEVICE uint16_t *sz_dec_dst(const sz_gpu_dec &a, uint32_t f)
+SZ_DEVICE uint16_t *sz_dec_dst(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? sz_load_global_ptr(&a.dsts[f]) : a.dst1;
+	return a.srcs ? sz_gld_ptr(&a.dsts[f]) : a.dst1;
 }
-SZ_DEVICE uint64_t sz_dec_cap(const sz_gpu_dec &a, uint32_t f)
+SZ_DEVICE uint64_t sz_dec_cap(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? (uint64_t)a.dst_caps[f] : a.cap1;
+	return a.srcs ? sz_gld_u64(&a.dst_caps[f]) : a.cap1;
 }
 
-SZ_DEVICE bool sz_aligned16(const void *p)
+/* Results: a size and a status per frame. */
+SZ_DEVICE void sz_put_result(size_t *sizes, int32_t *statuses, uint64_t f, uint64_t size,
+                             int32_t status)
 {
-	return ((uintptr_t)p & 15) == 0;
+	sz_gst_u64(&sizes[f], size);
+	sz_gst_u32(&statuses[f], (uint32_t)status);
 }
+
+SZ_DEVICE bool sz_aligned(const void *p, unsigned a)
+{
+	return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+/* u16 and u32 little-endian fields of a frame at any alignment (frames may start anywhere). */
+SZ_DEVICE uint32_t sz_gld_le16(const uint8_t *p)
+{
+	if (sz_aligned(p, 2))
+		return sz_gldro_u16(p);
+	return (uint32_t)sz_gldro_u8(p) | (uint32_t)sz_gldro_u8(p + 1) << 8;
+}
+SZ_DEVICE uint32_t sz_gld_le32(const uint8_t *p)
+{
+	if (sz_aligned(p, 4))
+		return sz_gldro_u32(p);
+	uint32_t v = 0;
+	for (unsigned i = 0; i < 4; i++)
+		v |= (uint32_t)sz_gldro_u8(p + i) << (8 * i);
+	return v;
+}
+SZ_DEVICE void sz_gst_le16(uint8_t *p, uint32_t v)
+{
+	if (sz_aligned(p, 2)) {
+		sz_gst_u16(p, (uint16_t)v);
+	} else {
+		sz_gst_u8(p, (uint8_t)v);
+		sz_gst_u8(p + 1, (uint8_t)(v >> 8));
+	}
+}
+SZ_DEVICE void sz_gst_le32(uint8_t *p, uint32_t v)
+{
+	if (sz_aligned(p, 4)) {
+		sz_gst_u32(p, v);
+	} else {
+		for (unsigned i = 0; i < 4; i++)
+			sz_gst_u8(p + i, (uint8_t)(v >> (8 * i)));
+	}
+}
+
+/* Copies of 4-byte-aligned structs between registers and global memory, word by word. */
+SZ_DEVICE void sz_gst_words(void *dst, const void *src, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes / 4; i++) {
+		uint32_t w;
+		__builtin_memcpy(&w, static_cast<const uint8_t *>(src) + 4 * i, 4);
+		sz_gst_u32(static_cast<uint8_t *>(dst) + 4 * i, w);
+	}
+}
+SZ_DEVICE void sz_gld_words(void *dst, const void *src, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes / 4; i++) {
+		const uint32_t w = sz_gld_u32(static_cast<const uint8_t *>(src) + 4 * i);
+		__builtin_memcpy(static_cast<uint8_t *>(dst) + 4 * i, &w, 4);
+	}
+}
+
+/* ==================================================================== */
+/*                         Warp-level building blocks                   */
+/* ==================================================================== */
 
 /* Inclusive scan over the W lanes of a full warp. */
 template <int W, typename T> SZ_DEVICE T sz_warp_incl_scan(T v)
@@ -94,58 +188,502 @@ template <int W, typename T> SZ_DEVICE T sz_warp_sum(T v)
 }
 
 /*
- * Exclusive scan of v over the threads of the block in thread order; '*total' receives the sum.
- * blockDim.x is a multiple of W and at most SZ_GPU_THREADS; 'tmp' has SZ_GPU_THREADS/32 + 1
- * entries. Every thread of the block must call it.
+ * The content checksum of a chunk (FORMAT.md §7.1) from registers. Lane l holds the 16 bytes
+ * (words w0, w1) at byte 16 (S W + l) of the chunk, S the segment number, so word j of the
+ * chunk (j = 2 S W + 2 l + b) belongs to hash lane j mod 32 at step j / 32: hash lane h takes,
+ * in order, word h & 1 of lanes h/2, h/2 + 16, ... (W/16 of them). Lanes 0..31 keep the
+ * accumulators; 'nw' is the chunk's word count (words at or past it are not hashed).
  */
-template <int W> SZ_DEVICE uint32_t sz_block_excl_scan(uint32_t v, uint32_t *tmp, uint32_t *total)
+template <int W>
+SZ_DEVICE uint64_t sz_hash_segment(uint64_t acc, uint64_t w0, uint64_t w1, uint64_t word0,
+                                   uint64_t nw)
 {
-	const unsigned lane = sz_lane<W>(), warp = sz_warp<W>(), nw = blockDim.x / W;
-	const unsigned tot = SZ_GPU_THREADS / 32;
-	const uint32_t incl = sz_warp_incl_scan<W>(v);
-	if (lane == (unsigned)W - 1)
-		tmp[warp] = incl;
-	sz_syncthreads();
-	if (warp == 0) {
-		const uint32_t x = lane < nw ? tmp[lane] : 0;
-		const uint32_t s = sz_warp_incl_scan<W>(x);
-		if (lane < nw)
-			tmp[lane] = s - x;
-		if (lane == (unsigned)W - 1)
-			tmp[tot] = s;
+	const unsigned lane = sz_lane<W>(), h = lane & 31;
+	SZ_UNROLL
+	for (int m = 0; m < W / 16; m++) {
+		const int from = (int)(h >> 1) + 16 * m;
+		const uint64_t a0 = sz_shfl<W>(sz_full_mask<W>(), w0, from);
+		const uint64_t a1 = sz_shfl<W>(sz_full_mask<W>(), w1, from);
+		if (lane < 32 && word0 + h + 32 * (unsigned)m < nw)
+			acc = splitzip_hash_round(acc, (h & 1) ? a1 : a0);
 	}
-	sz_syncthreads();
-	const uint32_t r = tmp[warp] + incl - v;
-	*total = tmp[tot];
-	sz_syncthreads(); /* tmp is free again */
+	return acc;
+}
+
+/* The chunk's fold (FORMAT.md §7.2) from the accumulators of lanes 0..31; every lane gets it. */
+template <int W> SZ_DEVICE uint64_t sz_hash_chunk_fold(uint64_t acc, uint64_t bytes, uint64_t c)
+{
+	const unsigned lane = sz_lane<W>();
+	const uint64_t part = lane < 32 ? splitzip_hash_lane_fold(acc, lane) : 0;
+	return splitzip_hash_chunk_fold(splitzip_hash_chunk_final(bytes, sz_warp_sum<W>(part)), c);
+}
+
+/* ==================================================================== */
+/*                      Eight elements, word-parallel                   */
+/* ==================================================================== */
+
+/* Codes (8 nibbles, element 2k in the low nibble of byte k), sign/mantissa bytes and the
+ * escape mask (bit i: element i) of 8 elements. */
+struct sz_enc8 {
+	uint32_t codes, sm0, sm1, esc;
+};
+
+/*
+ * Two elements per 32-bit word. For a window codebook (contiguous, base b): d = 256 + e - b per
+ * 16-bit half, in range iff d >> 4 == 16, code d & 15. Otherwise the encoder table 'lut'
+ * (bit 7: escape, bits 0-3: code). Escapes get code 0 (FORMAT.md §4.2.1).
+ */
+SZ_DEVICE sz_enc8 sz_encode8(sz_u32x4 v, bool contig, uint32_t kadd, const uint8_t *lut)
+{
+	const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+	sz_enc8 r = {0, 0, 0, 0};
+	uint32_t smp[4];
+	SZ_UNROLL
+	for (int k = 0; k < 4; k++) {
+		const uint32_t x = w[k];
+		const uint32_t s = ((x >> 8) & 0x00800080u) | (x & 0x007F007Fu);
+		smp[k] = (s & 0xFFu) | ((s >> 8) & 0xFF00u);
+		const uint32_t e = (x >> 7) & 0x00FF00FFu;
+		uint32_t cw, eb;
+		if (contig) {
+			const uint32_t d = e + kadd;
+			const uint32_t q = ((d >> 4) & 0x001F001Fu) ^ 0x00100010u;
+			eb = ((q + 0x001F001Fu) >> 5) & 0x00010001u;
+			cw = d & 0x000F000Fu & ~(eb * 0xFu);
+		} else {
+			const uint32_t x0 = lut[e & 0xFFu], x1 = lut[e >> 16];
+			eb = (x0 >> 7) | ((x1 >> 7) << 16);
+			cw = (x0 & 15u) | ((x1 & 15u) << 16);
+		}
+		r.codes |= ((cw & 0xFu) | ((cw >> 12) & 0xF0u)) << (8 * k);
+		r.esc |= ((eb & 1u) | ((eb >> 15) & 2u)) << (2 * k);
+	}
+	r.sm0 = smp[0] | (smp[1] << 16);
+	r.sm1 = smp[2] | (smp[3] << 16);
 	return r;
 }
 
+/* Exponent of code c from the codebook packed into two words (byte k of lo/hi: code k / 8+k). */
+SZ_DEVICE uint32_t sz_cb_exp(uint64_t lo, uint64_t hi, uint32_t c)
+{
+	return (uint32_t)((c < 8 ? lo >> (8 * c) : hi >> (8 * (c - 8))) & 0xFFu);
+}
+
+/* join(codebook[code], sm) for 8 elements (FORMAT.md §2, §4.2.7). base2 = base * 0x10001. */
+SZ_DEVICE sz_u32x4 sz_decode8(uint32_t codes, uint32_t sm0, uint32_t sm1, bool contig,
+                              uint32_t base2, uint64_t cblo, uint64_t cbhi)
+{
+	uint32_t o[4];
+	SZ_UNROLL
+	for (int k = 0; k < 4; k++) {
+		const uint32_t c2 = (codes >> (8 * k)) & 0xFFu;
+		const uint32_t sp = ((k < 2 ? sm0 : sm1) >> (16 * (k & 1))) & 0xFFFFu;
+		const uint32_t s = (sp & 0xFFu) | ((sp & 0xFF00u) << 8);
+		uint32_t ex;
+		if (contig)
+			ex = ((c2 & 0xFu) | ((c2 & 0xF0u) << 12)) + base2;
+		else
+			ex = sz_cb_exp(cblo, cbhi, c2 & 15u) |
+			     (sz_cb_exp(cblo, cbhi, c2 >> 4) << 16);
+		o[k] = ((s & 0x00800080u) << 8) | (ex << 7) | (s & 0x007F007Fu);
+	}
+	return sz_u32x4_make(o[0], o[1], o[2], o[3]);
+}
+
+/* Element i (0..7) of 8 packed elements. */
+SZ_DEVICE uint32_t sz_elem8(sz_u32x4 v, unsigned i)
+{
+	const uint32_t w = i < 2 ? v.x : i < 4 ? v.y : i < 6 ? v.z : v.w;
+	return (w >> (16 * (i & 1))) & 0xFFFFu;
+}
+
+/* Element i (0..7) of 8 packed elements replaced by v (selects: no indexed registers). */
+SZ_DEVICE sz_u32x4 sz_set_elem8(sz_u32x4 o, unsigned i, uint32_t v)
+{
+	const unsigned sh = 16 * (i & 1);
+	const uint32_t m = ~(0xFFFFu << sh), x = v << sh;
+	o.x = (i >> 1) == 0 ? (o.x & m) | x : o.x;
+	o.y = (i >> 1) == 1 ? (o.y & m) | x : o.y;
+	o.z = (i >> 1) == 2 ? (o.z & m) | x : o.z;
+	o.w = (i >> 1) == 3 ? (o.w & m) | x : o.w;
+	return o;
+}
+
+/* The elements of 8 packed ones whose bit in 'valid' is clear, set to 0. */
+SZ_DEVICE sz_u32x4 sz_mask8(sz_u32x4 o, uint32_t valid)
+{
+	const uint32_t m[4] = {(valid & 1 ? 0xFFFFu : 0u) | (valid & 2 ? 0xFFFF0000u : 0u),
+	                       (valid & 4 ? 0xFFFFu : 0u) | (valid & 8 ? 0xFFFF0000u : 0u),
+	                       (valid & 16 ? 0xFFFFu : 0u) | (valid & 32 ? 0xFFFF0000u : 0u),
+	                       (valid & 64 ? 0xFFFFu : 0u) | (valid & 128 ? 0xFFFF0000u : 0u)};
+	return sz_u32x4_make(o.x & m[0], o.y & m[1], o.z & m[2], o.w & m[3]);
+}
+
+/* Elements i0 .. i0+7 of a chunk of 'len' elements at src: one 16-byte load when they are all
+ * there and aligned, else element by element with zeros past the end. '*valid' gets the mask. */
+SZ_DEVICE sz_u32x4 sz_load8(const uint16_t *src, uint64_t i0, uint64_t len, bool vec,
+                            uint32_t *valid)
+{
+	if (vec && i0 + 8 <= len) {
+		*valid = 0xFFu;
+		return sz_gldro_x4(src + i0);
+	}
+	uint32_t w[4] = {0, 0, 0, 0};
+	uint32_t m = 0;
+	SZ_UNROLL
+	for (unsigned i = 0; i < 8; i++) { /* constant indices: the words stay in registers */
+		if (i0 + i < len) {
+			w[i >> 1] |= (uint32_t)sz_gldro_u16(src + i0 + i) << (16 * (i & 1));
+			m |= 1u << i;
+		}
+	}
+	*valid = m;
+	return sz_u32x4_make(w[0], w[1], w[2], w[3]);
+}
+
+/* ==================================================================== */
+/*                          Encoder: the frame                          */
+/* ==================================================================== */
+
+/* What a block knows about the frame it encodes (shared memory, written by thread 0). */
+struct sz_enc_frame {
+	const uint16_t *src;
+	uint8_t *dst;
+	uint8_t *ws;     /* the frame's workspace slice (state, histograms, look-back, exponents) */
+	uint8_t *exps;   /* escape exponents, by rank */
+	uint64_t *lb[2]; /* look-back words of the encode pass and of a second pass */
+	uint64_t f, n, cap, C, n_tiles, codes_off, sm_off, table_off, epos_off;
+	int64_t max_esc;
+	uint32_t L, flags, cpw, vec, status, skip;
+	uint32_t raw; /* the sample says "mostly escapes": the pass writes the stored frame */
+	/* the codebook in use */
+	uint32_t contig, kadd, base;
+	uint8_t cb[16];
+};
+
+/* Shared memory of the encode kernels. */
+template <int W> struct sz_enc_smem {
+	enum { NW = SZ_GPU_THREADS / W, CAP = SZ_GPU_STASH / NW };
+	uint32_t
+	    bins[16 * SZ_GPU_THREADS]; /* code counters per thread; per-warp sample histograms */
+	uint32_t stash[SZ_GPU_STASH];  /* escape records (position | exponent << 16) per warp */
+	uint32_t hist[256];            /* histogram: escapes of a pass, or the frame's */
+	uint8_t lut[256];              /* encoder table of the codebook in use */
+	uint8_t pred[16];              /* a predicted codebook */
+	uint8_t hdr[SPLITZIP_FRAME_HEADER_SIZE]; /* the header, written here then copied out */
+	uint32_t cnt[32];                        /* escapes per chunk of the tile (<= W chunks) */
+	uint32_t nst[NW], ovf[NW]; /* stashed records per warp; the stash overflowed */
+	uint64_t wbase[NW];        /* rank of each warp's first escape */
+	uint64_t wsum[NW];         /* per-warp partial sums (checksum) */
+	uint64_t bc[4];            /* broadcasts: tile, escapes, stored, checksum (pages) */
+	uint64_t run;              /* escapes before the next tile (one block per frame) */
+	uint32_t taken;            /* tiles this block took in the pass */
+	sz_enc_frame fr;
+};
+
+/* One pass over the input. */
+struct sz_enc_pass {
+	int phase;  /* SZ_PH_ENCODE or SZ_PH_REDO: index of ticket, done counter, look-back set */
+	unsigned o; /* SZ_O_*: codes (with the chunk table and escapes), sign/mantissa bytes,
+	               or the stored frame's body; checksum; histogram (a predicted codebook) */
+	bool can_skip; /* the codebook is final: a frame known to be stored stops the pass */
+};
+
+/* The encoder state of frame f in the workspace. */
+SZ_DEVICE sz_gpu_enc_state *sz_enc_state(const sz_gpu_enc &a, uint64_t f)
+{
+	return reinterpret_cast<sz_gpu_enc_state *>(a.ws + a.ws_stride * f);
+}
+
+/* Encoder table and window parameters of the codebook in fr.cb (all threads; a barrier after). */
+template <int W> SZ_DEVICE void sz_enc_use_codebook(sz_enc_smem<W> &S)
+{
+	for (unsigned e = threadIdx.x; e < 256; e += SZ_GPU_THREADS) {
+		uint8_t x = 0x80;
+		for (unsigned k = 0; k < 16; k++)
+			if (S.fr.cb[k] == e)
+				x = (uint8_t)k;
+		S.lut[e] = x;
+	}
+	if (threadIdx.x == 0) {
+		const uint32_t b = S.fr.cb[0];
+		S.fr.base = b;
+		S.fr.contig = S.fr.cb[15] == b + 15;
+		S.fr.kadd = 0x01000100u - b * 0x00010001u;
+	}
+}
+
 /*
- * Decoupled look-back, run by one whole warp for chunk c > 0: the number of escapes in chunks
- * 0..c-1. Lane l inspects chunk base-l; a window with an inclusive entry ends the walk, a
- * window of aggregates is summed and the walk moves W chunks down.
+ * The canonical codebook of the histogram in S.hist (FORMAT.md §5.1): thread e ranks exponent
+ * e by (count descending, exponent ascending); the first 16, in ascending order, go to fr.cb.
+ * Returns (to every thread) the elements the codebook covers. Uses S.bins as scratch.
  */
-template <int W> SZ_DEVICE uint64_t sz_lookback(uint64_t *lb, uint64_t c)
+template <int W> SZ_DEVICE uint64_t sz_enc_select(sz_enc_smem<W> &S)
+{
+	const unsigned e = threadIdx.x; /* SZ_GPU_THREADS == 256 */
+	const uint32_t he = S.hist[e];
+	unsigned rank = 0;
+	for (unsigned x = 0; x < 256; x++)
+		rank += S.hist[x] > he || (S.hist[x] == he && x < e);
+	S.bins[e] = rank < 16;
+	sz_syncthreads();
+	if (S.bins[e]) {
+		unsigned pos = 0;
+		for (unsigned x = 0; x < e; x++)
+			pos += S.bins[x];
+		S.fr.cb[pos] = (uint8_t)e;
+	}
+	S.bins[256 + e] = S.bins[e] ? he : 0;
+	sz_syncthreads();
+	uint64_t covered = 0;
+	for (unsigned x = 0; x < 256; x++)
+		covered += S.bins[256 + x];
+	sz_syncthreads();
+	return covered;
+}
+
+/* Segments whose loads a warp has in flight at once in sz_enc_chunk: two, but one when the
+ * histogram's counters need the registers, and on sm_120 (whose allocation of the 64-register
+ * kernels spills with two). ci/ptxas-table.sh checks that no kernel spills. */
+#ifndef SZ_ENC_SEGS
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+#define SZ_ENC_SEGS(o) 1
+#else
+#define SZ_ENC_SEGS(o) (((o)&SZ_O_HIST) ? 1 : 2)
+#endif
+#endif
+
+/* What a pass over a chunk does (template options of sz_enc_chunk). */
+enum {
+	SZ_O_CODES = 1, /* codes (and escapes) */
+	SZ_O_SM = 2,    /* sign/mantissa bytes */
+	SZ_O_RAW = 4,   /* the stored frame's body, a raw copy */
+	SZ_O_HASH = 8,  /* content checksum */
+	SZ_O_HIST = 16  /* histogram */
+};
+
+/*
+ * The escapes of one segment (mask m of the lane's 8 elements at chunk offset i0) to the warp's
+ * stash, in element order. Rare (the warp voted that the segment has escapes), so its
+ * registers stay out of the streaming loop.
+ */
+template <int W>
+SZ_DEVICE uint32_t sz_enc_stash(uint32_t *stash, uint32_t nst, uint32_t m, uint32_t i0, sz_u32x4 v)
+{
+	const uint32_t k = (uint32_t)sz_popc64(m);
+	const uint32_t incl = sz_warp_incl_scan<W>(k);
+	uint32_t at = nst + incl - k;
+	for (uint32_t b = m; b; b &= b - 1, at++) {
+		const unsigned i = (unsigned)sz_ffs64(b) - 1;
+		if (at < sz_enc_smem<W>::CAP)
+			stash[at] = (i0 + i) | ((sz_elem8(v, i) >> 7) & 0xFFu) << 16;
+	}
+	return sz_shfl<W>(sz_full_mask<W>(), incl, W - 1);
+}
+
+/* The histogram of one segment: per-thread code counters (no atomics: each thread owns a
+ * column, so a warp's accesses hit 32 banks) and, for escapes, their exponents. */
+template <int W>
+SZ_DEVICE void sz_enc_count(sz_enc_smem<W> &S, const sz_enc8 &r, uint32_t valid, uint32_t m,
+                            sz_u32x4 v)
+{
+	const unsigned tid = threadIdx.x;
+	SZ_UNROLL
+	for (unsigned i = 0; i < 8; i++) {
+		if (valid >> i & 1)
+			S.bins[((r.codes >> (4 * i)) & 15u) * SZ_GPU_THREADS + tid]++;
+		if (m >> i & 1)
+			sz_smem_atomic_add(&S.hist[(sz_elem8(v, i) >> 7) & 0xFFu], 1u);
+	}
+}
+
+/* The stores of one segment that is not whole (the end of the frame, or unaligned buffers). */
+template <unsigned O>
+SZ_DEVICE void sz_enc_store_part(uint8_t *codes, uint8_t *sm, uint8_t *raw, uint32_t i0,
+                                 uint32_t valid, const sz_enc8 &r, sz_u32x4 v)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		if (!(valid >> i & 1))
+			continue;
+		if (O & SZ_O_RAW)
+			sz_gst_le16(raw + 2 * (i0 + i), sz_elem8(v, i));
+		if ((O & SZ_O_CODES) && i % 2 == 0) /* a missing odd element's nibble is 0 */
+			sz_gst_u8(codes + (i0 + i) / 2, (uint8_t)(r.codes >> (4 * i)));
+		if (O & SZ_O_SM)
+			sz_gst_u8(sm + i0 + i, (uint8_t)((i < 4 ? r.sm0 : r.sm1) >> (8 * (i & 3))));
+	}
+}
+
+/*
+ * Encode chunk c by one warp: codes and sign/mantissa bytes (or the raw copy) to the frame,
+ * checksum, histogram; the escapes, in element order, to the warp's stash. Returns the chunk's
+ * escape count (every lane). Indices inside a chunk fit 32 bits (2^16 elements at most).
+ */
+template <int W, unsigned O>
+SZ_DEVICE uint32_t sz_enc_chunk(sz_enc_smem<W> &S, uint64_t c, uint32_t *stash, uint32_t &nst)
+{
+	const unsigned lane = sz_lane<W>();
+	/* frame fields as warp-uniform values (scalar registers on HIP) */
+	const uint32_t L = sz_uniform_u32<W>(S.fr.L);
+	const uint64_t e0 = c << L;
+	const uint32_t len = (uint32_t)splitzip_chunk_len(sz_uniform_u64<W>(S.fr.n), L, c);
+	const uint32_t nw = (len + 3) / 4, seg = W * 8;
+	const uint16_t *SZ_RESTRICT src = sz_uniform_ptr<W>(S.fr.src) + e0;
+	uint8_t *const dst = sz_uniform_ptr<W>(S.fr.dst);
+	uint8_t *codes = dst + sz_uniform_u64<W>(S.fr.codes_off) + e0 / 2;
+	uint8_t *sm = dst + sz_uniform_u64<W>(S.fr.sm_off) + e0;
+	uint8_t *raw = dst + SPLITZIP_FRAME_HEADER_SIZE + 2 * e0;
+	const bool vec = sz_uniform_u32<W>(S.fr.vec) != 0,
+	           contig = sz_uniform_u32<W>(S.fr.contig) != 0;
+	const uint32_t kadd = sz_uniform_u32<W>(S.fr.kadd);
+	uint64_t acc = splitzip_hash_lane_init(lane & 31);
+	uint32_t cnt = 0;
+	/* Two segments' loads in flight before the first use; one when the histogram's counters
+	 * need the registers. */
+	enum { U = SZ_ENC_SEGS(O) };
+	for (uint32_t s0 = 0; s0 < len; s0 += U * seg) {
+		uint32_t valid[U];
+		sz_u32x4 v[U];
+		SZ_UNROLL
+		for (int u = 0; u < U; u++)
+			v[u] = sz_load8(src, s0 + u * seg + 8 * lane, len, vec, &valid[u]);
+		SZ_UNROLL
+		for (int u = 0; u < U; u++) {
+			const uint32_t i0 = s0 + u * seg + 8 * lane;
+			if (u > 0 && s0 + u * seg >= len)
+				continue; /* warp-uniform; no 'break' in a loop to unroll */
+			sz_enc8 r = {0, 0, 0, 0};
+			if (O & (SZ_O_CODES | SZ_O_SM | SZ_O_HIST))
+				r = sz_encode8(v[u], contig, kadd, S.lut);
+			if (valid[u] != 0xFFu || !vec) {
+				sz_enc_store_part<O>(codes, sm, raw, i0, valid[u], r, v[u]);
+			} else {
+				if (O & SZ_O_RAW)
+					sz_gst_x4(raw + 2 * i0, v[u]);
+				if (O & SZ_O_CODES)
+					sz_gst_u32(codes + i0 / 2, r.codes);
+				if (O & SZ_O_SM)
+					sz_gst_u64(sm + i0, (uint64_t)r.sm1 << 32 | r.sm0);
+			}
+			if (O & SZ_O_HASH)
+				acc = sz_hash_segment<W>(acc, (uint64_t)v[u].y << 32 | v[u].x,
+				                         (uint64_t)v[u].w << 32 | v[u].z,
+				                         (s0 + u * seg) / 4, nw);
+			const uint32_t m = r.esc & valid[u];
+			if (O & SZ_O_HIST)
+				sz_enc_count<W>(S, r, valid[u], m, v[u]);
+			if ((O & SZ_O_CODES) && sz_any<W>(sz_full_mask<W>(), m != 0)) {
+				const uint32_t tot = sz_enc_stash<W>(stash, nst, m, i0, v[u]);
+				nst += tot;
+				cnt += tot;
+			}
+		}
+	}
+	if (O & SZ_O_HASH) {
+		const uint64_t fold = sz_hash_chunk_fold<W>(acc, 2 * (uint64_t)len, c);
+		if (lane == 0)
+			S.wsum[sz_warp<W>()] += fold;
+	}
+	return cnt;
+}
+
+/*
+ * The escapes of the warp's chunks, found again from the input and written at ranks from
+ * 'rank' on (its stash overflowed). Same order as sz_enc_chunk.
+ */
+template <int W>
+SZ_DEVICE void sz_enc_rescan(sz_enc_smem<W> &S, uint64_t c0, uint64_t c1, uint64_t rank)
+{
+	const sz_enc_frame &fr = S.fr;
+	const unsigned lane = sz_lane<W>();
+	const uint64_t seg = (uint64_t)W * 8;
+	for (uint64_t c = c0; c < c1; c++) {
+		const uint64_t e0 = c << fr.L, len = splitzip_chunk_len(fr.n, fr.L, c);
+		for (uint64_t s0 = 0; s0 < len; s0 += seg) {
+			const uint64_t i0 = s0 + 8 * lane;
+			uint32_t valid;
+			const sz_u32x4 v = sz_load8(fr.src + e0, i0, len, fr.vec != 0, &valid);
+			const uint32_t m =
+			    sz_encode8(v, fr.contig != 0, fr.kadd, S.lut).esc & valid;
+			if (!sz_any<W>(sz_full_mask<W>(), m != 0))
+				continue;
+			const uint32_t k = (uint32_t)sz_popc64(m);
+			const uint32_t incl = sz_warp_incl_scan<W>(k);
+			uint64_t at = rank + incl - k;
+			for (uint32_t b = m; b; b &= b - 1, at++) {
+				const unsigned i = (unsigned)sz_ffs64(b) - 1;
+				if (at > (uint64_t)fr.max_esc)
+					continue; /* the frame will be stored */
+				if (fr.epos_off + 2 * at + 2 <= fr.cap)
+					sz_gst_le16(fr.dst + fr.epos_off + 2 * at,
+					            (uint32_t)(i0 + i));
+				sz_gst_u8(fr.exps + at, (uint8_t)(sz_elem8(v, i) >> 7));
+			}
+			rank += sz_shfl<W>(sz_full_mask<W>(), incl, W - 1);
+		}
+	}
+}
+
+/* Only the checksum of chunk c (a frame known to be stored), out of line. */
+template <int W> SZ_DEVICE void sz_enc_hash_cold(sz_enc_smem<W> &S, uint64_t c)
+{
+	uint32_t nst = 0;
+	sz_enc_chunk<W, SZ_O_HASH>(S, c, nullptr, nst);
+}
+
+/* The same out of line (the kernels whose register allocation it would otherwise raise). */
+template <int W>
+SZ_DEVICE void sz_enc_rescan_cold(sz_enc_smem<W> &S, uint64_t c0, uint64_t c1, uint64_t rank)
+{
+	sz_enc_rescan<W>(S, c0, c1, rank);
+}
+
+/* The warp's stashed escapes to their ranks: positions into the frame, exponents to the
+ * workspace. Ranks past the split4 limit are not written (the frame will be stored). */
+template <int W>
+SZ_DEVICE void sz_enc_write_escapes(sz_enc_smem<W> &S, const uint32_t *stash, uint32_t nst,
+                                    uint64_t rank)
+{
+	const sz_enc_frame &fr = S.fr;
+	for (uint32_t k = sz_lane<W>(); k < nst; k += W) {
+		const uint64_t at = rank + k;
+		if (at > (uint64_t)fr.max_esc)
+			break;
+		const uint32_t rec = stash[k];
+		if (fr.epos_off + 2 * at + 2 <= fr.cap)
+			sz_gst_le16(fr.dst + fr.epos_off + 2 * at, rec & 0xFFFFu);
+		sz_gst_u8(fr.exps + at, (uint8_t)(rec >> 16));
+	}
+}
+
+/*
+ * Decoupled look-back by one whole warp for tile t > 0 of a look-back set: the escapes in
+ * tiles 0..t-1, or SZ_GPU_ESC_STORED. Lane l inspects tile base - l; a window with an
+ * inclusive word ends the walk, a window of aggregates is summed and the walk moves W tiles
+ * down. The words carry their counts: relaxed loads suffice (doc/AMD.md, "Memory model").
+ */
+template <int W> SZ_DEVICE uint64_t sz_lookback(uint64_t *lb, uint64_t t)
 {
 	const unsigned lane = sz_lane<W>();
 	const uint64_t full = sz_full_mask<W>();
 	uint64_t excl = 0;
-	int64_t base = (int64_t)c - 1;
+	int64_t base = (int64_t)t - 1;
 	for (;;) {
 		const int64_t idx = base - (int64_t)lane;
-		uint64_t s = idx >= 0 ? sz_atomic_load(&lb[idx]) : (SZ_LB_INCLUSIVE << 32);
+		uint64_t s = idx >= 0 ? sz_atomic_load_relaxed(&lb[idx]) : (SZ_LB_INCLUSIVE << 32);
 		while (!sz_all<W>(full, (s >> 32) != 0)) {
 			if ((s >> 32) == 0) {
 				sz_spin_pause();
-				s = sz_atomic_load(&lb[idx]);
+				s = sz_atomic_load_relaxed(&lb[idx]);
 			}
 		}
+		if (sz_any<W>(full, (s >> 32) == SZ_LB_STORED))
+			return SZ_GPU_ESC_STORED;
 		const uint64_t incl = sz_ballot<W>(full, (s >> 32) == SZ_LB_INCLUSIVE);
 		const uint64_t v = (uint32_t)s;
 		if (incl) {
 			const unsigned j =
-			    (unsigned)sz_ffs64(incl) - 1; /* nearest inclusive entry */
+			    (unsigned)sz_ffs64(incl) - 1; /* nearest inclusive word */
 			return excl + sz_warp_sum<W>(lane <= j ? v : (uint64_t)0);
 		}
 		excl += sz_warp_sum<W>(v);
@@ -153,387 +691,636 @@ template <int W> SZ_DEVICE uint64_t sz_lookback(uint64_t *lb, uint64_t c)
 	}
 }
 
-/*
- * Chunk digest (FORMAT.md §7.1) of m bytes at p, by one whole warp: lane l < 32 runs the
- * accumulator of lane l over words l, l+32, ... (coalesced: a step reads 256 contiguous bytes).
- */
-template <int W> SZ_DEVICE uint64_t sz_chunk_digest(const uint8_t *p, uint64_t m)
+/* The look-back word of a tile: inclusive (or stored) when known, else the aggregate. */
+SZ_DEVICE uint64_t sz_lb_word(uint64_t state, uint64_t count)
 {
-	const unsigned lane = sz_lane<W>();
-	uint64_t part = 0;
-	if (lane < SPLITZIP_HASH_LANES) {
-		uint64_t acc = splitzip_hash_lane_init(lane);
-		const uint64_t nw = (m + 7) / 8, whole = m / 8;
-		const bool al = ((uintptr_t)p & 7) == 0;
-		for (uint64_t j = lane; j < nw; j += SPLITZIP_HASH_LANES) {
-			uint64_t w = 0;
-			if (al && j < whole) {
-				w = sz_load8(p + 8 * j);
-			} else {
-				for (unsigned b = 0; b < 8; b++)
-					if (8 * j + b < m)
-						w |= (uint64_t)p[8 * j + b] << (8 * b);
-			}
-			acc = splitzip_hash_round(acc, w);
-		}
-		part = splitzip_hash_lane_fold(acc, lane);
-	}
-	return splitzip_hash_chunk_final(m, sz_warp_sum<W>(part));
+	return state << 32 | (count & 0xFFFFFFFFu);
 }
 
-/* Encoder table entry of exponent e: bit 7 = escape, bits 0-3 = code. */
-SZ_DEVICE uint8_t sz_lut_entry(const uint8_t *codebook, unsigned e)
+/* Zeroes the counters of a pass that counts the histogram (all threads; a barrier follows). */
+template <int W> SZ_DEVICE void sz_enc_hist_clear(sz_enc_smem<W> &S)
 {
-	for (unsigned k = 0; k < 16; k++)
-		if (codebook[k] == e)
-			return (uint8_t)k;
-	return 0x80;
+	for (unsigned i = threadIdx.x; i < 16 * SZ_GPU_THREADS; i += SZ_GPU_THREADS)
+		S.bins[i] = 0;
+	S.hist[threadIdx.x] = 0;
 }
 
-/* ==================================================================== */
-/*                               Encoder                                */
-/* ==================================================================== */
-
-/*
- * Encode group g (elements 16g .. 16g+15 of a chunk of len elements): codes and sign/mantissa
- * bytes as splitzip_ref_encode_chunk() writes them. Returns the escapes of the group. 'vec':
- * src and the frame are 16-byte aligned, so a whole group moves in 16- and 8-byte accesses.
- */
-SZ_DEVICE uint32_t sz_encode_group(const uint16_t *src, uint8_t *codes, uint8_t *sm, uint32_t g,
-                                   uint64_t len, bool vec, const uint8_t *lut, bool contig,
-                                   unsigned base)
+/* The block's histogram of a pass: code counters to the exponents of fr.cb, added to the
+ * escape counts in S.hist (escapes have code 0). All threads; ends with a barrier. */
+template <int W> SZ_DEVICE void sz_enc_hist_gather(sz_enc_smem<W> &S)
 {
-	const uint64_t i0 = (uint64_t)g * SZ_GPU_GROUP;
-	uint32_t nesc = 0;
-	if (vec && i0 + SZ_GPU_GROUP <= len) {
-		const sz_u32x4 a = sz_load16(src + i0), b = sz_load16(src + i0 + 8);
-		const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-		uint64_t cbits = 0;
-		uint32_t smw[4] = {0, 0, 0, 0};
-		SZ_UNROLL
-		for (int k = 0; k < 16; k++) {
-			const uint32_t v = (w[k >> 1] >> (16 * (k & 1))) & 0xFFFF;
-			const uint32_t e = (v >> 7) & 0xFF;
-			uint32_t code, esc;
-			if (contig) {
-				const uint32_t d = e - base;
-				esc = d > 15;
-				code = esc ? 0 : d;
-			} else {
-				const uint32_t x = lut[e];
-				esc = x >> 7;
-				code = x & 15;
-			}
-			nesc += esc;
-			cbits |= (uint64_t)code << (4 * k);
-			smw[k >> 2] |= (((v >> 8) & 0x80) | (v & 0x7F)) << (8 * (k & 3));
-		}
-		sz_store8(codes + 8 * (uint64_t)g, cbits);
-		sz_store16(sm + 16 * (uint64_t)g, sz_u32x4_make(smw[0], smw[1], smw[2], smw[3]));
-		return nesc;
-	}
-	for (uint64_t i = i0; i < i0 + SZ_GPU_GROUP && i < len; i++) {
-		const uint16_t v = src[i];
-		const uint32_t x = lut[splitzip_bf16_exponent(v)];
-		const uint8_t code = (uint8_t)(x & 15);
-		if (i % 2 == 0)
-			codes[i / 2] = code; /* high nibble 0, also after an odd last element */
-		else
-			codes[i / 2] |= (uint8_t)(code << 4);
-		sm[i] = splitzip_bf16_signman(v);
-		nesc += x >> 7;
-	}
-	return nesc;
-}
-
-/* Per frame: argument checks, the mode threshold, zeroed counters and look-back states. */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(sz_gpu_enc a)
-{
-	SZ_WARP_GUARD(W);
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
 	const unsigned t = threadIdx.x;
-	const uint64_t c_max = splitzip_n_chunks(a.max_elems, a.chunk_log2);
-	uint64_t *lb =
-	    reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) + SZ_GPU_WS_LOOKBACK);
-	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + t; i < c_max;
-	     i += (uint64_t)gridDim.x * blockDim.x)
-		lb[i] = 0;
-	if (blockIdx.x != 0)
-		return;
-	uint64_t *hist =
-	    reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) + SZ_GPU_WS_HIST);
-	for (unsigned i = t; i < 256; i += blockDim.x)
-		hist[i] = 0;
-	if (t != 0)
-		return;
-	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f);
-	int32_t s = SPLITZIP_OK;
-	int64_t me = -1;
-	if (n > a.max_elems || n > SPLITZIP_MAX_FRAME_ELEMS || !sz_enc_dst(a, f) ||
-	    (!sz_enc_src(a, f) && n))
-		s = SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (s == SPLITZIP_OK) {
-		/* The capacity rule of splitzip_compress(): the smallest frame this input can give.
-		 */
-		const uint64_t stored = splitzip_stored_frame_size(n);
-		me = splitzip_split4_max_escapes(n, a.chunk_log2);
-		const uint64_t least =
-		    me < 0 ? stored : splitzip_split4_frame_size(n, a.chunk_log2, 0);
-		if (cap < least && cap < stored)
-			s = SPLITZIP_ERROR_DST_TOO_SMALL;
-	}
-	st->ticket = 0;
-	st->done = 0;
-	st->csum = 0;
-	st->corrupt = 0;
-	st->max_esc = me;
-	st->skip = s != SPLITZIP_OK;
-	for (unsigned k = 0; k < 16; k++)
-		st->codebook[k] = a.codebook[k];
-	if (s != SPLITZIP_OK) {
-		a.statuses[f] = s;
-		a.out_sizes[f] = 0;
-	}
-}
-
-/* Codebook from the input, step 1 (FORMAT.md §5.1): the exponent histogram, a block per chunk. */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_hist(sz_gpu_enc a)
-{
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(uint32_t, h, 256);
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
-	if (st->skip)
-		return;
-	const unsigned t = threadIdx.x;
-	const uint64_t n = sz_enc_n(a, f), c = blockIdx.x;
-	if (c >= splitzip_n_chunks(n, a.chunk_log2))
-		return;
-	const uint64_t len = splitzip_chunk_len(n, a.chunk_log2, c);
-	const uint16_t *src = sz_enc_src(a, f) + (c << a.chunk_log2);
-	for (unsigned i = t; i < 256; i += blockDim.x)
-		h[i] = 0;
 	sz_syncthreads();
-	for (uint64_t i = t; i < len; i += blockDim.x)
-		sz_atomic_add(&h[splitzip_bf16_exponent(src[i])], 1u);
-	sz_syncthreads();
-	uint64_t *hist =
-	    reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) + SZ_GPU_WS_HIST);
-	for (unsigned i = t; i < 256; i += blockDim.x)
-		if (h[i])
-			sz_atomic_add(&hist[i], (uint64_t)h[i]);
-}
-
-/*
- * Codebook from the input, step 2 (FORMAT.md §5.1), one block of 256 threads per frame: thread
- * e ranks exponent e by (count descending, exponent ascending); the first 16 are kept and
- * numbered in ascending order.
- */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_codebook(sz_gpu_enc a)
-{
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(uint64_t, h, 256);
-	SZ_SHARED_ARRAY(uint8_t, taken, 256);
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
-	if (st->skip)
-		return;
-	const unsigned e = threadIdx.x;
-	const uint64_t *hist =
-	    reinterpret_cast<const uint64_t *>(reinterpret_cast<uint8_t *>(st) + SZ_GPU_WS_HIST);
-	h[e] = hist[e];
-	sz_syncthreads();
-	unsigned rank = 0;
-	for (unsigned x = 0; x < 256; x++)
-		rank += h[x] > h[e] || (h[x] == h[e] && x < e);
-	taken[e] = rank < 16;
-	sz_syncthreads();
-	if (taken[e]) {
-		unsigned pos = 0;
-		for (unsigned x = 0; x < e; x++)
-			pos += taken[x];
-		st->codebook[pos] = (uint8_t)e;
-	}
-}
-
-/* The single pass over the input: one block per chunk (see the file comment). */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_encode(sz_gpu_enc a)
-{
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(uint8_t, lut, 256);
-	SZ_SHARED_ARRAY(uint8_t, gcnt, SZ_GPU_MAX_GROUPS); /* escapes per group of 16 */
-	SZ_SHARED_ARRAY(uint32_t, tmp, SZ_GPU_THREADS / 32 + 1);
-	SZ_SHARED_ARRAY(uint64_t, bc, 2); /* broadcast: chunk number, escapes before it */
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
-	if (st->skip)
-		return;
-	const unsigned t = threadIdx.x, nt = blockDim.x;
-	const unsigned L = a.chunk_log2;
-	const uint64_t n = sz_enc_n(a, f), C = splitzip_n_chunks(n, L);
+	uint32_t k = 0;
+	if (t < 16)
+		for (unsigned i = 0; i < SZ_GPU_THREADS; i++)
+			k += S.bins[t * SZ_GPU_THREADS + i];
+	uint32_t esc = 0;
 	if (t == 0)
-		bc[0] = sz_atomic_add(&st->ticket, 1u);
-	for (unsigned i = t; i < 256; i += nt)
-		lut[i] = sz_lut_entry(st->codebook, i);
+		for (unsigned e = 0; e < 256; e++)
+			esc += S.hist[e];
+	sz_syncthreads(); /* S.hist holds escapes only until here */
+	if (t < 16)
+		S.hist[S.fr.cb[t]] += k - esc; /* not an escape exponent: its bin held 0 */
 	sz_syncthreads();
-	const uint64_t c = bc[0];
-	if (c >= C)
-		return;
-	const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
-	const uint16_t *src = sz_enc_src(a, f) + e0;
-	const int64_t max_esc = st->max_esc;
+}
 
-	if (max_esc >= 0) { /* split4 can still win: write the dense sections */
-		uint8_t *dst = sz_enc_dst(a, f);
-		splitzip_layout lay;
-		splitzip_split4_layout(n, L, 0, &lay); /* codes, sm, table: independent of E */
-		uint8_t *codes = dst + lay.codes_off + e0 / 2, *sm = dst + lay.sm_off + e0;
-		const bool vec = sz_aligned16(src) && sz_aligned16(dst);
-		const unsigned base = st->codebook[0];
-		const bool contig = st->codebook[15] == base + 15;
-		const uint32_t ng = (uint32_t)((len + SZ_GPU_GROUP - 1) / SZ_GPU_GROUP);
-		for (uint32_t g = t; g < ng; g += nt)
-			gcnt[g] = (uint8_t)sz_encode_group(src, codes, sm, g, len, vec, lut, contig,
-			                                   base);
-		sz_syncthreads();
-
-		/* Rank of each escape inside the chunk: thread t owns groups [g0, g1). */
-		const uint32_t per = (ng + nt - 1) / nt;
-		const uint32_t g0 = t * per < ng ? t * per : ng;
-		const uint32_t g1 = g0 + per < ng ? g0 + per : ng;
-		uint32_t mine = 0;
-		for (uint32_t g = g0; g < g1; g++)
-			mine += gcnt[g];
-		uint32_t total;
-		const uint32_t off = sz_block_excl_scan<W>(mine, tmp, &total);
-
-		/* Escapes in the chunks before this one. */
-		uint64_t *lb = reinterpret_cast<uint64_t *>(reinterpret_cast<uint8_t *>(st) +
-		                                            SZ_GPU_WS_LOOKBACK);
-		if (t == 0) {
-			sz_atomic_store(
-			    &lb[c], ((c == 0 ? SZ_LB_INCLUSIVE : SZ_LB_AGGREGATE) << 32) | total);
-			if (c == 0)
-				bc[1] = 0;
-		}
-		if (c > 0 && sz_warp<W>() == 0) {
-			const uint64_t excl = sz_lookback<W>(lb, c);
-			if (sz_lane<W>() == 0) {
-				bc[1] = excl;
-				sz_atomic_store(&lb[c], (SZ_LB_INCLUSIVE << 32) | (excl + total));
-			}
-		}
-		sz_syncthreads();
-		const uint64_t before = bc[1];
-		if (t == 0)
-			splitzip_put_u8s(dst + lay.table_off + 4 * c, before + total, 4); /* T[c] */
-
-		/* Positions to their final place, exponents to the workspace, in element order.
-		 * Beyond the split4 limit the frame will be stored: nothing to write. */
-		if (before + total <= (uint64_t)max_esc) {
-			uint8_t *exps =
-			    reinterpret_cast<uint8_t *>(st) + sz_gpu_ws_exps_off(a.max_elems, L);
-			const uint64_t cap = sz_enc_cap(a, f);
-			uint64_t k = before + off;
-			for (uint32_t g = g0; g < g1; g++) {
-				if (!gcnt[g])
-					continue;
-				for (uint64_t i = (uint64_t)g * SZ_GPU_GROUP;
-				     i < (uint64_t)(g + 1) * SZ_GPU_GROUP && i < len; i++) {
-					const uint8_t e = splitzip_bf16_exponent(src[i]);
-					if (!(lut[e] & 0x80))
-						continue;
-					if (lay.epos_off + 2 * k + 2 <= cap)
-						splitzip_put_u8s(dst + lay.epos_off + 2 * k, i, 2);
-					exps[k++] = e;
-				}
-			}
-		}
+/* Look-back and the chunk table of one tile, by warp 0 (see sz_enc_run_pass). */
+template <int W, bool MULTI>
+SZ_DEVICE void sz_enc_tile_ranks(sz_enc_smem<W> &S, sz_gpu_enc_state *st, const sz_enc_pass &p,
+                                 uint64_t *lb, uint64_t tile, bool skip, uint64_t &run)
+{
+	enum { NW = sz_enc_smem<W>::NW };
+	const sz_enc_frame &fr = S.fr;
+	const unsigned lane = sz_lane<W>();
+	const uint32_t cpw = fr.cpw, tchunks = NW * cpw;
+	const uint32_t x = lane < tchunks ? S.cnt[lane] : 0;
+	const uint32_t incl = sz_warp_incl_scan<W>(x);
+	const uint64_t total = sz_shfl<W>(sz_full_mask<W>(), incl, W - 1);
+	uint64_t excl = run;
+	if (skip) {
+		excl = SZ_GPU_ESC_STORED;
+	} else if (MULTI && (p.o & SZ_O_CODES)) {
+		if (lane == 0 && tile > 0)
+			sz_atomic_store_relaxed(&lb[tile], sz_lb_word(SZ_LB_AGGREGATE, total));
+		excl = tile > 0 ? sz_lookback<W>(lb, tile) : 0;
 	}
+	const bool stored =
+	    excl >= SZ_GPU_ESC_STORED || (p.can_skip && excl + total > (uint64_t)fr.max_esc);
+	const uint64_t after = stored ? SZ_GPU_ESC_STORED : excl + total;
+	if (MULTI && (p.o & SZ_O_CODES) && lane == 0)
+		sz_atomic_store_relaxed(&lb[tile],
+		                        sz_lb_word(stored ? SZ_LB_STORED : SZ_LB_INCLUSIVE, after));
+	const uint64_t c = tile * tchunks + lane; /* chunk table T[c] (FORMAT.md §4.2.3) */
+	if ((p.o & SZ_O_CODES) && !stored && lane < tchunks && c < fr.C)
+		sz_gst_le32(fr.dst + fr.table_off + 4 * c, (uint32_t)(excl + incl));
+	const uint32_t before =
+	    sz_shfl<W>(sz_full_mask<W>(), incl - x, (int)((lane % NW) * cpw)); /* warp's first */
+	if (lane < NW)
+		S.wbase[lane] = stored ? SZ_GPU_ESC_STORED : excl + before;
+	if (lane == 0 && tile == fr.n_tiles - 1) {
+		if (MULTI)
+			sz_gst_u64(&st->esc, after);
+		S.bc[1] = after;
+	}
+	if (lane == 0 && stored && !skip && p.can_skip && MULTI)
+		sz_atomic_store_relaxed(&st->stored, 1u);
+	run = after;
+}
 
-	if (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) {
-		if (sz_warp<W>() == 0) {
-			const uint64_t d =
-			    sz_chunk_digest<W>(reinterpret_cast<const uint8_t *>(src), 2 * len);
-			if (sz_lane<W>() == 0)
-				sz_atomic_add(&st->csum, splitzip_hash_chunk_fold(d, c));
-		}
+/* The next tile of the pass (thread 0; read by all after a barrier): a ticket, and whether the
+ * frame is known to be stored. */
+template <int W, bool MULTI>
+SZ_DEVICE void sz_enc_next_tile(sz_enc_smem<W> &S, sz_gpu_enc_state *st, const sz_enc_pass &p,
+                                uint64_t tile, bool stored)
+{
+	if (MULTI) {
+		S.bc[0] = sz_atomic_add_relaxed(&st->ticket[p.phase], 1u);
+		S.bc[2] = p.can_skip ? sz_atomic_load_relaxed(&st->stored) : 0;
+	} else {
+		S.bc[0] = tile + 1;
+		S.bc[2] = stored;
 	}
 }
 
-/* Mode choice and the parts that need the escape total; stored frames are written here. */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_gpu_enc a)
+/*
+ * One pass over the frame's tiles (sz_enc_pass). MULTI: this block is one of gridDim.x blocks
+ * on the frame (tickets, look-back, done counter); else the only one. Returns the frame's
+ * escape count, or SZ_GPU_ESC_STORED, to every thread (once the whole pass is done). With
+ * (p.o & SZ_O_HIST), S.hist holds the block's histogram afterwards.
+ */
+template <int W, bool MULTI, unsigned O, bool FI>
+SZ_DEVICE uint64_t sz_enc_run_pass_o(sz_enc_smem<W> &S, sz_gpu_enc_state *st, const sz_enc_pass p)
 {
-	SZ_WARP_GUARD(W);
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
-	if (st->skip)
-		return;
-	const unsigned t = threadIdx.x, L = a.chunk_log2;
-	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f), C = splitzip_n_chunks(n, L);
-	const uint64_t *lb = reinterpret_cast<const uint64_t *>(reinterpret_cast<uint8_t *>(st) +
-	                                                        SZ_GPU_WS_LOOKBACK);
-	const int64_t max_esc = st->max_esc;
-	const uint64_t E = (max_esc >= 0 && C) ? (uint32_t)sz_atomic_load(&lb[C - 1]) : 0;
-	const bool split4 = max_esc >= 0 && E <= (uint64_t)max_esc; /* FORMAT.md §6.3 */
-	splitzip_layout lay;
-	splitzip_split4_layout(n, L, E, &lay);
-	const uint64_t size = split4 ? lay.frame_size : splitzip_stored_frame_size(n);
-	const bool lead = blockIdx.x == 0 && t == 0;
-	if (size > cap) {
-		if (lead) {
-			a.statuses[f] = SPLITZIP_ERROR_DST_TOO_SMALL;
-			a.out_sizes[f] = 0;
+	enum { NW = sz_enc_smem<W>::NW };
+	const unsigned t = threadIdx.x, warp = sz_warp<W>(), lane = sz_lane<W>();
+	/* The pass's state lives in shared memory (S.bc, S.run, S.taken, S.wsum): the registers
+	 * belong to the chunk loop. */
+	if (O & SZ_O_HIST)
+		sz_enc_hist_clear<W>(S);
+	if (lane == 0)
+		S.wsum[warp] = 0;
+	if (t == 0) {
+		S.bc[1] = 0;
+		S.run = 0;
+		S.taken = 0;
+		/* split4 can never win: stored from the start (sz_k_enc_init set st->stored) */
+		const bool never = p.can_skip && S.fr.max_esc < 0;
+		if (MULTI) {
+			sz_enc_next_tile<W, MULTI>(S, st, p, 0, false);
+		} else {
+			S.bc[0] = 0;
+			S.bc[2] = never;
 		}
+	}
+	sz_syncthreads();
+	for (;;) {
+		const uint64_t tile = sz_uniform_u64<W>(S.bc[0]);
+		if (tile >= S.fr.n_tiles)
+			break;
+		const uint32_t cpw = sz_uniform_u32<W>(S.fr.cpw);
+		const uint64_t C = sz_uniform_u64<W>(S.fr.C);
+		const bool known_stored = sz_uniform_u32<W>((uint32_t)S.bc[2]) != 0;
+		uint32_t *stash = S.stash + warp * sz_enc_smem<W>::CAP;
+		uint32_t nst = 0;
+		for (uint32_t j = 0; j < cpw; j++) {
+			const uint64_t c = tile * NW * cpw + warp * cpw + j;
+			uint32_t k = 0;
+			if (c < C && !known_stored)
+				k = sz_enc_chunk<W, O>(S, c, stash, nst);
+			else if (c < C && (O & SZ_O_HASH)) /* stored for sure: the checksum */
+				sz_enc_hash_cold<W>(S, c);
+			if (lane == 0)
+				S.cnt[warp * cpw + j] = k;
+		}
+		if (lane == 0)
+			S.nst[warp] = nst;
+		sz_syncthreads(); /* A: the tile's counts are in */
+		if (warp == 0) {
+			const bool skip = S.bc[2] != 0;
+			uint64_t run = S.run;
+			sz_enc_tile_ranks<W, MULTI>(S, st, p, S.fr.lb[p.phase == SZ_PH_REDO], tile,
+			                            skip, run);
+			if (lane == 0) {
+				S.run = run;
+				S.taken++;
+				sz_enc_next_tile<W, MULTI>(S, st, p, tile,
+				                           run >= SZ_GPU_ESC_STORED);
+			}
+		}
+		sz_syncthreads(); /* B: ranks and the next tile are known */
+		const uint64_t rank = sz_uniform_u64<W>(S.wbase[warp]);
+		if ((O & SZ_O_CODES) && rank < SZ_GPU_ESC_STORED) {
+			const uint64_t c0 = tile * NW * cpw + warp * cpw;
+			if (nst > sz_enc_smem<W>::CAP && FI)
+				sz_enc_rescan<W>(S, c0 < C ? c0 : C, c0 + cpw < C ? c0 + cpw : C,
+				                 rank);
+			else if (nst > sz_enc_smem<W>::CAP)
+				sz_enc_rescan_cold<W>(S, c0 < C ? c0 : C,
+				                      c0 + cpw < C ? c0 + cpw : C, rank);
+			else
+				sz_enc_write_escapes<W>(S, stash, nst, rank);
+		}
+		sz_syncwarp<W>(
+		    sz_full_mask<W>()); /* the stash is read before the next tile writes */
+	}
+	if (O & SZ_O_HIST)
+		sz_enc_hist_gather<W>(S);
+	else
+		sz_syncthreads();
+	if (t == 0) {
+		uint64_t sum = 0;
+		for (unsigned w = 0; w < NW; w++)
+			sum += S.wsum[w];
+		if (MULTI && (O & SZ_O_HASH) && S.taken) /* see sz_enc_sample */
+			sz_atomic_add_relaxed(&st->csum, sum);
+		if (!MULTI && (O & SZ_O_HASH))
+			S.bc[3] += sum;
+	}
+	if (MULTI) {
+		if ((O & SZ_O_HIST) && S.hist[t])
+			sz_atomic_add_relaxed(
+			    reinterpret_cast<uint32_t *>(S.fr.ws + SZ_GPU_WS_HIST_R) + t,
+			    S.hist[t]);
+		sz_syncthreads(); /* every thread's adds come before thread 0's release */
+		if (t == 0) {
+			sz_atomic_add_release(&st->done[p.phase], S.taken);
+			while (sz_atomic_load_acquire(&st->done[p.phase]) < S.fr.n_tiles)
+				sz_spin_pause();
+			S.bc[1] = S.fr.n_tiles ? sz_gld_u64(&st->esc) : 0;
+		}
+	}
+	sz_syncthreads();
+	return S.bc[1];
+}
+
+/* sz_enc_run_pass_o for the options of a pass: with a fixed codebook (FI false) only the
+ * split4 pass, with or without the checksum; else every combination the passes use. */
+template <int W, bool MULTI, bool FI>
+SZ_DEVICE uint64_t sz_enc_run_pass(sz_enc_smem<W> &S, sz_gpu_enc_state *st, const sz_enc_pass p)
+{
+	enum { CS = SZ_O_CODES | SZ_O_SM, H = SZ_O_HASH, I = SZ_O_HIST, R = SZ_O_RAW };
+	if (!FI)
+		return p.o & H ? sz_enc_run_pass_o<W, MULTI, CS | H, FI>(S, st, p)
+		               : sz_enc_run_pass_o<W, MULTI, CS, FI>(S, st, p);
+	switch (p.o) {
+	case CS:
+		return sz_enc_run_pass_o<W, MULTI, CS, FI>(S, st, p);
+	case CS | H:
+		return sz_enc_run_pass_o<W, MULTI, CS | H, FI>(S, st, p);
+	case CS | I:
+		return sz_enc_run_pass_o<W, MULTI, CS | I, FI>(S, st, p);
+	case CS | H | I:
+		return sz_enc_run_pass_o<W, MULTI, CS | H | I, FI>(S, st, p);
+	case SZ_O_CODES:
+		return sz_enc_run_pass_o<W, MULTI, SZ_O_CODES, FI>(S, st, p);
+	case R:
+		return sz_enc_run_pass_o<W, MULTI, R, FI>(S, st, p);
+	case R | H:
+		return sz_enc_run_pass_o<W, MULTI, R | H, FI>(S, st, p);
+	case R | I:
+		return sz_enc_run_pass_o<W, MULTI, R | I, FI>(S, st, p);
+	default:
+		return sz_enc_run_pass_o<W, MULTI, R | H | I, FI>(S, st, p);
+	}
+}
+
+/* The exponents of chunk c into the warp's histogram (and its checksum fold, with the
+ * chunk count and elements, into the warp's slots). */
+template <int W, bool HASH> SZ_DEVICE void sz_enc_hist_chunk(sz_enc_smem<W> &S, uint64_t c)
+{
+	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>();
+	uint32_t *wh = S.bins + 256 * warp;
+	const uint32_t len = (uint32_t)splitzip_chunk_len(S.fr.n, S.fr.L, c), nw = (len + 3) / 4;
+	const uint16_t *SZ_RESTRICT src = S.fr.src + (c << S.fr.L);
+	const bool vec = S.fr.vec != 0;
+	uint64_t acc = splitzip_hash_lane_init(lane & 31);
+	for (uint32_t s0 = 0; s0 < len; s0 += W * 8) {
+		uint32_t valid;
+		const sz_u32x4 v = sz_load8(src, s0 + 8 * lane, len, vec, &valid);
+		SZ_UNROLL
+		for (unsigned i = 0; i < 8; i++)
+			if (valid >> i & 1)
+				sz_smem_atomic_add(&wh[(sz_elem8(v, i) >> 7) & 0xFFu], 1u);
+		if (HASH)
+			acc = sz_hash_segment<W>(acc, (uint64_t)v.y << 32 | v.x,
+			                         (uint64_t)v.w << 32 | v.z, s0 / 4, nw);
+	}
+	uint64_t fold = 0;
+	if (HASH)
+		fold = sz_hash_chunk_fold<W>(acc, 2 * (uint64_t)len, c);
+	if (lane == 0) {
+		S.wsum[warp] += fold;
+		S.nst[warp]++;
+		S.wbase[warp] += len;
+	}
+}
+
+/*
+ * The exponent histogram of a sample of chunks (FORMAT.md §5.1 applied to the sample): every
+ * chunk when 'all' (then the codebook is exact, and the checksum is folded here when asked),
+ * else one in 16 (at least 16) spread evenly, as the CPU encoder samples. Warps take chunks
+ * one at a time (a ticket per warp: no block barriers). Leaves the histogram in S.hist, the
+ * sampled elements in S.bc[1]; MULTI: of the whole frame, after every block's part is in.
+ */
+template <int W, bool MULTI>
+SZ_DEVICE void sz_enc_sample(sz_enc_smem<W> &S, sz_gpu_enc_state *st, bool all, bool hash)
+{
+	enum { NW = sz_enc_smem<W>::NW };
+	const sz_enc_frame &fr = S.fr;
+	const unsigned t = threadIdx.x, warp = sz_warp<W>(), lane = sz_lane<W>();
+	const uint64_t C = fr.C;
+	const uint64_t ns = all ? C : C / 16 > 16 ? C / 16 : (C < 16 ? C : 16);
+	for (unsigned i = t; i < 256 * NW; i += SZ_GPU_THREADS)
+		S.bins[i] = 0;
+	if (lane == 0) {
+		S.wsum[warp] = 0;
+		S.nst[warp] = 0;
+		S.wbase[warp] = 0;
+	}
+	sz_syncthreads();
+	for (uint64_t k = warp;; k += NW) {
+		if (MULTI) {
+			uint32_t tk = 0;
+			if (lane == 0)
+				tk = sz_atomic_add_relaxed(&st->ticket[SZ_PH_SAMPLE], 1u);
+			k = sz_shfl<W>(sz_full_mask<W>(), tk, 0);
+		}
+		if (k >= ns)
+			break;
+		if (hash)
+			sz_enc_hist_chunk<W, true>(S, C * k / ns);
+		else
+			sz_enc_hist_chunk<W, false>(S, C * k / ns);
+	}
+	sz_syncthreads();
+	uint32_t h = 0;
+	for (unsigned w = 0; w < NW; w++)
+		h += S.bins[256 * w + t];
+	S.hist[t] = h;
+	uint64_t sum = 0, tot = 0;
+	uint32_t chunks = 0;
+	for (unsigned w = 0; w < NW; w++) {
+		sum += S.wsum[w];
+		tot += S.wbase[w];
+		chunks += S.nst[w];
+	}
+	if (!MULTI) {
+		if (t == 0) {
+			S.bc[3] += sum;
+			S.bc[1] = tot;
+		}
+		sz_syncthreads();
 		return;
 	}
-	uint8_t *dst = sz_enc_dst(a, f);
-	const uint64_t gt = (uint64_t)blockIdx.x * blockDim.x + t;
-	const uint64_t gs = (uint64_t)gridDim.x * blockDim.x;
+	uint32_t *hs = reinterpret_cast<uint32_t *>(fr.ws + SZ_GPU_WS_HIST_S);
+	if (h)
+		sz_atomic_add_relaxed(&hs[t], h);
+	if (t == 0 && hash && chunks) /* a block without chunks adds nothing: after the waiters
+	                                 may have seen the count complete, it must not write */
+		sz_atomic_add_relaxed(&st->csum, sum);
+	sz_syncthreads(); /* every thread's adds come before thread 0's release */
+	if (t == 0) {
+		sz_atomic_add_release(&st->done[SZ_PH_SAMPLE], chunks);
+		while (sz_atomic_load_acquire(&st->done[SZ_PH_SAMPLE]) < ns)
+			sz_spin_pause();
+	}
+	sz_syncthreads();
+	S.hist[t] = sz_gld_u32(&hs[t]);
+	if (t ==
+	    0) /* the sampled elements: chunk C-1, the only short one, is sampled iff all are */
+		S.bc[1] = ns == C ? fr.n : ns << fr.L;
+	sz_syncthreads();
+}
+
+/*
+ * The arguments of frame f (as splitzip_compress() checks them) and the split4 limit: OK, or
+ * INVALID_ARGUMENT, or DST_TOO_SMALL when not even the smallest frame this input can give fits.
+ */
+SZ_DEVICE int32_t sz_enc_check(const sz_gpu_enc &a, uint64_t f, int64_t *max_esc)
+{
+	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f);
+	*max_esc = -1;
+	const uint16_t *src = sz_enc_src(a, f);
+	if (n > a.max_elems || n > SPLITZIP_MAX_FRAME_ELEMS || !sz_enc_dst(a, f) || (!src && n) ||
+	    !sz_aligned(src, 2))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	const uint64_t stored = splitzip_stored_frame_size(n);
+	*max_esc = splitzip_split4_max_escapes(n, a.chunk_log2);
+	const uint64_t least =
+	    *max_esc < 0 ? stored : splitzip_split4_frame_size(n, a.chunk_log2, 0);
+	return cap < least && cap < stored ? SPLITZIP_ERROR_DST_TOO_SMALL : SPLITZIP_OK;
+}
+
+/* What thread 0 learns about frame f before the block encodes it (S.fr, S.bc[3] = 0). */
+template <int W, bool MULTI>
+SZ_DEVICE void sz_enc_setup(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f,
+                            sz_gpu_enc_state *st)
+{
+	sz_enc_frame &fr = S.fr;
+	fr.f = f;
+	fr.ws = a.ws + a.ws_stride * f;
+	fr.skip = 0;
+	fr.raw = 0;
+	if (MULTI) {
+		fr.skip = sz_gld_u32(&st->skip);
+		fr.max_esc = (int64_t)sz_gld_u64(&st->max_esc);
+	} else {
+		int64_t me;
+		const int32_t s = sz_enc_check(a, f, &me);
+		fr.max_esc = me;
+		if (s != SPLITZIP_OK) {
+			sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+			fr.skip = 1;
+		}
+	}
+	if (fr.skip)
+		return;
+	fr.src = sz_enc_src(a, f);
+	fr.dst = sz_enc_dst(a, f);
+	fr.n = sz_enc_n(a, f);
+	fr.cap = sz_enc_cap(a, f);
+	fr.L = a.chunk_log2;
+	fr.flags = a.flags;
+	fr.C = splitzip_n_chunks(fr.n, fr.L);
+	fr.cpw = sz_gpu_chunks_per_warp(fr.L);
+	fr.n_tiles = sz_gpu_tiles(fr.n, fr.L, sz_enc_smem<W>::NW);
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, 0, &lay); /* these offsets do not depend on E */
+	fr.codes_off = lay.codes_off;
+	fr.sm_off = lay.sm_off;
+	fr.table_off = lay.table_off;
+	fr.epos_off = lay.epos_off;
+	fr.exps = fr.ws + sz_gpu_ws_exps_off(a.max_elems, fr.L);
+	fr.lb[0] =
+	    reinterpret_cast<uint64_t *>(fr.ws + sz_gpu_ws_lookback_off(a.max_elems, fr.L, 0));
+	fr.lb[1] =
+	    reinterpret_cast<uint64_t *>(fr.ws + sz_gpu_ws_lookback_off(a.max_elems, fr.L, 1));
+	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
+	for (unsigned k = 0; k < 16; k++)
+		fr.cb[k] = a.codebook[k];
+	S.bc[3] = 0;
+}
+
+/*
+ * The end of a frame: the mode is known. split4: exponents into their section, gaps zeroed;
+ * stored: the input behind the header unless a pass wrote it; then header and result. The
+ * bytes are split over the frame's blocks (MULTI) -- they only write.
+ */
+template <int W, bool MULTI>
+SZ_DEVICE void sz_enc_finish(sz_enc_smem<W> &S, const sz_gpu_enc &a, bool split4, uint64_t E,
+                             bool raw_done)
+{
+	const sz_enc_frame &fr = S.fr;
+	sz_gpu_enc_state *st = MULTI ? sz_enc_state(a, fr.f) : nullptr;
+	const unsigned t = threadIdx.x;
+	const uint64_t b = MULTI ? blockIdx.x : 0, G = MULTI ? gridDim.x : 1;
+	const uint64_t gt = b * SZ_GPU_THREADS + t, gs = G * SZ_GPU_THREADS;
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, split4 ? E : 0, &lay);
+	const uint64_t size = split4 ? lay.frame_size : splitzip_stored_frame_size(fr.n);
+	if (size > fr.cap) {
+		if (b == 0 && t == 0)
+			sz_put_result(a.out_sizes, a.statuses, fr.f, 0,
+			              SPLITZIP_ERROR_DST_TOO_SMALL);
+		return;
+	}
+	uint8_t *dst = fr.dst;
 	if (split4) {
-		const uint8_t *exps =
-		    reinterpret_cast<uint8_t *>(st) + sz_gpu_ws_exps_off(a.max_elems, L);
 		for (uint64_t i = gt; i < E; i += gs)
-			dst[lay.eexp_off + i] = exps[i];
-		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
-			/* FORMAT.md §4.2.6: every gap is zero (each is shorter than 16 bytes). */
+			sz_gst_u8(dst + lay.eexp_off + i, sz_gld_u8(fr.exps + i));
+		if (b == 0 &&
+		    t < SPLITZIP_SECTION_ALIGN) /* FORMAT.md §4.2.6: each gap < 16 bytes */
 			for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
 				const uint64_t at = splitzip_split4_gap(&lay, k) + t;
 				if (at < splitzip_split4_gap_end(&lay, k))
-					dst[at] = 0;
+					sz_gst_u8(dst + at, 0);
 			}
-		}
 	} else {
-		const uint8_t *s8 = reinterpret_cast<const uint8_t *>(sz_enc_src(a, f));
+		const uint8_t *s8 = reinterpret_cast<const uint8_t *>(fr.src);
 		uint8_t *d8 = dst + SPLITZIP_FRAME_HEADER_SIZE;
-		const uint64_t bytes = 2 * n;
-		uint64_t done = 0;
-		if (sz_aligned16(s8) && sz_aligned16(dst)) {
-			for (uint64_t u = gt; u < bytes / 16; u += gs)
-				sz_store16(d8 + 16 * u, sz_load16(s8 + 16 * u));
-			done = bytes / 16 * 16;
+		const uint64_t bytes = 2 * fr.n;
+		if (!raw_done) {
+			uint64_t done = 0;
+			if (fr.vec) {
+				for (uint64_t u = gt; u < bytes / 16; u += gs)
+					sz_gst_x4(d8 + 16 * u, sz_gldro_x4(s8 + 16 * u));
+				done = bytes / 16 * 16;
+			}
+			for (uint64_t i = done + gt; i < bytes; i += gs)
+				sz_gst_u8(d8 + i, sz_gldro_u8(s8 + i));
 		}
-		for (uint64_t i = done + gt; i < bytes; i += gs)
-			d8[i] = s8[i];
-		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
-			dst[SPLITZIP_FRAME_HEADER_SIZE + bytes + t] =
-			    0; /* FORMAT.md §4.1 padding */
+		if (b == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
+			sz_gst_u8(d8 + bytes + t, 0); /* FORMAT.md §4.1 padding */
 	}
-	if (lead) {
-		splitzip_header h;
-		splitzip_header_init(&h, split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED, L,
-		                     a.flags, n);
-		h.n_escapes = split4 ? (uint32_t)E : 0;
-		for (unsigned k = 0; k < 16; k++)
-			h.codebook[k] = split4 ? st->codebook[k] : 0;
-		h.frame_size = size;
-		h.content_checksum = (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
-		                         ? splitzip_hash_frame_final(n, sz_atomic_load(&st->csum))
-		                         : 0;
-		splitzip_header_write(dst, &h);
-		a.out_sizes[f] = size;
-		a.statuses[f] = SPLITZIP_OK;
+	if (b != 0 || t != 0)
+		return;
+	splitzip_header h;
+	splitzip_header_init(&h, split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED, fr.L,
+	                     fr.flags, fr.n);
+	h.n_escapes = split4 ? (uint32_t)E : 0;
+	for (unsigned k = 0; k < 16; k++)
+		h.codebook[k] = split4 ? fr.cb[k] : 0;
+	h.frame_size = size;
+	if (fr.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) /* every fold was added before the waits */
+		h.content_checksum =
+		    splitzip_hash_frame_final(fr.n, MULTI ? sz_gld_u64(&st->csum) : S.bc[3]);
+	uint8_t *hb = S.hdr; /* shared memory: 64 bytes need not sit in registers */
+	splitzip_header_write(hb, &h);
+	for (unsigned i = 0; i < SPLITZIP_FRAME_HEADER_SIZE; i += 4)
+		sz_gst_le32(dst + i, (uint32_t)hb[i] | (uint32_t)hb[i + 1] << 8 |
+		                         (uint32_t)hb[i + 2] << 16 | (uint32_t)hb[i + 3] << 24);
+	sz_put_result(a.out_sizes, a.statuses, fr.f, size, SPLITZIP_OK);
+}
+
+/* Whether the codebook in fr.cb equals the 16 bytes at cb. */
+SZ_DEVICE bool sz_cb_equal(const uint8_t *a, const uint8_t *b)
+{
+	for (unsigned k = 0; k < 16; k++)
+		if (a[k] != b[k])
+			return false;
+	return true;
+}
+
+/* Frame f by this block (page path) or by gridDim.x blocks (MULTI). See the file comment. */
+template <int W, bool MULTI, bool FI>
+SZ_DEVICE void sz_enc_frame_run(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f)
+{
+	/* Decisions live in shared memory (S.fr, S.pred): registers belong to the passes. */
+	if (threadIdx.x == 0)
+		sz_enc_setup<W, MULTI>(S, a, f, MULTI ? sz_enc_state(a, f) : nullptr);
+	sz_syncthreads();
+	if (S.fr.skip)
+		return;
+	const bool hash = (S.fr.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
+	const bool exact = S.fr.n < a.sample_all;
+	uint64_t E = 0;
+	if (FI && S.fr.C) {
+		sz_enc_sample<W, MULTI>(S, MULTI ? sz_enc_state(a, f) : nullptr, exact,
+		                        exact && hash);
+		const uint64_t sampled = S.bc[1], covered = sz_enc_select<W>(S);
+		if (exact)
+			E = S.fr.n - covered;
+		else if ((sampled - covered) * SZ_GPU_STORED_GUESS > sampled)
+			S.fr.raw = 1; /* every thread writes the same */
+	}
+	sz_enc_use_codebook<W>(S);
+	sz_syncthreads();
+	const int64_t max_esc = S.fr.max_esc;
+	if (FI && exact && S.fr.C && (max_esc < 0 || E > (uint64_t)max_esc)) {
+		sz_enc_finish<W, MULTI>(S, a, false, 0, false); /* stored, known from the sample */
+		return;
+	}
+	{
+		/* a fixed codebook never writes the raw copy in the pass: a frame that cannot be
+		 * split4 is marked stored by its first tile, and copied at the end */
+		const bool raw = FI && (S.fr.raw || max_esc < 0) &&
+		                 S.fr.cap >= splitzip_stored_frame_size(S.fr.n);
+		const bool hist = FI && !exact;
+		const unsigned o = (raw ? SZ_O_RAW : SZ_O_CODES | SZ_O_SM) |
+		                   (hash && !(FI && exact) ? SZ_O_HASH : 0) |
+		                   (hist ? SZ_O_HIST : 0);
+		sz_syncthreads(); /* S.fr.raw is read; it is rewritten below */
+		if (threadIdx.x == 0)
+			S.fr.raw = raw;
+		const sz_enc_pass p = {SZ_PH_ENCODE, o, !hist && !raw};
+		E = sz_enc_run_pass<W, MULTI, FI>(S, MULTI ? sz_enc_state(a, f) : nullptr, p);
+	}
+	/* after the pass, the decisions come back from shared memory, not registers */
+	const bool raw = S.fr.raw != 0;
+	if (!FI || S.fr.n < a.sample_all) {
+		const int64_t me = S.fr.max_esc;
+		sz_enc_finish<W, MULTI>(S, a, !raw && me >= 0 && E <= (uint64_t)me, E, raw);
+		return;
+	}
+	/* A predicted codebook: the exact one from the whole histogram (FORMAT.md §6.2). */
+	const unsigned t = threadIdx.x;
+	if (t < 16)
+		S.pred[t] = S.fr.cb[t];
+	if (MULTI)
+		S.hist[t] =
+		    sz_gld_u32(reinterpret_cast<const uint32_t *>(S.fr.ws + SZ_GPU_WS_HIST_R) + t);
+	sz_syncthreads();
+	E = S.fr.n - sz_enc_select<W>(S);
+	const bool split4 = S.fr.max_esc >= 0 && E <= (uint64_t)S.fr.max_esc;
+	if (split4 && (raw || !sz_cb_equal(S.pred, S.fr.cb))) {
+		sz_enc_use_codebook<W>(S);
+		sz_syncthreads();
+		const sz_enc_pass redo = {SZ_PH_REDO, SZ_O_CODES | (raw ? (unsigned)SZ_O_SM : 0u),
+		                          false};
+		E = sz_enc_run_pass<W, MULTI, FI>(S, MULTI ? sz_enc_state(a, f) : nullptr, redo);
+	}
+	sz_enc_finish<W, MULTI>(S, a, split4, E, raw && !split4);
+}
+
+/* ==================================================================== */
+/*                          Encoder: the kernels                        */
+/* ==================================================================== */
+
+/*
+ * Resident blocks per SM the encode kernels are built for: 4 (64 registers) with a fixed
+ * codebook; 3 (80 registers) with the codebook from the input, whose kernels also hold the
+ * sample, the histogram counters and the second pass (at 64 registers they spill).
+ */
+#define SZ_GPU_ENC_BLOCKS(fi) ((fi) ? 3 : 4)
+
+/* Per frame (blockIdx.y): zeroed state, histograms and look-back words; the argument checks. */
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(sz_gpu_enc a)
+{
+	SZ_WARP_GUARD(W);
+	const uint64_t f = a.frame0 + blockIdx.y;
+	uint8_t *ws = a.ws + a.ws_stride * f;
+	const unsigned t = threadIdx.x;
+	const uint64_t n = sz_enc_n(a, f) <= a.max_elems ? sz_enc_n(a, f) : a.max_elems;
+	const uint64_t tiles = splitzip_n_chunks(n, a.chunk_log2); /* at least the tiles */
+	uint64_t *lb0 =
+	    reinterpret_cast<uint64_t *>(ws + sz_gpu_ws_lookback_off(a.max_elems, a.chunk_log2, 0));
+	uint64_t *lb1 =
+	    reinterpret_cast<uint64_t *>(ws + sz_gpu_ws_lookback_off(a.max_elems, a.chunk_log2, 1));
+	for (uint64_t i = (uint64_t)blockIdx.x * SZ_GPU_THREADS + t; i < tiles;
+	     i += (uint64_t)gridDim.x * SZ_GPU_THREADS) {
+		sz_gst_u64(&lb0[i], 0);
+		sz_gst_u64(&lb1[i], 0);
+	}
+	if (blockIdx.x != 0)
+		return;
+	for (unsigned i = t; i < (SZ_GPU_WS_LOOKBACK - SZ_GPU_WS_HIST_S) / 4; i += SZ_GPU_THREADS)
+		sz_gst_u32(ws + SZ_GPU_WS_HIST_S + 4 * i, 0);
+	if (t != 0)
+		return;
+	int64_t me;
+	const int32_t s = sz_enc_check(a, f, &me);
+	sz_gpu_enc_state z;
+	__builtin_memset(&z, 0, sizeof z);
+	z.max_esc = me;
+	z.skip = s != SPLITZIP_OK;
+	z.stored = me < 0; /* split4 never wins: no tile writes its sections */
+	sz_gst_words(ws, &z, sizeof z);
+	if (s != SPLITZIP_OK)
+		sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+}
+
+/* One frame (blockIdx.y + frame0) by gridDim.x persistent blocks. 4 blocks of 256 threads per
+ * SM: at most 64 registers, the budget under which no architecture spills. */
+template <int W, bool FI>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
+                                  SZ_GPU_ENC_BLOCKS(FI)) void sz_k_encode(sz_gpu_enc a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_enc_smem<W>, S, 1);
+	sz_enc_frame_run<W, true, FI>(S[0], a, a.frame0 + blockIdx.y);
+}
+
+/* Batches of small frames: one block per frame at a time, frames blockIdx.x + k gridDim.x. */
+template <int W, bool FI>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
+                                  SZ_GPU_ENC_BLOCKS(FI)) void sz_k_encode_pages(sz_gpu_enc a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_enc_smem<W>, S, 1);
+	for (uint64_t f = blockIdx.x; f < a.n_frames; f += gridDim.x) {
+		sz_enc_frame_run<W, false, FI>(S[0], a, f);
+		sz_syncthreads(); /* shared memory is reused by the next frame */
 	}
 }
 
@@ -541,206 +1328,462 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_finish(sz_
 /*                               Decoder                                */
 /* ==================================================================== */
 
-/* FORMAT.md §3.2 steps 0-11 with the statuses every decoder gives (core/sz_layout.h). */
-SZ_DEVICE int32_t sz_gpu_read_header(const uint8_t *src, uint64_t size, splitzip_header *h)
+/* What a block knows about the frame it decodes (shared memory, written by thread 0). */
+struct sz_dec_frame {
+	const uint8_t *src;
+	uint16_t *dst;
+	uint64_t f, n, C, E, codes_off, sm_off, table_off, epos_off, eexp_off;
+	uint64_t cblo, cbhi; /* the codebook, 8 exponents per word */
+	uint32_t L, mode, vec, contig, base, base2, hash;
+	int32_t status;
+	splitzip_header h;
+};
+
+template <int W> struct sz_dec_smem {
+	enum { NW = SZ_GPU_THREADS / W };
+	sz_dec_frame fr;
+	uint64_t wsum[NW];
+	uint32_t wbad[NW];
+	uint32_t bad;
+	uint8_t hdr[SPLITZIP_FRAME_HEADER_SIZE];
+};
+
+/*
+ * FORMAT.md §3.2-3.3 steps 0-13 for frame f, by one thread, with the statuses every decoder
+ * gives: the header is read once (64 byte loads) into hb (64 bytes of shared memory) and
+ * parsed by core/sz_layout.h.
+ */
+SZ_DEVICE_COLD int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_header *h,
+                                    uint8_t *hb)
 {
+	const uint8_t *src = sz_dec_src(a, f);
+	const uint64_t size = sz_dec_size(a, f);
 	if (!src)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	return splitzip_read_header(src, size, h);
+	const unsigned m =
+	    size < SPLITZIP_FRAME_HEADER_SIZE ? (unsigned)size : SPLITZIP_FRAME_HEADER_SIZE;
+	for (unsigned i = 0; i < m; i++)
+		hb[i] = sz_gldro_u8(src + i);
+	int32_t s = splitzip_read_header(hb, size, h);
+	/* Entropy frames (mode 2) have no GPU decoder yet: after the same header checks as every
+	 * decoder, they are reported as a mode this decoder does not know. */
+	if (s == SPLITZIP_OK && h->mode == SPLITZIP_MODE_ENTROPY)
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
+	if (s == SPLITZIP_OK && h->frame_size > size)
+		s = SPLITZIP_ERROR_TRUNCATED; /* step 12 */
+	else if (s == SPLITZIP_OK && h->n_elems > sz_dec_cap(a, f))
+		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* step 13 */
+	else if (s == SPLITZIP_OK &&
+	         ((!sz_dec_dst(a, f) && h->n_elems) || !sz_aligned(sz_dec_dst(a, f), 2)))
+		s = SPLITZIP_ERROR_INVALID_ARGUMENT; /* an odd output address would fault */
+	return s;
 }
 
-/* Dense decode of group g: out[i] = join(codebook[code_i], sm[i]) (splitzip_ref_decode_chunk). */
-SZ_DEVICE void sz_decode_group(const uint8_t *codes, const uint8_t *sm, uint16_t *out, uint32_t g,
-                               uint64_t len, bool vec, const uint16_t *exp7, bool contig,
-                               unsigned base)
+/* The block's view of a frame whose header passed (thread 0). */
+template <int W>
+SZ_DEVICE_COLD void sz_dec_setup(sz_dec_smem<W> &S, const sz_gpu_dec &a, uint64_t f,
+                                 const splitzip_header &h)
 {
-	const uint64_t i0 = (uint64_t)g * SZ_GPU_GROUP;
-	if (vec && i0 + SZ_GPU_GROUP <= len) {
-		const uint64_t cb = sz_load8(codes + 8 * (uint64_t)g);
-		const sz_u32x4 s = sz_load16(sm + 16 * (uint64_t)g);
-		const uint32_t sw[4] = {s.x, s.y, s.z, s.w};
-		uint32_t o[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-		SZ_UNROLL
-		for (int k = 0; k < 16; k++) {
-			const uint32_t code = (uint32_t)(cb >> (4 * k)) & 15;
-			const uint32_t b = (sw[k >> 2] >> (8 * (k & 3))) & 0xFF;
-			const uint32_t x = contig ? (base + code) << 7 : exp7[code];
-			o[k >> 1] |= (((b & 0x80) << 8) | x | (b & 0x7F)) << (16 * (k & 1));
-		}
-		sz_store16(out + i0, sz_u32x4_make(o[0], o[1], o[2], o[3]));
-		sz_store16(out + i0 + 8, sz_u32x4_make(o[4], o[5], o[6], o[7]));
-		return;
-	}
-	for (uint64_t i = i0; i < i0 + SZ_GPU_GROUP && i < len; i++) {
-		const uint32_t code = (codes[i / 2] >> (4 * (i % 2))) & 15;
-		const uint32_t b = sm[i];
-		out[i] = (uint16_t)(((b & 0x80) << 8) | exp7[code] | (b & 0x7F));
+	sz_dec_frame &fr = S.fr;
+	fr.f = f;
+	fr.h = h;
+	fr.src = sz_dec_src(a, f);
+	fr.dst = sz_dec_dst(a, f);
+	fr.n = h.n_elems;
+	fr.E = h.n_escapes;
+	fr.L = h.chunk_log2;
+	fr.mode = h.mode;
+	fr.hash = (h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
+	fr.C = splitzip_n_chunks(fr.n, fr.L);
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
+	fr.codes_off = lay.codes_off;
+	fr.sm_off = lay.sm_off;
+	fr.table_off = lay.table_off;
+	fr.epos_off = lay.epos_off;
+	fr.eexp_off = lay.eexp_off;
+	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
+	fr.base = h.codebook[0];
+	fr.base2 = fr.base * 0x10001u;
+	fr.contig = h.codebook[15] == fr.base + 15;
+	fr.cblo = fr.cbhi = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		fr.cblo |= (uint64_t)h.codebook[k] << (8 * k);
+		fr.cbhi |= (uint64_t)h.codebook[8 + k] << (8 * k);
 	}
 }
 
-/* Per frame: zero the counters of the decoder. */
-template <int W> SZ_GLOBAL void sz_k_dec_init(sz_gpu_dec a)
+/* FORMAT.md §4.1 / §4.2.7 rule 1: the padding bytes and the padding nibble are zero. Threads
+ * 0..15 of the block; returns nonzero in the threads that found a nonzero byte. */
+SZ_DEVICE_COLD bool sz_dec_padding_bad(const sz_dec_frame &fr, unsigned t)
 {
-	SZ_WARP_GUARD(W);
-	if (threadIdx.x != 0)
-		return;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, a.frame0 + blockIdx.y);
-	st->done = 0;
-	st->corrupt = 0;
-	st->csum = 0;
+	if (t >= SPLITZIP_SECTION_ALIGN)
+		return false;
+	bool bad = false;
+	if (fr.mode == SPLITZIP_MODE_STORED) {
+		const uint64_t at = SPLITZIP_FRAME_HEADER_SIZE + 2 * fr.n + t;
+		return at < fr.h.frame_size && sz_gldro_u8(fr.src + at);
+	}
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
+	for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
+		const uint64_t at = splitzip_split4_gap(&lay, k) + t;
+		bad |= at < splitzip_split4_gap_end(&lay, k) && sz_gldro_u8(fr.src + at);
+	}
+	if (t == 0 && fr.n % 2)
+		bad |= (sz_gldro_u8(fr.src + fr.codes_off + fr.n / 2) >> 4) != 0;
+	return bad;
 }
 
-/* 3 blocks per SM: about 80 registers, the budget under which no architecture spills. */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 3) void sz_k_decode(sz_gpu_dec a)
+/* Whether exponent e is in the frame's codebook. */
+SZ_DEVICE bool sz_dec_in_codebook(const sz_dec_frame &fr, uint32_t e)
 {
-	SZ_WARP_GUARD(W);
-	SZ_SHARED_ARRAY(splitzip_header, sh, 1);
-	SZ_SHARED_ARRAY(int32_t, sst, 1);
-	SZ_SHARED_ARRAY(uint32_t, bad, 1); /* this block found a broken body rule */
-	SZ_SHARED_ARRAY(uint16_t, exp7, 16);
-	SZ_SHARED_ARRAY(uint8_t, is_esc, 256);
-	const uint32_t f = a.frame0 + blockIdx.y;
-	sz_gpu_frame_state *st = sz_gpu_state(a.ws, a.ws_stride, f);
-	const unsigned t = threadIdx.x, nt = blockDim.x;
-	const uint8_t *src = sz_dec_src(a, f);
-	uint16_t *dst = sz_dec_dst(a, f);
-	if (t == 0) {
-		splitzip_header h;
-		int32_t s = sz_gpu_read_header(src, sz_dec_size(a, f), &h);
-		if (s == SPLITZIP_OK && h.frame_size > sz_dec_size(a, f))
-			s = SPLITZIP_ERROR_TRUNCATED; /* §3.3 step 12 */
-		else if (s == SPLITZIP_OK && h.n_elems > sz_dec_cap(a, f))
-			s = SPLITZIP_ERROR_DST_TOO_SMALL; /* step 13 */
-		else if (s == SPLITZIP_OK && !dst && h.n_elems)
-			s = SPLITZIP_ERROR_INVALID_ARGUMENT;
-		if (s == SPLITZIP_OK)
-			sh[0] = h;
-		sst[0] = s;
-		bad[0] = 0;
-	}
-	sz_syncthreads();
-	if (sst[0] != SPLITZIP_OK) { /* every block saw the same header */
-		if (blockIdx.x == 0 && t == 0) {
-			a.statuses[f] = sst[0];
-			a.out_elems[f] = 0;
-		}
-		return;
-	}
-	const uint64_t n = sh[0].n_elems, E = sh[0].n_escapes;
-	const unsigned L = sh[0].chunk_log2;
-	const uint64_t C = splitzip_n_chunks(n, L), fsize = sh[0].frame_size;
-	const bool want_sum = (sh[0].flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
-	const unsigned base = sh[0].codebook[0];
-	const bool contig = sh[0].codebook[15] == base + 15;
-	if (t < 16)
-		exp7[t] = (uint16_t)(sh[0].codebook[t] << 7);
-	for (unsigned i = t; i < 256; i += nt)
-		is_esc[i] = sz_lut_entry(sh[0].codebook, i) >> 7;
-	sz_syncthreads();
+	if (fr.contig)
+		return e - fr.base <= 15u;
+	for (uint32_t c = 0; c < 16; c++)
+		if (sz_cb_exp(fr.cblo, fr.cbhi, c) == e)
+			return true;
+	return false;
+}
 
-	if (sh[0].mode == SPLITZIP_MODE_STORED) {
-		const uint8_t *body = src + SPLITZIP_FRAME_HEADER_SIZE;
-		if (blockIdx.x == 0 && SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t < fsize &&
-		    src[SPLITZIP_FRAME_HEADER_SIZE + 2 * n + t])
-			sz_atomic_exch(&bad[0], 1u); /* FORMAT.md §4.1: zero padding */
-		const bool vec = sz_aligned16(body) && sz_aligned16(dst);
-		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
-			const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
-			const uint8_t *s8 = body + 2 * e0;
-			uint8_t *d8 = reinterpret_cast<uint8_t *>(dst + e0);
-			uint64_t done = 0;
-			if (vec) {
-				for (uint64_t u = t; u < 2 * len / 16; u += nt)
-					sz_store16(d8 + 16 * u, sz_load16(s8 + 16 * u));
-				done = 2 * len / 16 * 16;
-			}
-			for (uint64_t i = done + t; i < 2 * len; i += nt)
-				d8[i] = s8[i];
-			if (want_sum && sz_warp<W>() == 0) {
-				const uint64_t d = sz_chunk_digest<W>(s8, 2 * len);
-				if (sz_lane<W>() == 0)
-					sz_atomic_add(&st->csum, splitzip_hash_chunk_fold(d, c));
-			}
+/* A batch of up to W escape records of a chunk: lane i holds record kb + i. */
+struct sz_dec_batch {
+	uint32_t kb;  /* first record not yet loaded (escape counts are u32) */
+	uint32_t rec; /* this lane's record: position | exponent << 16 */
+	uint32_t nb;  /* records in the batch */
+	uint32_t r;   /* next record of the batch to apply */
+	int32_t last; /* position of the batch's last record, -1 before the first */
+};
+
+/* Loads the next batch and checks FORMAT.md §4.2.7 rule 3 on it (ascending positions inside
+ * the chunk, exponents outside the codebook); the code check comes when a record is applied. */
+template <int W>
+SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint32_t k1, uint32_t len)
+{
+	const unsigned lane = sz_lane<W>();
+	const uint32_t left = k1 - b.kb;
+	b.nb = left < (uint32_t)W ? left : (uint32_t)W;
+	b.r = 0;
+	uint32_t p = 0, e = 0;
+	if (lane < b.nb) {
+		p = sz_gld_le16(fr.src + fr.epos_off + 2 * ((uint64_t)b.kb + lane));
+		e = sz_gldro_u8(fr.src + fr.eexp_off + ((uint64_t)b.kb + lane));
+	}
+	const uint32_t up = sz_shfl_up<W>(sz_full_mask<W>(), p, 1);
+	const int32_t prev = lane == 0 ? b.last : (int32_t)up;
+	const bool bad =
+	    lane < b.nb && ((int32_t)p <= prev || p >= len || sz_dec_in_codebook(fr, e));
+	b.last = (int32_t)sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), p, (int)b.nb - 1));
+	b.rec = p | e << 16;
+	b.kb += b.nb;
+	return sz_any<W>(sz_full_mask<W>(), bad) != 0;
+}
+
+/*
+ * Decode chunk c by one warp: checks its table entries (rule 2) and escape records (rule 3)
+ * before using them, decodes 8 elements per lane per segment, applies the segment's escapes to
+ * the registers, stores, hashes. Returns whether a body rule failed (every lane).
+ */
+template <int W>
+SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, bool hash)
+{
+	const unsigned lane = sz_lane<W>();
+	/* Chunk-local positions fit 32 bits (at most 2^16 elements, SPLITZIP_CHUNK_LOG2_MAX). */
+	const uint64_t e0 = c << fr.L;
+	const uint32_t len = (uint32_t)splitzip_chunk_len(fr.n, fr.L, c);
+	const uint32_t nw = (len + 3) / 4, seg = (uint32_t)W * 8;
+	uint16_t *out = fr.dst + e0;
+	const bool vec = fr.vec != 0, stored = fr.mode == SPLITZIP_MODE_STORED;
+	uint64_t acc = splitzip_hash_lane_init(lane & 31);
+	bool bad = false;
+	sz_dec_batch b = {0, 0, 0, 0, -1};
+	uint32_t k1 = 0;
+	if (!stored) {
+		const uint8_t *T = fr.src + fr.table_off;
+		uint32_t t0 = 0, t1 = 0; /* one lane reads the two entries, the warp shares them */
+		if (lane == 0) {
+			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
+			t1 = sz_gld_le32(T + 4 * c);
 		}
-	} else {
-		splitzip_layout lay;
-		splitzip_split4_layout(n, L, E, &lay);
-		const uint8_t *codes = src + lay.codes_off, *sm = src + lay.sm_off;
-		const uint8_t *table = src + lay.table_off, *epos = src + lay.epos_off;
-		const uint8_t *eexp = src + lay.eexp_off;
-		if (blockIdx.x == 0 && t < SPLITZIP_SECTION_ALIGN) {
-			/* FORMAT.md §4.2.7 rule 1: zero gaps and a zero nibble after an odd n. */
-			for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
-				const uint64_t at = splitzip_split4_gap(&lay, k) + t;
-				if (at < splitzip_split4_gap_end(&lay, k) && src[at])
-					sz_atomic_exch(&bad[0], 1u);
+		const uint32_t k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
+		k1 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t1, 0));
+		if (k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E))
+			return true; /* rule 2: the escape range must lie inside its chunk's share
+			              */
+		b.kb = k0;
+		if (k1 > k0)
+			bad |= sz_dec_load_batch<W>(fr, b, k1, len);
+	}
+	const uint8_t *codes = fr.src + fr.codes_off + e0 / 2, *sm = fr.src + fr.sm_off + e0;
+	const uint16_t *body =
+	    reinterpret_cast<const uint16_t *>(fr.src + SPLITZIP_FRAME_HEADER_SIZE) + e0;
+	for (uint32_t s0 = 0; s0 < len; s0 += seg) {
+		const uint32_t i0 = s0 + 8 * lane;
+		uint32_t valid;
+		sz_u32x4 o;
+		uint32_t cw = 0;
+		if (stored) {
+			o = sz_load8(body, i0, len, vec, &valid);
+		} else {
+			uint32_t s0w = 0, s1w = 0;
+			if (vec && i0 + 8 <= len) {
+				valid = 0xFFu;
+				cw = sz_gldro_u32(codes + i0 / 2);
+				const uint64_t smv = sz_gldro_u64(sm + i0);
+				s0w = (uint32_t)smv;
+				s1w = (uint32_t)(smv >> 32);
+			} else {
+				valid = 0;
+				SZ_UNROLL
+				for (unsigned i = 0; i < 8; i++) {
+					if (i0 + i >= len)
+						continue;
+					valid |= 1u << i;
+					if (i % 2 ==
+					    0) /* a missing odd element's nibble is masked below */
+						cw |= (uint32_t)sz_gldro_u8(codes + (i0 + i) / 2)
+						      << (4 * i);
+					const uint32_t sb = sz_gldro_u8(sm + i0 + i);
+					if (i < 4)
+						s0w |= sb << (8 * i);
+					else
+						s1w |= sb << (8 * (i - 4));
+				}
+				cw &= valid == 0xFFu ? ~0u : (1u << (4 * sz_popc64(valid))) - 1;
 			}
-			if (t == 0 && n % 2 && (codes[n / 2] >> 4))
-				sz_atomic_exch(&bad[0], 1u);
-		}
-		const bool vec = sz_aligned16(src) && sz_aligned16(dst);
-		for (uint64_t c = blockIdx.x; c < C; c += gridDim.x) {
-			const uint64_t e0 = c << L, len = splitzip_chunk_len(n, L, c);
-			/* Rule 2 for this chunk's entries, before they are used: the escape range
-			 * [k0, k1) lies inside the escape sections and fits the chunk. */
-			const uint64_t k0 = c ? splitzip_get_u8s(table + 4 * (c - 1), 4) : 0;
-			const uint64_t k1 = splitzip_get_u8s(table + 4 * c, 4);
-			if (k0 > k1 || k1 - k0 > len || k1 > E || (c == C - 1 && k1 != E)) {
-				if (t == 0)
-					sz_atomic_exch(&bad[0], 1u);
-				continue;
-			}
-			const uint32_t ng = (uint32_t)((len + SZ_GPU_GROUP - 1) / SZ_GPU_GROUP);
-			for (uint32_t g = t; g < ng; g += nt)
-				sz_decode_group(codes + e0 / 2, sm + e0, dst + e0, g, len, vec,
-				                exp7, contig, base);
-			sz_syncthreads(); /* the dense values are written before they are patched */
-			/* Rule 3, then the patch (patch_chunk in core/sz_driver.c). */
-			for (uint64_t k = k0 + t; k < k1; k += nt) {
-				const uint64_t p = splitzip_get_u8s(epos + 2 * k, 2);
-				const uint8_t e = eexp[k];
-				const bool after =
-				    k == k0 || p > splitzip_get_u8s(epos + 2 * (k - 1), 2);
-				const uint64_t i = e0 + p;
-				if (!after || p >= len || !is_esc[e] ||
-				    ((codes[i / 2] >> (4 * (i % 2))) & 15)) {
-					sz_atomic_exch(&bad[0], 1u);
+			o = sz_decode8(cw, s0w, s1w, fr.contig != 0, fr.base2, fr.cblo, fr.cbhi);
+			/* the segment's escapes, in order (rule 3's code check on the element) */
+			while (k1 > 0 && !bad) {
+				if (b.r == b.nb) {
+					if (b.kb >= k1)
+						break;
+					bad |= sz_dec_load_batch<W>(fr, b, k1, len);
 					continue;
 				}
-				dst[i] = splitzip_bf16_join(e, sm[i]);
-			}
-			if (want_sum) {
-				sz_syncthreads(); /* hash the patched chunk */
-				if (sz_warp<W>() == 0) {
-					const uint64_t d = sz_chunk_digest<W>(
-					    reinterpret_cast<const uint8_t *>(dst + e0), 2 * len);
-					if (sz_lane<W>() == 0)
-						sz_atomic_add(&st->csum,
-						              splitzip_hash_chunk_fold(d, c));
+				const uint32_t rec = sz_uniform_u32<W>(
+				    sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r));
+				const uint32_t p = rec & 0xFFFFu;
+				if (p >= s0 + seg)
+					break;
+				b.r++;
+				if (p >= i0 && p < i0 + 8) {
+					const unsigned i = p - i0;
+					if ((cw >> (4 * i)) & 15u)
+						bad = true;
+					const uint32_t sb =
+					    ((i < 4 ? s0w : s1w) >> (8 * (i & 3))) & 0xFFu;
+					o = sz_set_elem8(
+					    o, i,
+					    splitzip_bf16_join((uint8_t)(rec >> 16), (uint8_t)sb));
 				}
+				bad = sz_any<W>(sz_full_mask<W>(), bad) != 0;
+			}
+			if (valid !=
+			    0xFFu) /* elements past the end are zero (the hash reads them) */
+				o = sz_mask8(o, valid);
+		}
+		if (vec && valid == 0xFFu) {
+			sz_gst_x4(out + i0, o);
+		} else {
+			for (unsigned i = 0; i < 8; i++)
+				if (valid >> i & 1)
+					sz_gst_u16(out + i0 + i, (uint16_t)sz_elem8(o, i));
+		}
+		if (hash)
+			acc = sz_hash_segment<W>(acc, (uint64_t)o.y << 32 | o.x,
+			                         (uint64_t)o.w << 32 | o.z, s0 / 4, nw);
+	}
+	if (hash) {
+		const uint64_t fold = sz_hash_chunk_fold<W>(acc, 2 * len, c);
+		if (lane == 0)
+			csum += fold;
+	}
+	return sz_any<W>(sz_full_mask<W>(), bad) != 0;
+}
+
+/* The frame fields the chunk decoder reads, as warp-uniform values (scalar registers on HIP;
+ * the header itself is not copied). */
+template <int W> SZ_DEVICE void sz_dec_frame_hot(sz_dec_frame &d, const sz_dec_frame &s)
+{
+	__builtin_memset(&d, 0, sizeof d);
+	d.src = sz_uniform_ptr<W>(s.src);
+	d.dst = sz_uniform_ptr<W>(s.dst);
+	d.n = sz_uniform_u64<W>(s.n);
+	d.C = sz_uniform_u64<W>(s.C);
+	d.E = sz_uniform_u64<W>(s.E);
+	d.codes_off = sz_uniform_u64<W>(s.codes_off);
+	d.sm_off = sz_uniform_u64<W>(s.sm_off);
+	d.table_off = sz_uniform_u64<W>(s.table_off);
+	d.epos_off = sz_uniform_u64<W>(s.epos_off);
+	d.eexp_off = sz_uniform_u64<W>(s.eexp_off);
+	d.cblo = sz_uniform_u64<W>(s.cblo);
+	d.cbhi = sz_uniform_u64<W>(s.cbhi);
+	d.L = sz_uniform_u32<W>(s.L);
+	d.mode = sz_uniform_u32<W>(s.mode);
+	d.vec = sz_uniform_u32<W>(s.vec);
+	d.contig = sz_uniform_u32<W>(s.contig);
+	d.base = sz_uniform_u32<W>(s.base);
+	d.base2 = sz_uniform_u32<W>(s.base2);
+}
+
+/* The chunks [c0, c1) of a frame, warp w taking c0 + w, c0 + w + NW, ...; the block's
+ * corruption flag and checksum sum end up with thread 0 (S.bad, S.wsum[0]). Ends with a
+ * barrier. */
+template <int W> SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, uint64_t c0, uint64_t c1)
+{
+	enum { NW = sz_dec_smem<W>::NW };
+	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>();
+	const bool hash = S.fr.hash != 0;
+	uint64_t csum = 0;
+	bool bad = false;
+	sz_dec_frame hot;
+	if (SZ_HOIST_UNIFORM)
+		sz_dec_frame_hot<W>(hot, S.fr);
+	const sz_dec_frame &fr = SZ_HOIST_UNIFORM ? hot : S.fr;
+	for (uint64_t c = c0 + warp; c < c1; c += NW)
+		bad |= sz_dec_chunk<W>(fr, c, csum, hash);
+	if (lane == 0) {
+		S.wsum[warp] = csum;
+		S.wbad[warp] = bad;
+	}
+	sz_syncthreads();
+	if (threadIdx.x == 0) {
+		uint64_t sum = 0;
+		uint32_t any = S.bad;
+		for (unsigned w = 0; w < NW; w++) {
+			sum += S.wsum[w];
+			any |= S.wbad[w];
+		}
+		S.wsum[0] = sum;
+		S.bad = any;
+	}
+	sz_syncthreads();
+}
+
+/* The status of a frame from its corruption flag and checksum (FORMAT.md §3.3 steps 14-15). */
+SZ_DEVICE int32_t sz_dec_status(const splitzip_header &h, bool bad, uint64_t csum)
+{
+	if (bad)
+		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	if ((h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) &&
+	    splitzip_hash_frame_final(h.n_elems, csum) != h.content_checksum)
+		return SPLITZIP_ERROR_CONTENT_CHECKSUM;
+	return SPLITZIP_OK;
+}
+
+/* Per frame (blockIdx.y, one block of SZ_GPU_THREADS): the header, parsed once, and the
+ * padding rule; the state sz_k_decode reads. */
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_init(sz_gpu_dec a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
+	const uint64_t f = a.frame0 + blockIdx.y;
+	const unsigned t = threadIdx.x;
+	if (t == 0) {
+		splitzip_header h;
+		__builtin_memset(&h, 0, sizeof h);
+		S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
+		if (S[0].fr.status == SPLITZIP_OK)
+			sz_dec_setup<W>(S[0], a, f, h);
+		else
+			S[0].fr.h = h;
+		S[0].bad = 0;
+	}
+	sz_syncthreads();
+	const bool ok = S[0].fr.status == SPLITZIP_OK;
+	if (ok && sz_dec_padding_bad(S[0].fr, t))
+		sz_smem_atomic_or(&S[0].bad, 1u);
+	sz_syncthreads();
+	if (t != 0)
+		return;
+	sz_gpu_dec_state z;
+	__builtin_memset(&z, 0, sizeof z);
+	z.status = S[0].fr.status;
+	z.corrupt = S[0].bad;
+	z.h = S[0].fr.h;
+	sz_gst_words(a.ws + a.ws_stride * f, &z, sizeof z);
+	if (!ok)
+		sz_put_result(a.out_elems, a.statuses, f, 0, z.status);
+}
+
+/* One frame (blockIdx.y + frame0) by gridDim.x blocks, each a static range of chunks; the last
+ * block to finish writes the status. */
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode(sz_gpu_dec a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
+	const uint64_t f = a.frame0 + blockIdx.y;
+	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.ws_stride * f);
+	if (threadIdx.x == 0) { /* written by sz_k_dec_init; the counters are not read here */
+		S[0].fr.status = (int32_t)sz_gld_u32(&st->status);
+		if (S[0].fr.status == SPLITZIP_OK) {
+			splitzip_header h;
+			sz_gld_words(&h, &st->h, sizeof h);
+			sz_dec_setup<W>(S[0], a, f, h);
+		}
+		S[0].bad = 0;
+	}
+	sz_syncthreads();
+	if (S[0].fr.status != SPLITZIP_OK)
+		return;
+	const uint64_t C = S[0].fr.C, G = gridDim.x, b = blockIdx.x;
+	sz_dec_chunks<W>(S[0], C * b / G, C * (b + 1) / G);
+	if (threadIdx.x != 0)
+		return;
+	if (S[0].bad)
+		sz_atomic_or_relaxed(&st->corrupt, 1u);
+	sz_atomic_add_relaxed(&st->csum, S[0].wsum[0]);
+	if (sz_atomic_add_acq_rel(&st->done, 1u) != G - 1)
+		return;
+	/* The last block: every other block's flag and folds happen before its increment. */
+	const int32_t s =
+	    sz_dec_status(S[0].fr.h, sz_gld_u32(&st->corrupt) != 0, sz_gld_u64(&st->csum));
+	sz_put_result(a.out_elems, a.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0, s);
+}
+
+/*
+ * Batches of small frames: one block per frame at a time; no workspace. The frame index lives
+ * in shared memory (S.fr.f): only thread 0 uses it, and no thread keeps it in a register across
+ * the chunk loop, which has the kernel's whole register budget.
+ */
+template <int W>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_gpu_dec a)
+{
+	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
+	const unsigned t = threadIdx.x;
+	if (t == 0)
+		S[0].fr.f = blockIdx.x;
+	sz_syncthreads();
+	while (S[0].fr.f < a.n_frames) {
+		if (t == 0) {
+			const uint64_t f = S[0].fr.f;
+			splitzip_header h; /* zeroed: nothing of it lives across frames */
+			__builtin_memset(&h, 0, sizeof h);
+			S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
+			if (S[0].fr.status == SPLITZIP_OK)
+				sz_dec_setup<W>(S[0], a, f, h);
+			else
+				sz_put_result(a.out_elems, a.statuses, f, 0, S[0].fr.status);
+			S[0].bad = 0;
+		}
+		sz_syncthreads();
+		if (S[0].fr.status == SPLITZIP_OK) {
+			if (sz_dec_padding_bad(S[0].fr, t))
+				sz_smem_atomic_or(&S[0].bad, 1u);
+			sz_syncthreads();
+			sz_dec_chunks<W>(S[0], 0, S[0].fr.C);
+			if (t == 0) {
+				const int32_t s =
+				    sz_dec_status(S[0].fr.h, S[0].bad != 0, S[0].wsum[0]);
+				sz_put_result(a.out_elems, a.statuses, S[0].fr.f,
+				              s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 			}
 		}
-	}
-
-	/* The last block of the frame decides: a broken body rule anywhere comes before the
-	 * content checksum (FORMAT.md §3.3 step 15). */
-	sz_syncthreads();
-	if (t == 0) {
-		if (bad[0])
-			sz_atomic_store(&st->corrupt, 1u);
-		sz_threadfence();
-		if (sz_atomic_add(&st->done, 1u) == gridDim.x - 1) {
-			sz_threadfence();
-			int32_t s = SPLITZIP_OK;
-			if (sz_atomic_load(&st->corrupt))
-				s = SPLITZIP_ERROR_CORRUPT_STREAM;
-			else if (want_sum &&
-			         splitzip_hash_frame_final(n, sz_atomic_load(&st->csum)) !=
-			             sh[0].content_checksum)
-				s = SPLITZIP_ERROR_CONTENT_CHECKSUM;
-			a.statuses[f] = s;
-			a.out_elems[f] = s == SPLITZIP_OK ? n : 0;
-		}
+		/* No thread reads the index between the last barrier and the next. */
+		if (t == 0)
+			S[0].fr.f += gridDim.x;
+		sz_syncthreads(); /* shared memory is reused by the next frame */
 	}
 }
 

@@ -11,6 +11,8 @@
 #include "sz_gpu_module.h"
 #include "sz_gpu_pages.cuh"
 
+#include <mutex>
+
 /* Whether the module has W = 64 kernels: not under CUDA (warp size 32 only). */
 #if defined(SZ_GPU_FLAVOUR_CUDA)
 #define SZ_GPU_HAVE_W64 0
@@ -21,17 +23,63 @@
 namespace
 {
 
+#if defined(SZ_GPU_FLAVOUR_CUDA)
+#define SZ_RT_ATTR_SMS cudaDevAttrMultiProcessorCount
+#else
+#define SZ_RT_ATTR_SMS hipDeviceAttributeMultiprocessorCount
+#endif
+
+/*
+ * Blocks of SZ_GPU_THREADS threads of kernel k that the current device runs at once
+ * (multiprocessors x resident blocks per multiprocessor), cached per device and kernel. Host
+ * queries only: no synchronisation, allowed during stream capture.
+ */
+unsigned rt_resident(const void *k)
+{
+	struct entry {
+		const void *k;
+		int dev;
+		unsigned blocks;
+	};
+	static std::mutex mu;
+	static entry cache[64];
+	static unsigned used;
+	int dev = 0;
+	if (SZ_RT(GetDevice)(&dev) != SZ_RT_OK)
+		return 1;
+	{
+		std::lock_guard<std::mutex> g(mu);
+		for (unsigned i = 0; i < used; i++)
+			if (cache[i].k == k && cache[i].dev == dev)
+				return cache[i].blocks;
+	}
+	int sms = 0, per = 0;
+	if (SZ_RT(DeviceGetAttribute)(&sms, SZ_RT_ATTR_SMS, dev) != SZ_RT_OK ||
+	    SZ_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per, k, SZ_GPU_THREADS, 0) !=
+	        SZ_RT_OK)
+		return 1;
+	const unsigned blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per > 0 ? per : 1);
+	std::lock_guard<std::mutex> g(mu);
+	if (used < 64)
+		cache[used++] = entry{k, dev, blocks};
+	return blocks;
+}
+
 /* Kernel launches in order on one stream; the first runtime error is kept. */
 struct rt_launcher {
 	sz_rt_stream stream;
 	sz_rt_error err;
 	template <typename... P, typename... A>
-	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	void launch(const char *, sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
 	{
 		if (err != SZ_RT_OK)
 			return;
 		k<<<dim3(g.x, g.y), block, 0, stream>>>(args...);
 		err = SZ_RT(GetLastError)();
+	}
+	template <typename... P> unsigned resident(void (*k)(P...))
+	{
+		return rt_resident(reinterpret_cast<const void *>(k));
 	}
 };
 
@@ -53,7 +101,7 @@ template <int W>
 splitzip_status run_decompress(const sz_gpu_dec *a, uint64_t nf, uint64_t max_dst, void *stream)
 {
 	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
-	sz_gpu_decompress<W>(lc, *a, nf, max_dst, a->ws_stride);
+	sz_gpu_decompress<W>(lc, *a, nf, max_dst);
 	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
 }
 
@@ -154,7 +202,7 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 	const uint64_t cap = dst_cap_elems < n ? dst_cap_elems : n;
 	staging s;
 	const uint64_t o_src = s.take(src_size), o_dst = s.take(2 * cap);
-	const uint64_t o_ws = s.take(sizeof(sz_gpu_frame_state));
+	const uint64_t o_ws = s.take(sz_gpu_dec_workspace_size(1));
 	const uint64_t o_n = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
 	if (!s.alloc())
 		return SPLITZIP_ERROR_OUT_OF_MEMORY;
@@ -169,7 +217,6 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 	a.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
 	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
-	a.ws_stride = sz_gpu_round256(sizeof(sz_gpu_frame_state));
 	splitzip_status st = mod_decompress(&a, 1, cap, nullptr);
 	if (st != SPLITZIP_OK)
 		return st;

@@ -14,8 +14,12 @@
 extern "C" {
 #endif
 
-/* Bumped whenever this struct or the argument structs change. */
-#define SPLITZIP_GPU_MODULE_ABI 2u
+/*
+ * Bumped whenever this struct or the argument structs change. 3: the argument structs of the
+ * rewritten kernels (sz_gpu_args.h: decode state per frame, sample_all) together with the page
+ * stream entry points (sz_gpu_pages_args.h); 2 was either one alone.
+ */
+#define SPLITZIP_GPU_MODULE_ABI 3u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {
@@ -47,7 +51,7 @@ typedef struct splitzip_gpu_module {
 	                                         size_t dst_cap_elems, size_t *n_elems);
 
 	/*
-	 * Page streams (ABI 2; sz_gpu_pages_args.h): enqueue the packing of device pages into one
+	 * Page streams (sz_gpu_pages_args.h): enqueue the packing of device pages into one
 	 * stream, or the validation and scatter of a stream, on 'stream'. The dispatcher has
 	 * checked the host-side arguments and the workspace size. SPLITZIP_ERROR_DEVICE if the
 	 * runtime rejects a launch.

@@ -1,5 +1,5 @@
 /*
- * sz_gpu_pages.cuh -- page streams on the GPU (doc/FORMAT.md §11): the kernels that plan, pack,
+ * sz_gpu_pages.cuh -- page streams on the GPU (doc/FORMAT.md §12): the kernels that plan, pack,
  * validate and scatter a stream around the batched frame codec of sz_gpu_driver.cuh, and their
  * launch sequences, templated over a launcher like sz_gpu_compress(). One source for CUDA,
  * HIP and the CPU SIMT harness (include only sz_gpu_compat.cuh wrappers and core headers).
@@ -8,14 +8,14 @@
  *
  * Compression (sz_gpu_pages_compress): pages_enc_init fills the batch arrays (page i into slot
  * i of the workspace); the batched encoder runs; pages_plan (one block) decides raw or frame
- * per page (FORMAT.md §11.4), turns the lengths into offsets with an aligned block scan,
+ * per page (FORMAT.md §12.4), turns the lengths into offsets with an aligned block scan,
  * writes the manifest, its checksum, the header, the size and the status; pages_pack copies
  * every payload to its offset and zeroes the padding after it.
  *
  * Decompression (sz_gpu_pages_decompress): pages_dec_head (one block) checks the destination
- * pointers, the header and the manifest checksum (FORMAT.md §11.5 steps 0-8); pages_dec_entries
+ * pointers, the header and the manifest checksum (FORMAT.md §12.5 steps 0-8); pages_dec_entries
  * (one block) every entry in parallel, the first failing one deciding, the totals and the
- * destinations (steps 9-10, §11.6); pages_dec_fill points the batch arrays of the frame decoder
+ * destinations (steps 9-10, §12.6); pages_dec_fill points the batch arrays of the frame decoder
  * at the frame pages of a valid stream (a NULL source otherwise, which the decoder rejects
  * without a read); the batched decoder runs; pages_raw copies the raw pages; pages_dec_finish
  * reports the first failing page.
@@ -95,12 +95,14 @@ template <int W> SZ_DEVICE uint64_t sz_pg_digest(const uint8_t *p, uint64_t m)
 		uint64_t acc = splitzip_hash_lane_init(lane);
 		for (uint64_t j = lane; 8 * j < m; j += SPLITZIP_HASH_LANES) {
 			const uint8_t *w8 = p + 8 * j;
-			uint64_t w;
-			if (8 * j + 8 <= m && ((uintptr_t)w8 & 7) == 0)
-				w = sz_load8(w8);
-			else
-				w = splitzip_get_u8s(w8,
-				                     m - 8 * j < 8 ? (unsigned)(m - 8 * j) : 8u);
+			uint64_t w = 0;
+			if (8 * j + 8 <= m && ((uintptr_t)w8 & 7) == 0) {
+				w = sz_gld_u64(w8);
+			} else {
+				const unsigned k = m - 8 * j < 8 ? (unsigned)(m - 8 * j) : 8u;
+				for (unsigned b = 0; b < k; b++)
+					w |= (uint64_t)sz_gld_u8(w8 + b) << (8 * b);
+			}
 			acc = splitzip_hash_round(acc, w);
 		}
 		part = splitzip_hash_lane_fold(acc, lane);
@@ -116,11 +118,27 @@ SZ_DEVICE void sz_pg_copy(uint8_t *d, const uint8_t *s, uint64_t len, uint64_t g
 	uint64_t done = 0;
 	if (((uintptr_t)d & 15) == 0 && ((uintptr_t)s & 15) == 0) {
 		for (uint64_t u = gt; u < len / 16; u += gs)
-			sz_store16(d + 16 * u, sz_load16(s + 16 * u));
+			sz_gst_x4(d + 16 * u, sz_gld_x4(s + 16 * u));
 		done = len / 16 * 16;
 	}
 	for (uint64_t k = done + gt; k < len; k += gs)
-		d[k] = s[k];
+		sz_gst_u8(d + k, sz_gld_u8(s + k));
+}
+
+/* Cell i of workspace array k (8-byte cells), through the global-memory wrappers. */
+SZ_DEVICE uint64_t sz_pg_get(uint8_t *ws, uint64_t n, unsigned k, uint64_t i)
+{
+	return sz_gld_u64(sz_pg_array(ws, n, k) + i);
+}
+SZ_DEVICE void sz_pg_set(uint8_t *ws, uint64_t n, unsigned k, uint64_t i, uint64_t v)
+{
+	sz_gst_u64(sz_pg_array(ws, n, k) + i, v);
+}
+/* Status i of the frame codec (int32 entries at the start of the statuses array). */
+SZ_DEVICE int32_t sz_pg_status(uint8_t *ws, uint64_t n, uint64_t i)
+{
+	return (int32_t)sz_gld_u32(
+	    reinterpret_cast<const int32_t *>(sz_pg_array(ws, n, SZ_PG_WS_STATUSES)) + i);
 }
 
 /* ==================================================================== */
@@ -134,21 +152,17 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_enc_init(sz_gpu_pages
 {
 	SZ_WARP_GUARD(W);
 	const uint64_t n = a.n_pages, slot = sz_gpu_pages_slot(a.max_page_bytes);
-	uint64_t *srcs = sz_pg_array(a.ws, n, SZ_PG_WS_SRCS);
-	uint64_t *nel = sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS);
-	uint64_t *dsts = sz_pg_array(a.ws, n, SZ_PG_WS_DSTS);
-	uint64_t *caps = sz_pg_array(a.ws, n, SZ_PG_WS_CAPS);
 	uint8_t *slots = a.ws + sz_gpu_pages_slots_off(n);
 	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
-		const uint64_t b = a.page_bytes[i];
-		const void *p = sz_load_global_ptr(&a.pages[i]);
+		const uint64_t b = sz_gld_u64(&a.page_bytes[i]);
+		const void *p = sz_gld_ptr(&a.pages[i]);
 		/* As the host API: a page of nonzero size is a 2-byte aligned BF16 array. */
 		const bool bad = b % 2 || b > a.max_page_bytes || (b && (!p || ((uintptr_t)p & 1)));
-		srcs[i] = (uint64_t)(uintptr_t)p;
-		nel[i] = bad ? a.max_page_bytes / 2 + 1 : b / 2;
-		dsts[i] = (uint64_t)(uintptr_t)(slots + i * slot);
-		caps[i] = slot;
+		sz_pg_set(a.ws, n, SZ_PG_WS_SRCS, i, (uint64_t)(uintptr_t)p);
+		sz_pg_set(a.ws, n, SZ_PG_WS_NELEMS, i, bad ? a.max_page_bytes / 2 + 1 : b / 2);
+		sz_pg_set(a.ws, n, SZ_PG_WS_DSTS, i, (uint64_t)(uintptr_t)(slots + i * slot));
+		sz_pg_set(a.ws, n, SZ_PG_WS_CAPS, i, slot);
 	}
 }
 
@@ -159,52 +173,55 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_plan
 	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
 	const unsigned t = threadIdx.x;
 	const uint64_t n = a.n_pages;
-	const uint64_t *sizes = sz_pg_array(a.ws, n, SZ_PG_WS_SIZES);
-	const int32_t *stat =
-	    reinterpret_cast<const int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
-	uint64_t *offs = sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS);
-	uint64_t *lens = sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS);
-	uint64_t *encs = sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS);
 	const uint64_t mend = splitzip_pages_manifest_end(n);
 	uint64_t next = splitzip_pages_align(mend), bad = ~(uint64_t)0, sum = 0;
 	for (uint64_t base = 0; base < n; base += blockDim.x) { /* every thread, every tile */
 		const uint64_t i = base + t;
 		uint64_t len = 0, enc = SPLITZIP_PAGE_RAW;
 		if (i < n) {
-			const uint64_t b = a.page_bytes[i];
-			if (stat[i] == SPLITZIP_OK)
-				enc = splitzip_pages_encoding(sizes[i], b);
+			const uint64_t b = sz_gld_u64(&a.page_bytes[i]);
+			if (sz_pg_status(a.ws, n, i) == SPLITZIP_OK)
+				enc = splitzip_pages_encoding(sz_pg_get(a.ws, n, SZ_PG_WS_SIZES, i),
+				                              b);
 			else if (i < bad)
 				bad = i;
-			len = enc == SPLITZIP_PAGE_FRAME ? sizes[i] : b;
+			len =
+			    enc == SPLITZIP_PAGE_FRAME ? sz_pg_get(a.ws, n, SZ_PG_WS_SIZES, i) : b;
 			sum += b;
 		}
 		uint64_t total;
 		const uint64_t ex = sz_pg_block_scan<W>(splitzip_pages_align(len), tmp, &total);
 		if (i < n) {
-			offs[i] = next + ex; /* the aligned end of the payload before it */
-			lens[i] = len;
-			encs[i] = enc;
+			/* the aligned end of the payload before it */
+			sz_pg_set(a.ws, n, SZ_PG_WS_OFFSETS, i, next + ex);
+			sz_pg_set(a.ws, n, SZ_PG_WS_LENGTHS, i, len);
+			sz_pg_set(a.ws, n, SZ_PG_WS_ENCODINGS, i, enc);
 		}
 		next += total;
 	}
 	bad = sz_pg_block_reduce<W>(bad, true, tmp);
-	sum = sz_pg_block_reduce<W>(sum, false, tmp); /* barriers: offs and lens are visible */
-	const uint64_t end = n ? offs[n - 1] + lens[n - 1] : mend;
+	sum =
+	    sz_pg_block_reduce<W>(sum, false, tmp); /* barriers: offsets and lengths are visible */
+	const uint64_t end = n ? sz_pg_get(a.ws, n, SZ_PG_WS_OFFSETS, n - 1) +
+	                             sz_pg_get(a.ws, n, SZ_PG_WS_LENGTHS, n - 1)
+	                       : mend;
 	int32_t st = SPLITZIP_OK;
 	if (bad != ~(uint64_t)0)
-		st = stat[bad];
+		st = sz_pg_status(a.ws, n, bad);
 	else if (end > a.dst_cap)
 		st = SPLITZIP_ERROR_DST_TOO_SMALL;
 	if (st == SPLITZIP_OK) {
 		for (uint64_t i = t; i < n; i += blockDim.x) {
-			splitzip_page_entry x = {offs[i], lens[i], a.page_bytes[i],
-			                         (unsigned)encs[i]};
+			splitzip_page_entry x = {
+			    sz_pg_get(a.ws, n, SZ_PG_WS_OFFSETS, i),
+			    sz_pg_get(a.ws, n, SZ_PG_WS_LENGTHS, i), sz_gld_u64(&a.page_bytes[i]),
+			    (unsigned)sz_pg_get(a.ws, n, SZ_PG_WS_ENCODINGS, i)};
 			splitzip_pages_entry_write(a.dst + splitzip_pages_manifest_end(i), &x);
 		}
 		for (uint64_t k = mend + t; k < splitzip_pages_align(mend) && k < end;
 		     k += blockDim.x)
-			a.dst[k] = 0; /* FORMAT.md §11.3: padding before the first payload */
+			sz_gst_u8(a.dst + k,
+			          0); /* FORMAT.md §12.3: padding before the first payload */
 		sz_syncthreads();     /* the manifest is complete */
 		if (sz_warp<W>() == 0) {
 			const uint64_t d = sz_pg_digest<W>(a.dst + SPLITZIP_PAGES_HEADER_SIZE,
@@ -229,10 +246,11 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_plan
 	}
 	if (t == 0) {
 		sz_gpu_pages_state *s = sz_pg_state(a.ws);
-		s->ok = st == SPLITZIP_OK;
-		s->size = st == SPLITZIP_OK ? end : 0;
-		*a.out_size = (size_t)s->size;
-		*a.status = st;
+		const uint64_t size = st == SPLITZIP_OK ? end : 0;
+		sz_gst_u32(&s->ok, st == SPLITZIP_OK);
+		sz_gst_u64(&s->size, size);
+		sz_gst_u64(a.out_size, size);
+		sz_gst_u32(a.status, (uint32_t)st);
 	}
 }
 
@@ -242,19 +260,19 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_pack
 {
 	SZ_WARP_GUARD(W);
 	const uint64_t n = a.n_pages, i = (uint64_t)a.page0 + blockIdx.y;
-	if (!sz_pg_state(a.ws)->ok || i >= n)
+	if (!sz_gld_u32(&sz_pg_state(a.ws)->ok) || i >= n)
 		return;
-	const uint64_t off = sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS)[i];
-	const uint64_t len = sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS)[i];
-	const bool frame = sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS)[i] == SPLITZIP_PAGE_FRAME;
+	const uint64_t off = sz_pg_get(a.ws, n, SZ_PG_WS_OFFSETS, i);
+	const uint64_t len = sz_pg_get(a.ws, n, SZ_PG_WS_LENGTHS, i);
+	const bool frame = sz_pg_get(a.ws, n, SZ_PG_WS_ENCODINGS, i) == SPLITZIP_PAGE_FRAME;
 	const uint8_t *s =
 	    frame ? a.ws + sz_gpu_pages_slots_off(n) + i * sz_gpu_pages_slot(a.max_page_bytes)
-	          : static_cast<const uint8_t *>(sz_load_global_ptr(&a.pages[i]));
+	          : static_cast<const uint8_t *>(sz_gld_ptr(&a.pages[i]));
 	const uint64_t gt = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
 	sz_pg_copy(a.dst + off, s, len, gt, (uint64_t)gridDim.x * blockDim.x);
 	const uint64_t end = off + len;
 	if (i + 1 < n && gt < splitzip_pages_align(end) - end)
-		a.dst[end + gt] = 0; /* FORMAT.md §11.3: padding after a payload, < 256 bytes */
+		sz_gst_u8(a.dst + end + gt, 0); /* FORMAT.md §12.3: padding after a payload */
 }
 
 /* ==================================================================== */
@@ -263,7 +281,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_pack
 
 /*
  * Step 1 (one block): as the host API, every destination with room must be a 2-byte aligned
- * pointer (INVALID_ARGUMENT before the stream is looked at); then FORMAT.md §11.5 steps 0-7 (the
+ * pointer (INVALID_ARGUMENT before the stream is looked at); then FORMAT.md §12.5 steps 0-7 (the
  * header, thread 0) and 8 (the manifest checksum, warp 0). The header goes to the state for
  * the next steps. The steps are separate kernels to keep each one's registers few.
  */
@@ -277,8 +295,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_head(sz_gpu_pages
 	const unsigned t = threadIdx.x;
 	uint64_t bad = 0;
 	for (uint64_t i = t; i < a.n_pages; i += blockDim.x) {
-		const void *p = sz_load_global_ptr(&a.pages[i]);
-		bad |= a.page_caps[i] && (!p || ((uintptr_t)p & 1));
+		const void *p = sz_gld_ptr(&a.pages[i]);
+		bad |= sz_gld_u64(&a.page_caps[i]) && (!p || ((uintptr_t)p & 1));
 	}
 	bad = sz_pg_block_reduce<W>(bad, false, tmp);
 	if (t == 0)
@@ -294,14 +312,14 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_head(sz_gpu_pages
 			s = SPLITZIP_ERROR_HEADER_CHECKSUM;
 	}
 	if (t == 0) {
-		st->status = s;
-		st->n_pages = 0;
-		st->ok = 0;
+		sz_gst_u32(&st->status, (uint32_t)s);
+		sz_gst_u64(&st->n_pages, 0);
+		sz_gst_u32(&st->ok, 0);
 	}
 }
 
 /*
- * Step 2 (one block): FORMAT.md §11.5 step 9 a-f for every entry in parallel; the lowest
+ * Step 2 (one block): FORMAT.md §12.5 step 9 a-f for every entry in parallel; the lowest
  * failing index and its status go to the state, with the page total and the lowest page larger
  * than its destination. Step 3 checks the frame headers (g): the split keeps each kernel's
  * registers few, and the lowest entry failing a-f, or failing g while passing a-f, is the
@@ -313,7 +331,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_entries(sz_gpu_pa
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	if (st->status != SPLITZIP_OK) /* uniform */
+	if ((int32_t)sz_gld_u32(&st->status) != SPLITZIP_OK) /* uniform */
 		return;
 	const uint64_t np = st->hdr.n_pages, n = a.n_pages;
 	uint64_t bad = ~(uint64_t)0, sum = 0, small = ~(uint64_t)0;
@@ -322,7 +340,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_entries(sz_gpu_pa
 		if (splitzip_pages_check_layout(a.src, &st->hdr, i, &x) != SPLITZIP_OK && i < bad)
 			bad = i;
 		sum += x.page_bytes;
-		if (i < n && x.page_bytes > a.page_caps[i] && i < small)
+		if (i < n && x.page_bytes > sz_gld_u64(&a.page_caps[i]) && i < small)
 			small = i;
 	}
 	bad = sz_pg_block_reduce<W>(bad, true, tmp);
@@ -330,18 +348,20 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_entries(sz_gpu_pa
 	small = sz_pg_block_reduce<W>(small, true, tmp);
 	if (threadIdx.x == 0) {
 		splitzip_page_entry x;
-		st->bad = bad;
-		st->bad_status =
-		    bad != ~(uint64_t)0 ? splitzip_pages_check_layout(a.src, &st->hdr, bad, &x) : 0;
-		st->sum = sum;
-		st->small = small;
+		sz_gst_u64(&st->bad, bad);
+		sz_gst_u32(&st->bad_status,
+		           bad != ~(uint64_t)0
+		               ? (uint32_t)splitzip_pages_check_layout(a.src, &st->hdr, bad, &x)
+		               : 0u);
+		sz_gst_u64(&st->sum, sum);
+		sz_gst_u64(&st->small, small);
 	}
 }
 
 /*
  * Step 3 (one block): step 9 g, the frame header of every entry below the lowest entry that
  * failed a-f (those passed a-f, so their frame headers lie inside the stream; a failure beyond
- * that entry cannot decide). Then step 10 (totals) and §11.6 (destinations).
+ * that entry cannot decide). Then step 10 (totals) and §12.6 (destinations).
  */
 template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_frames(sz_gpu_pages_dec a)
@@ -349,9 +369,10 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_frames(sz_gpu_pag
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	if (st->status != SPLITZIP_OK) /* uniform */
+	if ((int32_t)sz_gld_u32(&st->status) != SPLITZIP_OK) /* uniform */
 		return;
-	const uint64_t lim = st->bad < st->hdr.n_pages ? st->bad : st->hdr.n_pages;
+	const uint64_t sbad = sz_gld_u64(&st->bad);
+	const uint64_t lim = sbad < st->hdr.n_pages ? sbad : st->hdr.n_pages;
 	uint64_t bad = ~(uint64_t)0;
 	for (uint64_t i = threadIdx.x; i < lim; i += blockDim.x) {
 		splitzip_page_entry x;
@@ -370,17 +391,17 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_frames(sz_gpu_pag
 	if (bad != ~(uint64_t)0) {
 		splitzip_pages_entry_read(a.src, bad, &x);
 		s = splitzip_pages_check_frame(a.src, &st->hdr, &x);
-	} else if (st->bad != ~(uint64_t)0) {
-		s = st->bad_status;
+	} else if (sbad != ~(uint64_t)0) {
+		s = (int32_t)sz_gld_u32(&st->bad_status);
 	} else {
 		s = splitzip_pages_check_totals(&st->hdr, splitzip_pages_last_end(a.src, np),
-		                                st->sum);
+		                                sz_gld_u64(&st->sum));
 	}
-	if (s == SPLITZIP_OK && (np > a.n_pages || st->small != ~(uint64_t)0))
-		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* FORMAT.md §11.6 */
-	st->status = s;
-	st->ok = s == SPLITZIP_OK;
-	st->n_pages = s == SPLITZIP_OK ? np : 0;
+	if (s == SPLITZIP_OK && (np > a.n_pages || sz_gld_u64(&st->small) != ~(uint64_t)0))
+		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* FORMAT.md §12.6 */
+	sz_gst_u32(&st->status, (uint32_t)s);
+	sz_gst_u32(&st->ok, s == SPLITZIP_OK);
+	sz_gst_u64(&st->n_pages, s == SPLITZIP_OK ? np : 0);
 }
 
 /* Step 4 (a grid over the destinations): the batch arrays of the frame decoder (frame pages of
@@ -390,24 +411,23 @@ template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_fill(sz_gpu_pages_dec a)
 {
 	SZ_WARP_GUARD(W);
-	const sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	const uint64_t n = a.n_pages, np = st->n_pages;
+	const uint64_t n = a.n_pages, np = sz_gld_u64(&sz_pg_state(a.ws)->n_pages);
 	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
 	     i += (uint64_t)gridDim.x * blockDim.x) {
 		splitzip_page_entry x = {0, 0, 0, SPLITZIP_PAGE_RAW};
 		if (i < np) /* np is 0 unless the stream passed every check */
 			splitzip_pages_entry_read(a.src, i, &x);
 		const bool frame = x.encoding == SPLITZIP_PAGE_FRAME;
-		sz_pg_array(a.ws, n, SZ_PG_WS_SRCS)[i] =
-		    frame ? (uint64_t)(uintptr_t)(a.src + x.offset) : 0;
-		sz_pg_array(a.ws, n, SZ_PG_WS_SIZES)[i] = frame ? x.length : 0;
-		sz_pg_array(a.ws, n, SZ_PG_WS_DSTS)[i] =
-		    frame ? (uint64_t)(uintptr_t)sz_load_global_ptr(&a.pages[i]) : 0;
-		sz_pg_array(a.ws, n, SZ_PG_WS_CAPS)[i] = frame ? x.page_bytes / 2 : 0;
-		sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS)[i] = x.page_bytes;
-		sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS)[i] = x.offset;
-		sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS)[i] = x.length;
-		sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS)[i] = x.encoding;
+		sz_pg_set(a.ws, n, SZ_PG_WS_SRCS, i,
+		          frame ? (uint64_t)(uintptr_t)(a.src + x.offset) : 0);
+		sz_pg_set(a.ws, n, SZ_PG_WS_SIZES, i, frame ? x.length : 0);
+		sz_pg_set(a.ws, n, SZ_PG_WS_DSTS, i,
+		          frame ? (uint64_t)(uintptr_t)sz_gld_ptr(&a.pages[i]) : 0);
+		sz_pg_set(a.ws, n, SZ_PG_WS_CAPS, i, frame ? x.page_bytes / 2 : 0);
+		sz_pg_set(a.ws, n, SZ_PG_WS_NELEMS, i, x.page_bytes);
+		sz_pg_set(a.ws, n, SZ_PG_WS_OFFSETS, i, x.offset);
+		sz_pg_set(a.ws, n, SZ_PG_WS_LENGTHS, i, x.length);
+		sz_pg_set(a.ws, n, SZ_PG_WS_ENCODINGS, i, x.encoding);
 	}
 }
 
@@ -415,14 +435,14 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_fill(sz_gpu_pages
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_raw(sz_gpu_pages_dec a)
 {
 	SZ_WARP_GUARD(W);
-	const sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	sz_gpu_pages_state *st = sz_pg_state(a.ws);
 	const uint64_t n = a.n_pages, i = (uint64_t)a.page0 + blockIdx.y;
-	if (!st->ok || i >= st->n_pages ||
-	    sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS)[i] != SPLITZIP_PAGE_RAW)
+	if (!sz_gld_u32(&st->ok) || i >= sz_gld_u64(&st->n_pages) ||
+	    sz_pg_get(a.ws, n, SZ_PG_WS_ENCODINGS, i) != SPLITZIP_PAGE_RAW)
 		return;
-	const uint64_t off = sz_pg_array(a.ws, n, SZ_PG_WS_OFFSETS)[i];
-	const uint64_t len = sz_pg_array(a.ws, n, SZ_PG_WS_LENGTHS)[i];
-	sz_pg_copy(static_cast<uint8_t *>(sz_load_global_ptr(&a.pages[i])), a.src + off, len,
+	const uint64_t off = sz_pg_get(a.ws, n, SZ_PG_WS_OFFSETS, i);
+	const uint64_t len = sz_pg_get(a.ws, n, SZ_PG_WS_LENGTHS, i);
+	sz_pg_copy(static_cast<uint8_t *>(sz_gld_ptr(&a.pages[i])), a.src + off, len,
 	           (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
 	           (uint64_t)gridDim.x * blockDim.x);
 }
@@ -433,28 +453,27 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_dec_finish(sz_gpu_pag
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
-	const sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	const uint64_t n = a.n_pages, np = st->n_pages;
-	const int32_t *fst =
-	    reinterpret_cast<const int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
-	const uint64_t *encs = sz_pg_array(a.ws, n, SZ_PG_WS_ENCODINGS);
-	const uint64_t *pbytes = sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS);
-	int32_t s = st->status;
+	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	const uint64_t n = a.n_pages, np = sz_gld_u64(&st->n_pages);
+	int32_t s = (int32_t)sz_gld_u32(&st->status);
 	if (s == SPLITZIP_OK) { /* uniform: one value for the whole block */
 		uint64_t bad = ~(uint64_t)0;
 		for (uint64_t i = threadIdx.x; i < np; i += blockDim.x)
-			if (encs[i] == SPLITZIP_PAGE_FRAME && fst[i] != SPLITZIP_OK && i < bad)
+			if (sz_pg_get(a.ws, n, SZ_PG_WS_ENCODINGS, i) == SPLITZIP_PAGE_FRAME &&
+			    sz_pg_status(a.ws, n, i) != SPLITZIP_OK && i < bad)
 				bad = i;
 		bad = sz_pg_block_reduce<W>(bad, true, tmp);
 		if (bad != ~(uint64_t)0)
-			s = fst[bad];
+			s = sz_pg_status(a.ws, n, bad);
 	}
 	if (a.page_sizes)
 		for (uint64_t i = threadIdx.x; i < n; i += blockDim.x)
-			a.page_sizes[i] = (size_t)(s == SPLITZIP_OK && i < np ? pbytes[i] : 0);
+			sz_gst_u64(&a.page_sizes[i], s == SPLITZIP_OK && i < np
+			                                 ? sz_pg_get(a.ws, n, SZ_PG_WS_NELEMS, i)
+			                                 : 0);
 	if (threadIdx.x == 0) {
-		*a.n_pages_out = (size_t)(s == SPLITZIP_OK ? np : 0);
-		*a.status = s;
+		sz_gst_u64(a.n_pages_out, s == SPLITZIP_OK ? np : 0);
+		sz_gst_u32(a.status, (uint32_t)s);
 	}
 }
 
@@ -468,12 +487,16 @@ static inline unsigned sz_gpu_pages_copy_blocks(uint64_t max_page_bytes)
 	return sz_gpu_clamp((max_page_bytes + 65535) / 65536, 1, 2048);
 }
 
-/* Enqueue the packing of a.n_pages pages into one stream; host-side arguments are checked. */
+/*
+ * Enqueue the packing of a.n_pages pages into one stream; host-side arguments are checked. The
+ * frames come from the batched encoder of sz_gpu_driver.cuh (sz_k_encode_pages, one block per
+ * frame, for batches that fill the device; the per-frame kernels otherwise).
+ */
 template <int W, class Launcher> void sz_gpu_pages_compress(Launcher &lc, sz_gpu_pages_enc a)
 {
 	const uint64_t n = a.n_pages;
 	const unsigned gi = sz_gpu_clamp((n + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
-	lc.launch(sz_gpu_dim{gi, 1}, SZ_GPU_THREADS, sz_k_pages_enc_init<W>, a);
+	lc.launch("pages_enc_init", sz_gpu_dim{gi, 1}, SZ_GPU_THREADS, sz_k_pages_enc_init<W>, a);
 	if (n) {
 		sz_gpu_enc c = a.codec;
 		c.srcs =
@@ -487,26 +510,32 @@ template <int W, class Launcher> void sz_gpu_pages_compress(Launcher &lc, sz_gpu
 		c.max_elems = a.max_page_bytes / 2;
 		sz_gpu_compress<W>(lc, c, n);
 	}
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_plan<W>, a);
+	lc.launch("pages_plan", sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_plan<W>, a);
 	const unsigned gx = sz_gpu_pages_copy_blocks(a.max_page_bytes);
 	for (uint64_t p0 = 0; p0 < n; p0 += SZ_GPU_FRAMES_PER_LAUNCH) {
 		a.page0 = (uint32_t)p0;
 		const uint64_t left = n - p0;
 		const unsigned np =
 		    (unsigned)(left < SZ_GPU_FRAMES_PER_LAUNCH ? left : SZ_GPU_FRAMES_PER_LAUNCH);
-		lc.launch(sz_gpu_dim{gx, np}, SZ_GPU_THREADS, sz_k_pages_pack<W>, a);
+		lc.launch("pages_pack", sz_gpu_dim{gx, np}, SZ_GPU_THREADS, sz_k_pages_pack<W>, a);
 	}
 }
 
-/* Enqueue the validation and scatter of a stream into up to a.n_pages destinations. */
+/*
+ * Enqueue the validation and scatter of a stream into up to a.n_pages destinations. The frame
+ * pages go through the batched decoder of sz_gpu_driver.cuh (sz_k_decode_pages for batches
+ * that fill the device); its workspace is the frame workspace part of the page workspace.
+ */
 template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_gpu_pages_dec a)
 {
 	const uint64_t n = a.n_pages, max_elems = a.max_page_bytes / 2;
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_head<W>, a);
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_entries<W>, a);
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_frames<W>, a);
+	lc.launch("pages_dec_head", sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_head<W>, a);
+	lc.launch("pages_dec_entries", sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_entries<W>,
+	          a);
+	lc.launch("pages_dec_frames", sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_frames<W>,
+	          a);
 	const unsigned gf = sz_gpu_clamp((n + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
-	lc.launch(sz_gpu_dim{gf, 1}, SZ_GPU_THREADS, sz_k_pages_dec_fill<W>, a);
+	lc.launch("pages_dec_fill", sz_gpu_dim{gf, 1}, SZ_GPU_THREADS, sz_k_pages_dec_fill<W>, a);
 	if (n) {
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
@@ -518,8 +547,7 @@ template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_g
 		d.out_elems = reinterpret_cast<size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_DECODED));
 		d.statuses = reinterpret_cast<int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
 		d.ws = a.ws + sz_gpu_pages_codec_ws_off(n, a.max_page_bytes);
-		sz_gpu_decompress<W>(lc, d, n, max_elems,
-		                     sz_gpu_ws_stride(max_elems, a.chunk_log2));
+		sz_gpu_decompress<W>(lc, d, n, max_elems);
 	}
 	const unsigned gx = sz_gpu_pages_copy_blocks(a.max_page_bytes);
 	for (uint64_t p0 = 0; p0 < n; p0 += SZ_GPU_FRAMES_PER_LAUNCH) {
@@ -527,9 +555,10 @@ template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_g
 		const uint64_t left = n - p0;
 		const unsigned np =
 		    (unsigned)(left < SZ_GPU_FRAMES_PER_LAUNCH ? left : SZ_GPU_FRAMES_PER_LAUNCH);
-		lc.launch(sz_gpu_dim{gx, np}, SZ_GPU_THREADS, sz_k_pages_raw<W>, a);
+		lc.launch("pages_raw", sz_gpu_dim{gx, np}, SZ_GPU_THREADS, sz_k_pages_raw<W>, a);
 	}
-	lc.launch(sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_finish<W>, a);
+	lc.launch("pages_dec_finish", sz_gpu_dim{1, 1}, SZ_GPU_THREADS, sz_k_pages_dec_finish<W>,
+	          a);
 }
 
 #endif /* SZ_GPU_PAGES_CUH */

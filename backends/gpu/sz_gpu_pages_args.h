@@ -75,7 +75,7 @@ typedef struct sz_gpu_pages_state {
 	uint64_t n_pages;          /* decode: the stream's page count once valid, else 0 */
 	uint64_t size;             /* encode: the stream size */
 	splitzip_pages_header hdr; /* decode: the stream header (steps 0-7 passed) */
-	uint64_t bad;              /* decode: lowest entry failing §11.5 step 9 a-f, or ~0 */
+	uint64_t bad;              /* decode: lowest entry failing §12.5 step 9 a-f, or ~0 */
 	int32_t bad_status;        /* its status */
 	uint32_t reserved;
 	uint64_t sum;   /* decode: the sum of the entries' page sizes */

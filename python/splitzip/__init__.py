@@ -6,8 +6,8 @@
     back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
     t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
 
-The shared library is found through $SPLITZIP_LIBRARY, then the build trees of this checkout,
-then the system loader path.
+The shared library is found through $SPLITZIP_LIBRARY, then (in a source checkout) its build
+trees, then the libdir recorded when the package was installed, then the system loader path.
 """
 import ctypes
 import ctypes.util
@@ -17,9 +17,17 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["SplitzipError", "compress", "decompress", "frame_info", "calibrate",
-           "compress_bound", "backends", "version"]
+           "calibrate_entropy", "frame_entropy_table", "compress_bound", "predict_frame_size",
+           "backends", "version", "pack_safetensors", "unpack_safetensors", "safetensors"]
+
+__version__ = "0.1.0"  # of this package; the same as the C library's (python/tests check it)
 
 FLAG_CONTENT_CHECKSUM = 1
+
+# splitzip_encoding (include/splitzip.h): which frame compress() writes.
+_ENCODINGS = {"split4": 0, "entropy": 1, "auto": 2}
+# splitzip_mode: the mode of a frame.
+_MODE_NAMES = {0: "stored", 1: "split4", 2: "entropy"}
 
 
 class SplitzipError(Exception):
@@ -38,27 +46,46 @@ class _UnknownBackendError(SplitzipError, ValueError):
 
 
 def _find_library():
+    """The path or name of libsplitzip to load: $SPLITZIP_LIBRARY; in a source checkout, its
+    build trees; the libdir recorded when the package was installed (setup.py); the loader's
+    search path."""
     env = os.environ.get("SPLITZIP_LIBRARY")
     if env:
         return env
     root = Path(__file__).resolve().parents[2]
-    for cand in sorted(root.glob("build*/libsplitzip.so")) + sorted(root.glob("build/*/libsplitzip.so")):
-        return str(cand)
+    if (root / "include" / "splitzip.h").is_file():  # imported from a source checkout
+        for cand in sorted(root.glob("build*/libsplitzip.so")) + \
+                sorted(root.glob("build/*/libsplitzip.so")):
+            return str(cand)
+    try:
+        from ._libdir import LIBDIR
+    except ImportError:
+        LIBDIR = None
+    if LIBDIR:
+        for name in ("libsplitzip.so.0", "libsplitzip.so"):
+            if (Path(LIBDIR) / name).is_file():
+                return str(Path(LIBDIR) / name)
     found = ctypes.util.find_library("splitzip")
     if found:
         return found
-    raise OSError("libsplitzip.so not found: build the project or set SPLITZIP_LIBRARY")
+    raise OSError("libsplitzip.so not found: install splitzip (cmake --install), build this "
+                  "checkout, or set SPLITZIP_LIBRARY")
 
 
 class _Codebook(ctypes.Structure):
     _fields_ = [("exponents", ctypes.c_uint8 * 16)]
 
 
+class _EntropyTable(ctypes.Structure):
+    _fields_ = [("lengths", ctypes.c_uint8 * 256), ("escape_length", ctypes.c_uint8)]
+
+
 class _Params(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_int),
                 ("chunk_log2", ctypes.c_uint), ("flags", ctypes.c_uint),
                 ("codebook_mode", ctypes.c_int), ("codebook", _Codebook),
-                ("n_threads", ctypes.c_uint)]
+                ("n_threads", ctypes.c_uint), ("encoding", ctypes.c_int),
+                ("table_mode", ctypes.c_int), ("table", _EntropyTable)]
 
 
 class _FrameInfo(ctypes.Structure):
@@ -69,7 +96,8 @@ class _FrameInfo(ctypes.Structure):
                 ("codebook", _Codebook)]
 
 
-_lib = ctypes.CDLL(_find_library())
+_LIBRARY_PATH = _find_library()
+_lib = ctypes.CDLL(_LIBRARY_PATH)
 _P = ctypes.c_void_p
 _SZ = ctypes.c_size_t
 for name, res, args in [
@@ -78,11 +106,14 @@ for name, res, args in [
     ("splitzip_ctx_free", None, [_P]),
     ("splitzip_ctx_backend_name", ctypes.c_char_p, [_P]),
     ("splitzip_compress_bound", _SZ, [_SZ]),
+    ("splitzip_predict_frame_size", _SZ, [_SZ, _SZ, ctypes.c_uint]),
     ("splitzip_compress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_get_frame_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_FrameInfo)]),
     ("splitzip_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Codebook)]),
+    ("splitzip_entropy_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
+    ("splitzip_frame_entropy_table", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
     ("splitzip_backend_count", _SZ, []),
     ("splitzip_backend_name", ctypes.c_char_p, [_SZ]),
     ("splitzip_backend_available", ctypes.c_int, [_SZ]),
@@ -137,6 +168,13 @@ def compress_bound(n_elems):
     return _lib.splitzip_compress_bound(n_elems)
 
 
+def predict_frame_size(n_elems, n_escapes, chunk_log2=12):
+    """Size of the frame compress() writes for n_elems values of which n_escapes are outside
+    the frame's codebook (split4 or stored, FORMAT.md §6.3); 0 if an argument is out of
+    range. See splitzip_predict_frame_size() in splitzip.h."""
+    return _lib.splitzip_predict_frame_size(n_elems, n_escapes, chunk_log2)
+
+
 def _as_u16(data):
     """A C-contiguous uint16 numpy view of BF16 bit patterns (numpy array or CPU torch tensor)."""
     mod = type(data).__module__
@@ -154,9 +192,26 @@ def _as_u16(data):
     return np.ascontiguousarray(arr).view(np.uint16).reshape(-1)
 
 
-def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0):
+def _set_table(p, table):
+    """A fixed entropy table: a dict {"lengths": 256 ints, "escape_length": int}, as
+    calibrate_entropy() and frame_entropy_table() return it."""
+    lengths = list(table["lengths"])
+    if len(lengths) != 256:
+        raise ValueError("an entropy table has 256 code lengths")
+    p.table_mode = 1
+    p.table.lengths[:] = lengths
+    p.table.escape_length = table["escape_length"]
+
+
+def _ctx(backend="auto", chunk_log2=0, checksum=False, codebook=None, threads=0, mode="split4",
+         table=None):
     p = _Params()
     _lib.splitzip_params_init(ctypes.byref(p))
+    if mode not in _ENCODINGS:
+        raise ValueError(f"mode must be one of {', '.join(_ENCODINGS)}, got {mode!r}")
+    p.encoding = _ENCODINGS[mode]
+    if table is not None:
+        _set_table(p, table)
     if backend not in _BACKEND_IDS:
         raise _UnknownBackendError(
             _BACKEND_UNAVAILABLE, f"backend {backend!r} is unknown or not compiled into this "
@@ -178,8 +233,14 @@ def _ctx(backend="auto", chunk_log2=12, checksum=False, codebook=None, threads=0
     return ctx
 
 
-def compress(data, *, checksum=False, chunk_log2=12, codebook=None, backend="auto", threads=0):
-    """Compress BF16 values into one frame (bytes). See include/splitzip.h."""
+def compress(data, *, checksum=False, chunk_log2=0, codebook=None, backend="auto", threads=0,
+             mode="split4", table=None):
+    """Compress BF16 values into one frame (bytes). See include/splitzip.h.
+
+    mode: "split4" (4-bit codes, fastest), "entropy" (Huffman-coded exponents, smaller),
+    "auto" (the smallest frame). chunk_log2 0 is the mode's default (12 for split4, 14 else).
+    codebook: a fixed split4 codebook (16 exponents); table: a fixed entropy table (a dict
+    from calibrate_entropy() or frame_entropy_table())."""
     src = _as_u16(data)
     n = src.size
     cap = _lib.splitzip_compress_bound(n)
@@ -187,7 +248,7 @@ def compress(data, *, checksum=False, chunk_log2=12, codebook=None, backend="aut
         raise ValueError("too many elements for one frame")
     out = ctypes.create_string_buffer(cap)
     size = _SZ()
-    ctx = _ctx(backend, chunk_log2, checksum, codebook, threads)
+    ctx = _ctx(backend, chunk_log2, checksum, codebook, threads, mode, table)
     try:
         st = _lib.splitzip_compress(ctx, src.ctypes.data, n, out, cap, ctypes.byref(size))
     finally:
@@ -231,7 +292,7 @@ def frame_info(frame):
     if st:
         raise SplitzipError(st, "splitzip_get_frame_info")
     return {"format_version": fi.format_version, "dtype": "bf16",
-            "mode": "split4" if fi.mode == 1 else "stored", "chunk_log2": fi.chunk_log2,
+            "mode": _MODE_NAMES.get(fi.mode, str(fi.mode)), "chunk_log2": fi.chunk_log2,
             "checksum": bool(fi.flags & FLAG_CONTENT_CHECKSUM), "n_elems": fi.n_elems,
             "n_escapes": fi.n_escapes, "frame_size": fi.frame_size,
             "codebook": list(fi.codebook.exponents)}
@@ -245,6 +306,38 @@ def calibrate(data):
     if st:
         raise SplitzipError(st, "splitzip_calibrate")
     return list(cb.exponents)
+
+
+def _table_dict(t):
+    return {"lengths": list(t.lengths), "escape_length": t.escape_length}
+
+
+def calibrate_entropy(data):
+    """The canonical entropy table of the data: {"lengths": 256 code lengths (0 = coded as an
+    escape), "escape_length": int}, for compress(..., mode="entropy", table=...)."""
+    src = _as_u16(data)
+    t = _EntropyTable()
+    st = _lib.splitzip_entropy_calibrate(src.ctypes.data, src.size, ctypes.byref(t))
+    if st:
+        raise SplitzipError(st, "splitzip_entropy_calibrate")
+    return _table_dict(t)
+
+
+def frame_entropy_table(frame):
+    """The entropy table of an entropy frame (a dict as calibrate_entropy returns), e.g. to
+    encode later frames with it."""
+    buf = bytes(frame)
+    t = _EntropyTable()
+    st = _lib.splitzip_frame_entropy_table(buf, len(buf), ctypes.byref(t))
+    if st:
+        raise SplitzipError(st, "splitzip_frame_entropy_table")
+    return _table_dict(t)
+
+
+from . import safetensors  # noqa: E402  (needs the functions above)
+
+pack_safetensors = safetensors.pack
+unpack_safetensors = safetensors.unpack
 
 
 # Page streams (pages.py) and the RFC-shaped KV compression backend (kv_backend.py).

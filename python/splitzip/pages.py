@@ -1,5 +1,5 @@
 """Page streams: a list of KV pages packed into one wire buffer with a manifest, and scattered
-back (splitzip.h "KV pages", doc/FORMAT.md §11).
+back (splitzip.h "KV pages", doc/FORMAT.md §12).
 
     import splitzip
     codec = splitzip.PageCodec(codebook=splitzip.calibrate(sample), codebook_id=7)

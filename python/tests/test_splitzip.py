@@ -78,3 +78,35 @@ def test_torch_bfloat16_roundtrip():
     back = splitzip.decompress(splitzip.compress(t), like="torch")
     assert back.dtype == torch.bfloat16
     assert torch.equal(back.view(torch.int16), t.reshape(-1).view(torch.int16))
+
+
+def test_entropy_mode_roundtrip_and_info():
+    for which in "KV":
+        x = kv(which)
+        frame = splitzip.compress(x, mode="entropy", checksum=True)
+        assert len(x) * 2 / len(frame) >= 1.47
+        assert np.array_equal(splitzip.decompress(frame), x)
+        info = splitzip.frame_info(frame)
+        assert info["mode"] == "entropy" and info["chunk_log2"] == 14
+        assert info["n_escapes"] == 0 and info["codebook"] == [0] * 16
+    x = np.arange(65536, dtype=np.uint16)
+    assert np.array_equal(splitzip.decompress(splitzip.compress(x, mode="entropy")), x)
+    assert splitzip.frame_info(splitzip.compress(kv()[:3000], mode="auto"))["mode"] == "entropy"
+    with pytest.raises(ValueError):
+        splitzip.compress(x, mode="huffman")
+
+
+def test_entropy_tables_calibrated_and_reused():
+    k, v = kv("K"), kv("V")
+    table = splitzip.calibrate_entropy(k)
+    assert len(table["lengths"]) == 256 and 1 <= table["escape_length"] <= 11
+    assert sum(2.0 ** -l for l in table["lengths"] if l) + 2.0 ** -table["escape_length"] == 1.0
+    frame = splitzip.compress(k, mode="entropy")
+    assert splitzip.frame_entropy_table(frame) == table
+    # K's table on V: V's exponents that K lacks become escapes, and it still round-trips.
+    fv = splitzip.compress(v, mode="entropy", table=table)
+    assert splitzip.frame_info(fv)["n_escapes"] > 0
+    assert np.array_equal(splitzip.decompress(fv), v)
+    with pytest.raises(splitzip.SplitzipError) as e:
+        splitzip.frame_entropy_table(splitzip.compress(v))
+    assert e.value.name == "ERROR_INVALID_ARGUMENT"

@@ -16,8 +16,8 @@ uint64_t sz_test_rand(uint64_t *s)
 }
 
 static const char *const names[SZ_TEST_N_GENERATORS] = {
-	"kv_skewed", "escape_1pct", "escape_5pct", "all_escape", "zero",
-	"specials",  "random",      "few_exponents", "sparse_window",
+    "kv_skewed", "escape_1pct", "escape_5pct",   "all_escape",    "zero",
+    "specials",  "random",      "few_exponents", "sparse_window",
 };
 
 const char *sz_test_gen_name(int g)
@@ -52,8 +52,8 @@ void sz_test_generate(int g, uint64_t seed, uint16_t *dst, size_t n)
 {
 	uint64_t s = seed * 0x100000001B3ull + (uint64_t)g;
 	static const uint16_t specials[] = {
-		0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0x7FFF, 0xFFFF, 0x7FA5,
-		0x0001, 0x8001, 0x007F, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x3F80, 0xBF80, 0x0040,
+	    0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0x7FFF, 0xFFFF, 0x7FA5,
+	    0x0001, 0x8001, 0x007F, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x3F80, 0xBF80, 0x0040,
 	};
 	for (size_t i = 0; i < n; i++) {
 		uint64_t r = sz_test_rand(&s);
@@ -120,7 +120,8 @@ void *sz_test_read_file(const char *path, size_t *size)
 uint16_t *sz_test_load_kv(const char *which, size_t *n)
 {
 	char path[4096];
-	snprintf(path, sizeof path, "%s/kv/aidreams260k__shakespeare.%s.bf16", SZ_TEST_DATA_DIR, which);
+	snprintf(path, sizeof path, "%s/kv/aidreams260k__shakespeare.%s.bf16", SZ_TEST_DATA_DIR,
+	         which);
 	size_t sz = 0;
 	uint16_t *p = (uint16_t *)sz_test_read_file(path, &sz);
 	if (p)

@@ -10,15 +10,15 @@
 
 /* Generators, indexed 0..SZ_TEST_N_GENERATORS-1. */
 enum {
-	SZ_GEN_KV_SKEWED = 0,	/* exponents ~ real KV (window of 16 around 120), escape rate ~0.2% */
-	SZ_GEN_ESCAPE_1PCT,	/* ~1% escapes */
-	SZ_GEN_ESCAPE_5PCT,	/* ~5% escapes */
-	SZ_GEN_ALL_ESCAPE,	/* >16 exponents uniformly: incompressible -> stored frame */
-	SZ_GEN_ZERO,		/* all +0 */
-	SZ_GEN_SPECIALS,	/* +-0, +-Inf, NaN payloads, subnormals, max/min normals */
-	SZ_GEN_RANDOM,		/* uniform random 16-bit patterns */
-	SZ_GEN_FEW_EXPONENTS,	/* only 3 distinct exponents (codebook padded by the tie rule) */
-	SZ_GEN_SPARSE_WINDOW,	/* 16 non-contiguous exponents, no escapes */
+	SZ_GEN_KV_SKEWED = 0, /* exponents ~ real KV (window of 16 around 120), escape rate ~0.2% */
+	SZ_GEN_ESCAPE_1PCT,   /* ~1% escapes */
+	SZ_GEN_ESCAPE_5PCT,   /* ~5% escapes */
+	SZ_GEN_ALL_ESCAPE,    /* >16 exponents uniformly: incompressible -> stored frame */
+	SZ_GEN_ZERO,          /* all +0 */
+	SZ_GEN_SPECIALS,      /* +-0, +-Inf, NaN payloads, subnormals, max/min normals */
+	SZ_GEN_RANDOM,        /* uniform random 16-bit patterns */
+	SZ_GEN_FEW_EXPONENTS, /* only 3 distinct exponents (codebook padded by the tie rule) */
+	SZ_GEN_SPARSE_WINDOW, /* 16 non-contiguous exponents, no escapes */
 	SZ_TEST_N_GENERATORS
 };
 

@@ -9,9 +9,14 @@
  *                bit 4: fixed codebook (bytes 2..17) instead of one from the input;
  *                bits 5-7: the payload is repeated 1 + bits times
  *   byte 1       rotation: repeat r is the payload rotated by r * byte 1 elements
- *   bytes 2..17  the fixed codebook seed: 16 exponents, made distinct and ascending
+ *   bytes 2..17  with byte 0 bit 4: the fixed codebook seed, 16 exponents made distinct and
+ *                ascending (the split4 encoding). Without it: byte 2 bits 0-1 the encoding
+ *                (0 split4, 1 entropy, 2 auto, 3 entropy), bit 2 a fixed entropy table made
+ *                from bytes 3..17 (exponent byte 3+k weighs 1 + k) instead of one from the
+ *                input
  *   bytes 18..   payload: little-endian BF16 values (an odd last byte is ignored)
- * Missing header bytes read as 0. Repeats let short inputs span several chunks.
+ * Missing header bytes read as 0. Repeats let short inputs span several chunks. Inputs written
+ * before the entropy encoding existed have zeros in bytes 2..17 without bit 4: split4, as then.
  */
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
@@ -68,6 +73,21 @@ static inline void fuzz_enc_parse(const uint8_t *p, size_t size, fuzz_enc_input 
 			if (taken[e])
 				in->params.codebook.exponents[k++] = (uint8_t)e;
 		in->params.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+	} else {
+		const uint8_t b2 = fuzz_byte(p, size, 2);
+		static const splitzip_encoding enc[4] = {
+		    SPLITZIP_ENCODING_SPLIT4, SPLITZIP_ENCODING_ENTROPY, SPLITZIP_ENCODING_AUTO,
+		    SPLITZIP_ENCODING_ENTROPY};
+		in->params.encoding = enc[b2 & 3];
+		if (b2 & 4) {
+			uint64_t hist[256] = {0};
+			for (size_t k = 0; k < 15; k++)
+				hist[fuzz_byte(p, size, 3 + k)] += 1 + k;
+			FUZZ_CHECK(splitzip_entropy_table_from_histogram(hist, &in->params.table) ==
+			               SPLITZIP_OK,
+			           "table from histogram");
+			in->params.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		}
 	}
 	size_t m = size > FUZZ_ENC_HEADER ? (size - FUZZ_ENC_HEADER) / 2 : 0;
 	size_t reps = 1u + (b0 >> 5);

@@ -6,9 +6,9 @@
  * decoding status; get_frame_info() fields are in range; decompress(), verify() and a frame by
  * frame walk with frame_decompress() agree; a stream decodes only if decompressed_size() accepts
  * it, to exactly that many elements; one element less room is DST_TOO_SMALL; a decodable split4
- * frame is canonical: encoding its data with its own codebook and parameters gives the same
- * bytes. The same bytes also go to splitzip_codebook_deserialize(): accepted only if they
- * re-serialise to themselves.
+ * or entropy frame is canonical: encoding its data with its own codebook or table and
+ * parameters gives the same bytes. The same bytes also go to splitzip_codebook_deserialize()
+ * and splitzip_entropy_table_deserialize(): accepted only if they re-serialise to themselves.
  */
 #include "fuzz_common.h"
 
@@ -29,6 +29,23 @@ static void check_codebook_file(const uint8_t *p, size_t size)
 	           "codebook file is not canonical");
 }
 
+static void check_table_file(const uint8_t *p, size_t size)
+{
+	splitzip_entropy_table t;
+	splitzip_status st = splitzip_entropy_table_deserialize(p, size, &t);
+	FUZZ_CHECK(st == SPLITZIP_OK || st == SPLITZIP_ERROR_TRUNCATED ||
+	               st == SPLITZIP_ERROR_BAD_CODEBOOK,
+	           "entropy_table_deserialize: %s", splitzip_status_name(st));
+	if (st != SPLITZIP_OK)
+		return;
+	uint8_t again[SPLITZIP_ENTROPY_TABLE_FILE_SIZE];
+	FUZZ_CHECK(splitzip_entropy_table_validate(&t) == SPLITZIP_OK, "accepted an invalid table");
+	FUZZ_CHECK(splitzip_entropy_table_serialize(&t, again, sizeof again) == SPLITZIP_OK,
+	           "serialize");
+	FUZZ_CHECK(size == sizeof again && memcmp(again, p, size) == 0,
+	           "table file is not canonical");
+}
+
 static void check_info(const splitzip_frame_info *fi)
 {
 	FUZZ_CHECK(fi->format_version == SPLITZIP_FORMAT_VERSION, "version %u", fi->format_version);
@@ -41,10 +58,14 @@ static void check_info(const splitzip_frame_info *fi)
 	FUZZ_CHECK(fi->frame_size >= SPLITZIP_FRAME_HEADER_SIZE && fi->frame_size % 16 == 0,
 	           "frame_size %llu", (unsigned long long)fi->frame_size);
 	FUZZ_CHECK(fi->n_escapes <= fi->n_elems, "more escapes than elements");
+	static const splitzip_codebook zero;
 	if (fi->mode == SPLITZIP_MODE_STORED) {
-		static const splitzip_codebook zero;
 		FUZZ_CHECK(fi->n_escapes == 0, "stored frame with escapes");
 		FUZZ_CHECK(memcmp(&fi->codebook, &zero, sizeof zero) == 0, "stored codebook");
+	} else if (fi->mode == SPLITZIP_MODE_ENTROPY) {
+		FUZZ_CHECK(memcmp(&fi->codebook, &zero, sizeof zero) == 0, "entropy codebook");
+		FUZZ_CHECK(fi->frame_size < 64 + ((2 * fi->n_elems + 15) & ~(uint64_t)15),
+		           "entropy frame not smaller than stored");
 	} else {
 		FUZZ_CHECK(fi->mode == SPLITZIP_MODE_SPLIT4, "mode %d", (int)fi->mode);
 		FUZZ_CHECK(splitzip_codebook_validate(&fi->codebook) == SPLITZIP_OK, "codebook");
@@ -63,6 +84,13 @@ static void check_canonical(const uint8_t *frame, const splitzip_frame_info *fi,
 		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 		p.codebook = fi->codebook;
 	}
+	if (fi->mode == SPLITZIP_MODE_ENTROPY) { /* with its own table (FORMAT.md §6.5) */
+		p.encoding = SPLITZIP_ENCODING_ENTROPY;
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		FUZZ_CHECK(splitzip_frame_entropy_table(frame, (size_t)fi->frame_size, &p.table) ==
+		               SPLITZIP_OK,
+		           "the table of a decodable entropy frame");
+	}
 	splitzip_ctx *enc = NULL;
 	FUZZ_CHECK(splitzip_ctx_create(&p, &enc) == SPLITZIP_OK, "ctx_create");
 	size_t cap = splitzip_compress_bound((size_t)fi->n_elems), got = 0;
@@ -72,9 +100,10 @@ static void check_canonical(const uint8_t *frame, const splitzip_frame_info *fi,
 	FUZZ_CHECK(st == SPLITZIP_OK, "re-encode: %s", splitzip_status_name(st));
 	splitzip_frame_info ai;
 	FUZZ_CHECK(splitzip_get_frame_info(again, got, &ai) == SPLITZIP_OK, "re-encoded info");
-	/* A split4 frame must come back byte for byte. A stored frame does not record a
-	 * codebook, so only a stored re-encoding (codebook from the data) must equal it. */
-	if (fi->mode == SPLITZIP_MODE_SPLIT4 || ai.mode == SPLITZIP_MODE_STORED)
+	/* A split4 or entropy frame must come back byte for byte. A stored frame does not
+	 * record a codebook, so only a stored re-encoding (codebook from the data) must equal it.
+	 */
+	if (fi->mode != SPLITZIP_MODE_STORED || ai.mode == SPLITZIP_MODE_STORED)
 		FUZZ_CHECK(got == fi->frame_size && memcmp(again, frame, got) == 0,
 		           "decodable frame is not canonical (mode %d, re-encoded mode %d)",
 		           (int)fi->mode, (int)ai.mode);
@@ -88,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	if (!p)
 		p = empty; /* an empty input may come as NULL */
 	check_codebook_file(p, size);
+	check_table_file(p, size);
 
 	splitzip_frame_info fi;
 	splitzip_status ist = splitzip_get_frame_info(p, size, &fi);
@@ -102,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	FUZZ_CHECK(fuzz_is_decode_status(dst_st), "decompressed_size: %s",
 	           splitzip_status_name(dst_st));
 	/* Room for exactly the promised count; frames are never smaller than their data
-	 * (>= 1.5 bytes per element), so a hostile count cannot make this large. */
+	 * (>= 1 byte per element), so a hostile count cannot make this large. */
 	size_t cap = dst_st == SPLITZIP_OK ? (size_t)total : size;
 	FUZZ_CHECK(cap <= size, "decompressed_size %llu exceeds the input size %zu",
 	           (unsigned long long)total, size);

@@ -1,5 +1,5 @@
 /*
- * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §11), the part of
+ * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §12), the part of
  * a KV receiver that sees what the network delivered.
  *
  * Properties: no crash and no out-of-bounds access (the input is an exact-size heap buffer and

@@ -5,9 +5,11 @@
  * Properties: compress succeeds into splitzip_compress_bound() bytes and into exactly the frame
  * size, and fails with DST_TOO_SMALL one byte short; the frame size is a multiple of 16, at most
  * the bound (= SPLITZIP_COMPRESS_BOUND); the header reports the parameters, codebook and content
- * checksum asked for; the mode and size follow the canonical rule, recomputed here from the
- * layout in doc/FORMAT.md independently of core/sz_layout.h; a second compression is identical;
- * decompression into exactly n elements gives the input bit for bit.
+ * checksum asked for; the mode and size follow the canonical rule of the encoding (split4,
+ * entropy or auto), recomputed here from the layouts and the lane reads of doc/FORMAT.md §4.2,
+ * §4.3.5 independently of core/; an entropy frame carries the table asked for (or that of the
+ * input) and its escape count; a second compression is identical; decompression into exactly n
+ * elements gives the input bit for bit.
  */
 #include "fuzz_common.h"
 
@@ -25,6 +27,81 @@ static uint64_t split4_size(uint64_t n, unsigned log2, uint64_t e)
 	off = a16(off + 4 * chunks);          /* chunk table */
 	off = a16(off + 2 * e);               /* escape positions */
 	return a16(off + e);                  /* escape exponents */
+}
+
+/* The words of an entropy frame's chunks (doc/FORMAT.md §4.3.5): a lane reads a word before a
+ * symbol when it holds fewer than 11 bits, and before an escape's 8 raw bits when it holds
+ * fewer than 8. The number of reads does not depend on the order of the lanes. */
+static uint64_t entropy_words(const uint16_t *x, size_t n, unsigned log2,
+                              const splitzip_entropy_table *t)
+{
+	uint64_t words = 0;
+	for (size_t c0 = 0; c0 < n; c0 += (size_t)1 << log2) {
+		const size_t m = n - c0 < ((size_t)1 << log2) ? n - c0 : (size_t)1 << log2;
+		unsigned bits[32] = {0};
+		for (size_t i = 0; i < m; i++) {
+			const unsigned l = (unsigned)(i % 32), e = (x[c0 + i] >> 7) & 0xFF;
+			if (bits[l] < 11) {
+				bits[l] += 16;
+				words++;
+			}
+			bits[l] -= t->lengths[e] ? t->lengths[e] : t->escape_length;
+			if (!t->lengths[e]) {
+				if (bits[l] < 8) {
+					bits[l] += 16;
+					words++;
+				}
+				bits[l] -= 8;
+			}
+		}
+	}
+	return words;
+}
+
+/* The entropy frame size of doc/FORMAT.md §4.3.2, written out again on purpose. */
+static uint64_t entropy_size(const uint16_t *x, size_t n, unsigned log2,
+                             const splitzip_entropy_table *t)
+{
+	unsigned first = 256, last = 0;
+	for (unsigned e = 0; e < 256; e++)
+		if (t->lengths[e]) {
+			first = first < e ? first : e;
+			last = e;
+		}
+	uint64_t chunks = (n + ((uint64_t)1 << log2) - 1) >> log2;
+	uint64_t off = a16(64 + n);              /* sign/mantissa */
+	off = a16(off + (last - first + 2) / 2); /* code lengths */
+	off = a16(off + 4 * chunks);             /* chunk table */
+	return a16(off + 2 * entropy_words(x, n, log2, t));
+}
+
+/* The frame the encoding must give (FORMAT.md §6.3): its mode and size. */
+static void expected_frame(const fuzz_enc_input *in, const splitzip_codebook *cb,
+                           const splitzip_entropy_table *t, splitzip_mode *mode, uint64_t *fsize)
+{
+	const size_t n = in->n;
+	const unsigned log2 = in->params.chunk_log2;
+	uint8_t in_cb[256] = {0};
+	for (unsigned k = 0; k < 16; k++)
+		in_cb[cb->exponents[k]] = 1;
+	uint64_t escapes = 0;
+	for (size_t i = 0; i < n; i++)
+		escapes += !in_cb[(in->data[i] >> 7) & 0xFF];
+	const uint64_t stored = 64 + a16(2 * (uint64_t)n);
+	uint64_t s4 = n ? split4_size(n, log2, escapes) : stored;
+	uint64_t se = n ? entropy_size(in->data, n, log2, t) : stored;
+	s4 = s4 < stored ? s4 : 0;
+	se = se < stored ? se : 0;
+	*mode = SPLITZIP_MODE_STORED;
+	*fsize = stored;
+	if (in->params.encoding != SPLITZIP_ENCODING_ENTROPY && s4) {
+		*mode = SPLITZIP_MODE_SPLIT4;
+		*fsize = s4;
+	}
+	if (in->params.encoding != SPLITZIP_ENCODING_SPLIT4 && se && se < *fsize) {
+		*mode = SPLITZIP_MODE_ENTROPY;
+		*fsize = se;
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
@@ -64,25 +141,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 		FUZZ_CHECK(fi.content_checksum == 0, "content checksum without the flag");
 	}
 
-	/* The canonical mode: split4 exactly when it is smaller than the stored frame. */
+	/* The canonical mode (§6.3): split4, entropy or stored by the encoding's rule. */
 	splitzip_codebook cb = in.params.codebook;
 	if (in.params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT)
 		FUZZ_CHECK(splitzip_calibrate(in.data, n, &cb) == SPLITZIP_OK, "calibrate");
-	uint8_t in_cb[256] = {0};
-	for (unsigned k = 0; k < 16; k++)
-		in_cb[cb.exponents[k]] = 1;
-	uint64_t escapes = 0;
-	for (size_t i = 0; i < n; i++)
-		escapes += !in_cb[(in.data[i] >> 7) & 0xFF];
-	uint64_t s4 = split4_size(n, log2, escapes), stored = 64 + a16(2 * (uint64_t)n);
-	if (s4 < stored) {
-		FUZZ_CHECK(fi.mode == SPLITZIP_MODE_SPLIT4 && fsize == s4 &&
-		               fi.n_escapes == escapes,
-		           "expected split4 of %llu bytes, %llu escapes", (unsigned long long)s4,
-		           (unsigned long long)escapes);
+	splitzip_entropy_table t = in.params.table;
+	if (in.params.table_mode == SPLITZIP_CODEBOOK_FROM_INPUT && n)
+		FUZZ_CHECK(splitzip_entropy_calibrate(in.data, n, &t) == SPLITZIP_OK, "calibrate");
+	splitzip_mode want_mode;
+	uint64_t want_size;
+	expected_frame(&in, &cb, &t, &want_mode, &want_size);
+	FUZZ_CHECK(fi.mode == want_mode && fsize == want_size,
+	           "encoding %d: mode %d, %zu bytes; expected mode %d, %llu bytes",
+	           (int)in.params.encoding, (int)fi.mode, fsize, (int)want_mode,
+	           (unsigned long long)want_size);
+	if (fi.mode == SPLITZIP_MODE_SPLIT4)
 		FUZZ_CHECK(memcmp(&fi.codebook, &cb, sizeof cb) == 0, "codebook");
-	} else {
-		FUZZ_CHECK(fi.mode == SPLITZIP_MODE_STORED && fsize == stored, "expected stored");
+	if (fi.mode == SPLITZIP_MODE_ENTROPY) {
+		splitzip_entropy_table ft;
+		FUZZ_CHECK(splitzip_frame_entropy_table(frame, fsize, &ft) == SPLITZIP_OK, "table");
+		FUZZ_CHECK(memcmp(&ft, &t, sizeof t) == 0,
+		           "the frame's table is not the one asked for");
+		uint64_t escapes = 0;
+		for (size_t i = 0; i < n; i++)
+			escapes += t.lengths[(in.data[i] >> 7) & 0xFF] == 0;
+		FUZZ_CHECK(fi.n_escapes == escapes, "entropy escape count");
 	}
 
 	/* Exact room succeeds with the same bytes; one byte less fails. */

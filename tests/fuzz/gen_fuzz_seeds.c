@@ -5,7 +5,7 @@
  *                        checksum setting, chunk sizes 2^10..2^16, real KV slices), a codebook
  *   <out>/roundtrip/     inputs in the encoder format of fuzz_common.h
  *   <out>/differential/  both of the above
- *   <out>/pages/         page streams (doc/FORMAT.md §11): KV pages, raw and empty pages, a
+ *   <out>/pages/         page streams (doc/FORMAT.md §12): KV pages, raw and empty pages, a
  *                        fixed codebook with an id, no pages
  * Usage: gen_fuzz_seeds <out-dir>. Deterministic; every seed is at most a few KiB, so libFuzzer
  * mutates them quickly.
@@ -65,13 +65,15 @@ static uint16_t *make_data(int g, size_t n)
 	return d;
 }
 
-static uint8_t *compress(const uint16_t *d, size_t n, unsigned log2, unsigned flags, size_t *size)
+static uint8_t *compress_enc(const uint16_t *d, size_t n, unsigned log2, unsigned flags,
+                             splitzip_encoding enc, size_t *size)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.backend = SPLITZIP_BACKEND_SCALAR;
 	p.chunk_log2 = log2;
 	p.flags = flags;
+	p.encoding = enc;
 	splitzip_ctx *ctx = NULL;
 	size_t cap = splitzip_compress_bound(n);
 	uint8_t *f = (uint8_t *)malloc(cap);
@@ -82,6 +84,11 @@ static uint8_t *compress(const uint16_t *d, size_t n, unsigned log2, unsigned fl
 	}
 	splitzip_ctx_free(ctx);
 	return f;
+}
+
+static uint8_t *compress(const uint16_t *d, size_t n, unsigned log2, unsigned flags, size_t *size)
+{
+	return compress_enc(d, n, log2, flags, SPLITZIP_ENCODING_SPLIT4, size);
 }
 
 typedef struct frame_seed {
@@ -110,6 +117,45 @@ static const frame_seed frames[] = {
     {-1, 2048, 10, CK},
     {-2, 1500, 12, 0},
 };
+
+/* Entropy frames (mode 2): real and generated data, a table with escapes, a stream. */
+static void entropy_seeds(void)
+{
+	static const frame_seed ent[] = {
+	    {-1, 2048, 10, CK},
+	    {-2, 1500, 12, 0},
+	    {SZ_GEN_KV_SKEWED, 3001, 10, CK},
+	    {SZ_GEN_ESCAPE_5PCT, 1100, 11, 0},
+	    {SZ_GEN_FEW_EXPONENTS, 700, 10, CK},
+	    {SZ_GEN_ZERO, 400, 10, 0},
+	    {SZ_GEN_SPECIALS, 2000, 14, CK},
+	};
+	char name[128];
+	for (size_t k = 0; k < sizeof ent / sizeof ent[0]; k++) {
+		const frame_seed *s = &ent[k];
+		uint16_t *d = make_data(s->gen, s->n);
+		size_t size = 0;
+		uint8_t *f =
+		    compress_enc(d, s->n, s->log2, s->flags, SPLITZIP_ENCODING_ENTROPY, &size);
+		snprintf(name, sizeof name, "entropy_%s_%zu_l%u%s",
+		         s->gen == -1   ? "realK"
+		         : s->gen == -2 ? "realV"
+		                        : sz_test_gen_name(s->gen),
+		         s->n, s->log2, (s->flags & CK) ? "_ck" : "");
+		write_seed("decode", name, f, size);
+		write_seed("differential", name, f, size);
+		free(f);
+		free(d);
+	}
+	/* A table file. */
+	uint16_t *d = make_data(-1, 4096);
+	splitzip_entropy_table t;
+	uint8_t file[SPLITZIP_ENTROPY_TABLE_FILE_SIZE];
+	splitzip_entropy_calibrate(d, 4096, &t);
+	splitzip_entropy_table_serialize(&t, file, sizeof file);
+	write_seed("decode", "entropy_table_file", file, sizeof file);
+	free(d);
+}
 
 static void decode_seeds(void)
 {
@@ -155,6 +201,7 @@ static void decode_seeds(void)
 	uint8_t file[SPLITZIP_CODEBOOK_FILE_SIZE];
 	splitzip_codebook_serialize(&cb, file, sizeof file);
 	write_seed("decode", "codebook_112_127", file, sizeof file);
+	entropy_seeds();
 }
 
 typedef struct enc_seed {
@@ -177,6 +224,15 @@ static const enc_seed encs[] = {
     {SZ_GEN_SPARSE_WINDOW, 500, 0x26, 3, 0}, /* chunk_log2 16, 2 repeats */
     {-1, 1500, 0x02, 0, 0},
     {-2, 1200, 0x1C, 0, 112},
+    /* Without byte 0 bit 4, byte 2 (cb_first) picks the encoding: 1 entropy, 2 auto, +4 a
+     * fixed table from bytes 3..17 (here cb_first + 1 ..: a window of 15 exponents). */
+    {-1, 1500, 0x0A, 0, 1},
+    {-2, 1200, 0x00, 0, 2},
+    {SZ_GEN_KV_SKEWED, 256, 0xE8, 37, 1},    /* 8 repeats, entropy */
+    {SZ_GEN_ESCAPE_5PCT, 700, 0x08, 0, 113}, /* 113 = 0x71: entropy, table 114..128 */
+    {SZ_GEN_SPECIALS, 300, 0x0A, 0, 2},
+    {SZ_GEN_RANDOM, 200, 0x00, 0, 1}, /* entropy loses: stored */
+    {SZ_GEN_ZERO, 0, 0x00, 0, 1},
 };
 
 static void encode_seeds(void)
@@ -197,11 +253,11 @@ static void encode_seeds(void)
 			buf[18 + 2 * i] = (uint8_t)d[i];
 			buf[18 + 2 * i + 1] = (uint8_t)(d[i] >> 8);
 		}
-		snprintf(name, sizeof name, "enc_%s_%zu_%02x_%02x",
+		snprintf(name, sizeof name, "enc_%s_%zu_%02x_%02x_%02x",
 		         s->gen == -1   ? "realK"
 		         : s->gen == -2 ? "realV"
 		                        : sz_test_gen_name(s->gen),
-		         s->n, s->b0, s->b1);
+		         s->n, s->b0, s->b1, s->cb_first);
 		write_seed("roundtrip", name, buf, size);
 		write_seed("differential", name, buf, size);
 		free(buf);

@@ -30,26 +30,20 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "splitzip.h"
-#include "sz_layout.h"
+#include "gen_vectors.h"
 
 /* ---- Small utilities ----------------------------------------------------------------------- */
-
-typedef struct buf {
-	uint8_t *p;
-	size_t n;
-} buf;
 
 static const char *out_dir;
 static unsigned n_valid, n_invalid;
 
-static void die(const char *what, const char *detail)
+void die(const char *what, const char *detail)
 {
 	fprintf(stderr, "gen_vectors: %s: %s\n", what, detail);
 	exit(1);
 }
 
-static void *xcalloc(size_t n)
+void *xcalloc(size_t n)
 {
 	void *p = calloc(n ? n : 1, 1);
 	if (!p)
@@ -57,13 +51,13 @@ static void *xcalloc(size_t n)
 	return p;
 }
 
-static buf buf_new(size_t n)
+buf buf_new(size_t n)
 {
 	buf b = {(uint8_t *)xcalloc(n), n};
 	return b;
 }
 
-static buf buf_copy(buf a)
+buf buf_copy(buf a)
 {
 	buf b = buf_new(a.n);
 	memcpy(b.p, a.p, a.n);
@@ -71,7 +65,7 @@ static buf buf_copy(buf a)
 }
 
 /* The first n bytes of a. */
-static buf buf_prefix(buf a, size_t n)
+buf buf_prefix(buf a, size_t n)
 {
 	buf b = buf_new(n);
 	memcpy(b.p, a.p, n);
@@ -79,7 +73,7 @@ static buf buf_prefix(buf a, size_t n)
 }
 
 /* a followed by the n bytes at tail. */
-static buf buf_cat(buf a, const void *tail, size_t n)
+buf buf_cat(buf a, const void *tail, size_t n)
 {
 	buf b = buf_new(a.n + n);
 	memcpy(b.p, a.p, a.n);
@@ -87,7 +81,7 @@ static buf buf_cat(buf a, const void *tail, size_t n)
 	return b;
 }
 
-static uint64_t rng_next(uint64_t *s)
+uint64_t rng_next(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -95,7 +89,7 @@ static uint64_t rng_next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint16_t bf16(unsigned sign, unsigned exponent, unsigned mantissa)
+uint16_t bf16(unsigned sign, unsigned exponent, unsigned mantissa)
 {
 	return (uint16_t)(((sign & 1u) << 15) | ((exponent & 0xFFu) << 7) | (mantissa & 0x7Fu));
 }
@@ -118,7 +112,7 @@ static void make_dir(const char *sub)
 }
 
 /* Elements as little-endian bytes (the BF16 file format, independent of the host). */
-static buf le_bytes(const uint16_t *x, size_t n)
+buf le_bytes(const uint16_t *x, size_t n)
 {
 	buf b = buf_new(2 * n);
 	for (size_t i = 0; i < n; i++)
@@ -129,7 +123,7 @@ static buf le_bytes(const uint16_t *x, size_t n)
 /* ---- The straightforward writer (FORMAT.md §4-§7) -------------------------------------- */
 
 /* §7: chunk digests of the little-endian element bytes, folded with the chunk index. */
-static uint64_t ref_checksum(const uint16_t *x, uint64_t n, unsigned log2)
+uint64_t ref_checksum(const uint16_t *x, uint64_t n, unsigned log2)
 {
 	uint64_t sum = 0, n_chunks = splitzip_n_chunks(n, log2);
 	for (uint64_t c = 0; c < n_chunks; c++) {
@@ -153,7 +147,7 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 /* §5.1: the 16 exponents ranked first by (count desc, exponent asc), in ascending order. */
-static void ref_codebook(const uint16_t *x, uint64_t n, uint8_t cb[16])
+void ref_codebook(const uint16_t *x, uint64_t n, uint8_t cb[16])
 {
 	uint64_t hist[256] = {0};
 	unsigned rank[256];
@@ -183,7 +177,7 @@ static uint64_t ref_escape_count(const uint16_t *x, uint64_t n, const uint8_t cb
 }
 
 static void ref_header(uint8_t *h, unsigned mode, unsigned log2, unsigned flags, uint64_t E,
-		       uint64_t n, const uint8_t *cb, uint64_t frame_size, uint64_t checksum)
+                       uint64_t n, const uint8_t *cb, uint64_t frame_size, uint64_t checksum)
 {
 	splitzip_header f;
 	memset(&f, 0, sizeof f);
@@ -202,19 +196,19 @@ static void ref_header(uint8_t *h, unsigned mode, unsigned log2, unsigned flags,
 }
 
 /* §4.1: a stored frame. */
-static buf ref_stored(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags)
+buf ref_stored(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags)
 {
 	buf b = buf_new((size_t)splitzip_stored_frame_size(n));
 	for (uint64_t i = 0; i < n; i++)
 		splitzip_put_u8s(b.p + SPLITZIP_FRAME_HEADER_SIZE + 2 * i, x[i], 2);
 	ref_header(b.p, SPLITZIP_MODE_STORED, log2, flags, 0, n, NULL, b.n,
-		   ref_checksum(x, n, log2));
+	           ref_checksum(x, n, log2));
 	return b;
 }
 
 /* §4.2: a split4 frame with codebook cb, whether or not it is smaller than stored. */
 static buf ref_split4(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags,
-		      const uint8_t cb[16])
+                      const uint8_t cb[16])
 {
 	uint8_t code_of[256] = {0}, in_cb[256] = {0};
 	for (unsigned k = 0; k < 16; k++) {
@@ -242,13 +236,12 @@ static buf ref_split4(const uint16_t *x, uint64_t n, unsigned log2, unsigned fla
 		splitzip_put_u8s(b.p + L.table_off + 4 * c, k, 4);
 	}
 	ref_header(b.p, SPLITZIP_MODE_SPLIT4, log2, flags, E, n, cb, L.frame_size,
-		   ref_checksum(x, n, log2));
+	           ref_checksum(x, n, log2));
 	return b;
 }
 
 /* §6: the canonical frame; cb NULL means the codebook from the input (§6.2). */
-static buf ref_frame(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags,
-		     const uint8_t *fixed_cb)
+buf ref_frame(const uint16_t *x, uint64_t n, unsigned log2, unsigned flags, const uint8_t *fixed_cb)
 {
 	uint8_t cb[16];
 	if (fixed_cb)
@@ -262,8 +255,8 @@ static buf ref_frame(const uint16_t *x, uint64_t n, unsigned log2, unsigned flag
 
 /* ---- The library's frame ----------------------------------------------------------------- */
 
-static buf lib_frame(const char *name, const uint16_t *x, size_t n, unsigned log2,
-		     unsigned flags, const uint8_t *fixed_cb)
+static buf lib_frame(const char *name, const uint16_t *x, size_t n, unsigned log2, unsigned flags,
+                     const uint8_t *fixed_cb)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
@@ -289,7 +282,7 @@ static buf lib_frame(const char *name, const uint16_t *x, size_t n, unsigned log
 
 /* Both writers; they must agree byte for byte. */
 static buf frame(const char *name, const uint16_t *x, size_t n, unsigned log2, unsigned flags,
-		 const uint8_t *fixed_cb)
+                 const uint8_t *fixed_cb)
 {
 	buf a = lib_frame(name, x, n, log2, flags, fixed_cb);
 	buf r = ref_frame(x, n, log2, flags, fixed_cb);
@@ -298,9 +291,9 @@ static buf frame(const char *name, const uint16_t *x, size_t n, unsigned log2, u
 		while (i < a.n && i < r.n && a.p[i] == r.p[i])
 			i++;
 		fprintf(stderr,
-			"gen_vectors: %s: library frame (%zu bytes) and reference writer (%zu "
-			"bytes) differ first at byte %zu\n",
-			name, a.n, r.n, i);
+		        "gen_vectors: %s: library frame (%zu bytes) and reference writer (%zu "
+		        "bytes) differ first at byte %zu\n",
+		        name, a.n, r.n, i);
 		exit(1);
 	}
 	free(r.p);
@@ -309,7 +302,7 @@ static buf frame(const char *name, const uint16_t *x, size_t n, unsigned log2, u
 
 /* ---- Output ------------------------------------------------------------------------------- */
 
-static void emit_valid(const char *name, buf sz, const uint16_t *x, size_t n)
+void emit_valid(const char *name, buf sz, const uint16_t *x, size_t n)
 {
 	char file[512];
 	buf d = le_bytes(x, n);
@@ -323,7 +316,7 @@ static void emit_valid(const char *name, buf sz, const uint16_t *x, size_t n)
 
 /* A valid single-frame vector; returns the frame (owned by the caller). */
 static buf valid(const char *name, const uint16_t *x, size_t n, unsigned log2, unsigned flags,
-		 const uint8_t *fixed_cb)
+                 const uint8_t *fixed_cb)
 {
 	buf f = frame(name, x, n, log2, flags, fixed_cb);
 	emit_valid(name, f, x, n);
@@ -331,7 +324,7 @@ static buf valid(const char *name, const uint16_t *x, size_t n, unsigned log2, u
 }
 
 /* Writes an invalid vector and frees it. */
-static void invalid(const char *name, splitzip_status expect, buf b)
+void invalid(const char *name, splitzip_status expect, buf b)
 {
 	char file[512];
 	n_invalid++;
@@ -342,26 +335,26 @@ static void invalid(const char *name, splitzip_status expect, buf b)
 
 /* ---- Mutations ---------------------------------------------------------------------------- */
 
-static void set_le(buf b, uint64_t off, uint64_t v, unsigned n_bytes)
+void set_le(buf b, uint64_t off, uint64_t v, unsigned n_bytes)
 {
 	if (off + n_bytes > b.n)
 		die("mutation outside the frame", "set_le");
 	splitzip_put_u8s(b.p + off, v, n_bytes);
 }
 
-static uint64_t get_le(buf b, uint64_t off, unsigned n_bytes)
+uint64_t get_le(buf b, uint64_t off, unsigned n_bytes)
 {
 	return splitzip_get_u8s(b.p + off, n_bytes);
 }
 
 /* Recompute the Header_Checksum of the frame header at byte 'at'. */
-static void fix_hcs(buf b, size_t at)
+void fix_hcs(buf b, size_t at)
 {
 	set_le(b, at + SZ_H_HEADER_CHECKSUM, splitzip_header_checksum(b.p + at), 4);
 }
 
 /* A copy of frame f with one header byte/field set and the header checksum recomputed. */
-static buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
+buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
 {
 	buf b = buf_copy(f);
 	set_le(b, off, v, n_bytes);
@@ -370,7 +363,7 @@ static buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes)
 }
 
 /* A copy of frame f with body byte 'off' XORed with 'x' (header untouched). */
-static buf with_xor(buf f, uint64_t off, uint8_t x)
+buf with_xor(buf f, uint64_t off, uint8_t x)
 {
 	buf b = buf_copy(f);
 	if (off >= b.n)
@@ -396,7 +389,7 @@ static splitzip_layout layout_of(buf f)
  * KV-like values: exponents spread over the window base..base+15, random sign and mantissa.
  * Element i gets an exponent from outside the window (one of 'esc', cycling) when esc_at(i).
  */
-static void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
+void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
 {
 	uint64_t s = seed;
 	for (size_t i = 0; i < n; i++) {
@@ -406,7 +399,7 @@ static void fill_window(uint16_t *x, size_t n, unsigned base, uint64_t seed)
 }
 
 /* Make x[i] an escape with exponent e (sign and mantissa kept). */
-static void set_exponent(uint16_t *x, size_t i, unsigned e)
+void set_exponent(uint16_t *x, size_t i, unsigned e)
 {
 	x[i] = (uint16_t)((x[i] & 0x807Fu) | ((e & 0xFFu) << 7));
 }
@@ -536,10 +529,11 @@ int main(int argc, char **argv)
 	F = valid("chunk_log2_16", x, 65537, 16, CK, NULL);
 	free(F.p);
 
-	/* A fixed, non-contiguous codebook; data mostly from it, some escapes, some unused codes. */
+	/* A fixed, non-contiguous codebook; data mostly from it, some escapes, some unused codes.
+	 */
 	{
 		static const uint8_t cb[16] = {0,   1,   64,  100, 112, 118, 120, 122,
-					       124, 126, 127, 128, 130, 133, 140, 255};
+		                               124, 126, 127, 128, 130, 133, 140, 255};
 		uint64_t s = 3000;
 		for (size_t i = 0; i < 3000; i++) {
 			uint64_t r = rng_next(&s);
@@ -568,8 +562,8 @@ int main(int argc, char **argv)
 	/* BF16 specials among KV-like values. */
 	{
 		static const uint16_t sp[] = {0x0000, 0x8000, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0,
-					      0x7F81, 0x7FFF, 0xFFFF, 0x7FA5, 0x0001, 0x8001,
-					      0x007F, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x0040};
+		                              0x7F81, 0x7FFF, 0xFFFF, 0x7FA5, 0x0001, 0x8001,
+		                              0x007F, 0x807F, 0x0080, 0x7F7F, 0xFF7F, 0x0040};
 		fill_window(x, 2000, 116, 2000);
 		uint64_t s = 2001;
 		for (size_t j = 0; j < 150; j++)
@@ -601,7 +595,8 @@ int main(int argc, char **argv)
 	set_exponent(x, 1024 + 3, 1);
 	set_exponent(x, 1024 + 4, 1);
 	set_exponent(x, 2048 + 4, 200);
-	x[8] = bf16(0, 120, 5); /* element 8 has a nonzero code (0004 below moves an escape to it) */
+	x[8] =
+	    bf16(0, 120, 5); /* element 8 has a nonzero code (0004 below moves an escape to it) */
 	buf B = valid("partial_last_chunk", x, 2053, 10, 0, NULL);
 
 	/* Base S: a stored frame of 300 elements with checksum (600 data bytes, 8 padding). */
@@ -623,6 +618,21 @@ int main(int argc, char **argv)
 		free(f2.p);
 		free(st.p);
 	}
+
+	/* Entropy frames (mode 2): gen_vectors_entropy.c, on the first 2^16 values of the KV
+	 * sample. */
+	uint16_t *kv = (uint16_t *)xcalloc(65536 * 2);
+	{
+		FILE *f = fopen(argv[2], "rb");
+		uint8_t *raw = (uint8_t *)xcalloc(65536 * 2);
+		if (!f || fread(raw, 1, 65536 * 2, f) != 65536 * 2)
+			die("cannot read", argv[2]);
+		fclose(f);
+		for (size_t i = 0; i < 65536; i++)
+			kv[i] = (uint16_t)splitzip_get_u8s(raw + 2 * i, 2);
+		free(raw);
+	}
+	gen_entropy_valid(kv, 65536);
 
 	/* ---- invalid: input shorter than a header ---- */
 
@@ -647,35 +657,36 @@ int main(int argc, char **argv)
 
 	invalid("bad_magic", SPLITZIP_ERROR_BAD_MAGIC, with_field(A, 3, 0xBE, 1));
 	invalid("header_checksum_flipped", SPLITZIP_ERROR_HEADER_CHECKSUM,
-		with_xor(A, SZ_H_HEADER_CHECKSUM, 0x01));
+	        with_xor(A, SZ_H_HEADER_CHECKSUM, 0x01));
 	invalid("element_count_flipped_unsealed", SPLITZIP_ERROR_HEADER_CHECKSUM,
-		with_xor(A, SZ_H_ELEMENT_COUNT, 0x02));
+	        with_xor(A, SZ_H_ELEMENT_COUNT, 0x02));
 	invalid("version_2", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, with_field(A, SZ_H_VERSION, 2, 1));
 	invalid("version_255", SPLITZIP_ERROR_UNSUPPORTED_FORMAT,
-		with_field(A, SZ_H_VERSION, 255, 1));
+	        with_field(A, SZ_H_VERSION, 255, 1));
 	invalid("version_0", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, SZ_H_VERSION, 0, 1));
 	invalid("dtype_0", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, with_field(A, SZ_H_DTYPE, 0, 1));
 	invalid("dtype_2", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, with_field(A, SZ_H_DTYPE, 2, 1));
-	invalid("mode_2", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, with_field(A, SZ_H_MODE, 2, 1));
+	invalid("mode_3", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, with_field(A, SZ_H_MODE, 3, 1));
 	invalid("flags_reserved_bit_1", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_FLAGS, CK | 0x02, 1));
+	        with_field(A, SZ_H_FLAGS, CK | 0x02, 1));
 	invalid("flags_reserved_bit_7", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_FLAGS, CK | 0x80, 1));
+	        with_field(A, SZ_H_FLAGS, CK | 0x80, 1));
 	invalid("reserved_byte_9", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, 9, 1, 1));
 	invalid("reserved_byte_11", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, 11, 0x80, 1));
 	invalid("reserved_byte_56", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, 56, 1, 1));
 	invalid("reserved_byte_59", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, 59, 0x80, 1));
-	invalid("chunk_log2_9", SPLITZIP_ERROR_CORRUPT_STREAM, with_field(A, SZ_H_CHUNK_LOG2, 9, 1));
+	invalid("chunk_log2_9", SPLITZIP_ERROR_CORRUPT_STREAM,
+	        with_field(A, SZ_H_CHUNK_LOG2, 9, 1));
 	invalid("chunk_log2_17", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_CHUNK_LOG2, 17, 1));
+	        with_field(A, SZ_H_CHUNK_LOG2, 17, 1));
 	invalid("element_count_2p32", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_ELEMENT_COUNT, (uint64_t)1 << 32, 8));
+	        with_field(A, SZ_H_ELEMENT_COUNT, (uint64_t)1 << 32, 8));
 	invalid("escape_count_above_elements", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_ESCAPE_COUNT, 122, 4));
+	        with_field(A, SZ_H_ESCAPE_COUNT, 122, 4));
 	invalid("frame_size_plus_16", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_FRAME_SIZE, A.n + 16, 8));
+	        with_field(A, SZ_H_FRAME_SIZE, A.n + 16, 8));
 	invalid("frame_size_minus_16", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(A, SZ_H_FRAME_SIZE, A.n - 16, 8));
+	        with_field(A, SZ_H_FRAME_SIZE, A.n - 16, 8));
 	{
 		buf b = buf_copy(A);
 		uint8_t t = b.p[SZ_H_CODEBOOK + 5];
@@ -684,14 +695,14 @@ int main(int argc, char **argv)
 		fix_hcs(b, 0);
 		invalid("codebook_not_ascending", SPLITZIP_ERROR_CORRUPT_STREAM, b);
 		invalid("codebook_duplicate", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_field(A, SZ_H_CODEBOOK + 6, A.p[SZ_H_CODEBOOK + 5], 1));
+		        with_field(A, SZ_H_CODEBOOK + 6, A.p[SZ_H_CODEBOOK + 5], 1));
 	}
 	invalid("content_checksum_without_flag", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(B, SZ_H_CONTENT_CHECKSUM, 1, 8));
+	        with_field(B, SZ_H_CONTENT_CHECKSUM, 1, 8));
 	invalid("stored_escape_count_nonzero", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(S, SZ_H_ESCAPE_COUNT, 1, 4));
+	        with_field(S, SZ_H_ESCAPE_COUNT, 1, 4));
 	invalid("stored_codebook_nonzero", SPLITZIP_ERROR_CORRUPT_STREAM,
-		with_field(S, SZ_H_CODEBOOK + 15, 1, 1));
+	        with_field(S, SZ_H_CODEBOOK + 15, 1, 1));
 	/* Headers whose frame would be huge: rejected as truncated before any allocation. */
 	{
 		buf b = buf_copy(S);
@@ -701,7 +712,8 @@ int main(int argc, char **argv)
 		invalid("stored_max_elements_truncated", SPLITZIP_ERROR_TRUNCATED, b);
 		b = buf_copy(B);
 		set_le(b, SZ_H_ELEMENT_COUNT, SPLITZIP_MAX_FRAME_ELEMS, 8);
-		set_le(b, SZ_H_FRAME_SIZE, splitzip_split4_frame_size(SPLITZIP_MAX_FRAME_ELEMS, 10, 7), 8);
+		set_le(b, SZ_H_FRAME_SIZE,
+		       splitzip_split4_frame_size(SPLITZIP_MAX_FRAME_ELEMS, 10, 7), 8);
 		fix_hcs(b, 0);
 		invalid("split4_max_elements_truncated", SPLITZIP_ERROR_TRUNCATED, b);
 	}
@@ -713,10 +725,10 @@ int main(int argc, char **argv)
 		fill_window(x, 32, 116, 32);
 		ref_codebook(x, 32, cb);
 		invalid("split4_n32_same_size_as_stored", SPLITZIP_ERROR_CORRUPT_STREAM,
-			ref_split4(x, 32, 12, 0, cb));
+		        ref_split4(x, 32, 12, 0, cb));
 		ref_codebook(y, 4096, cb);
 		invalid("split4_escape_limit_plus_1", SPLITZIP_ERROR_CORRUPT_STREAM,
-			ref_split4(y, 4096, 10, 0, cb));
+		        ref_split4(y, 4096, 10, 0, cb));
 	}
 
 	/* ---- invalid: padding (§4) ---- */
@@ -724,21 +736,21 @@ int main(int argc, char **argv)
 	{
 		splitzip_layout L = layout_of(A); /* n 121, E 1: every gap is nonempty */
 		invalid("pad_codes_gap", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.codes_off + 61, 0x01));
+		        with_xor(A, L.codes_off + 61, 0x01));
 		invalid("pad_odd_high_nibble", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.codes_off + 60, 0x10));
+		        with_xor(A, L.codes_off + 60, 0x10));
 		invalid("pad_sign_mantissa_gap", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.table_off - 1, 0x01));
+		        with_xor(A, L.table_off - 1, 0x01));
 		invalid("pad_chunk_table_gap", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.table_off + 4, 0x01));
+		        with_xor(A, L.table_off + 4, 0x01));
 		invalid("pad_escape_positions_gap", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.epos_off + 2, 0x01));
+		        with_xor(A, L.epos_off + 2, 0x01));
 		invalid("pad_escape_exponents_gap", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, L.eexp_off + 1, 0x01));
+		        with_xor(A, L.eexp_off + 1, 0x01));
 		invalid("pad_frame_last_byte", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(A, A.n - 1, 0x80));
+		        with_xor(A, A.n - 1, 0x80));
 		invalid("stored_pad_nonzero", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(S, S.n - 1, 0x01));
+		        with_xor(S, S.n - 1, 0x01));
 	}
 
 	/* ---- invalid: chunk table and escapes (§4.2), on base B ---- */
@@ -776,7 +788,7 @@ int main(int argc, char **argv)
 		set_le(b, L.epos_off + 2 * 1, 8, 2);
 		invalid("escape_at_nonzero_code", SPLITZIP_ERROR_CORRUPT_STREAM, b);
 		invalid("escape_code_nibble_nonzero", SPLITZIP_ERROR_CORRUPT_STREAM,
-			with_xor(B, L.codes_off + 7 / 2, 0x10)); /* element 7: high nibble */
+		        with_xor(B, L.codes_off + 7 / 2, 0x10)); /* element 7: high nibble */
 		b = buf_copy(B);
 		set_le(b, L.eexp_off + 1, B.p[SZ_H_CODEBOOK + 3], 1);
 		invalid("escape_exponent_in_codebook", SPLITZIP_ERROR_CORRUPT_STREAM, b);
@@ -787,16 +799,16 @@ int main(int argc, char **argv)
 	{
 		splitzip_layout L = layout_of(A);
 		invalid("checksum_sign_mantissa_flipped", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_xor(A, L.sm_off, 0x01));
+		        with_xor(A, L.sm_off, 0x01));
 		invalid("checksum_code_changed", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_xor(A, L.codes_off, 0x01));
+		        with_xor(A, L.codes_off, 0x01));
 		invalid("checksum_escape_exponent_changed", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_xor(A, L.eexp_off, 0x01)); /* 255 -> 254, still outside the codebook */
+		        with_xor(A, L.eexp_off, 0x01)); /* 255 -> 254, still outside the codebook */
 		invalid("checksum_field_flipped", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_field(A, SZ_H_CONTENT_CHECKSUM,
-				   get_le(A, SZ_H_CONTENT_CHECKSUM, 8) ^ 1, 8));
+		        with_field(A, SZ_H_CONTENT_CHECKSUM,
+		                   get_le(A, SZ_H_CONTENT_CHECKSUM, 8) ^ 1, 8));
 		invalid("stored_checksum_data_flipped", SPLITZIP_ERROR_CONTENT_CHECKSUM,
-			with_xor(S, SPLITZIP_FRAME_HEADER_SIZE + 100, 0x40));
+		        with_xor(S, SPLITZIP_FRAME_HEADER_SIZE + 100, 0x40));
 	}
 
 	/* ---- invalid: streams (§8.2) ---- */
@@ -805,7 +817,8 @@ int main(int argc, char **argv)
 		static const char garbage[8] = {'g', 'a', 'r', 'b', 'a', 'g', 'e', '!'};
 		static const uint8_t zeros[16] = {0};
 		invalid("trailing_garbage", SPLITZIP_ERROR_CORRUPT_STREAM, buf_cat(A, garbage, 8));
-		invalid("trailing_zero_bytes", SPLITZIP_ERROR_CORRUPT_STREAM, buf_cat(A, zeros, 16));
+		invalid("trailing_zero_bytes", SPLITZIP_ERROR_CORRUPT_STREAM,
+		        buf_cat(A, zeros, 16));
 		invalid("trailing_partial_frame", SPLITZIP_ERROR_TRUNCATED, buf_cat(A, A.p, 20));
 		invalid("trailing_header_only", SPLITZIP_ERROR_TRUNCATED, buf_cat(A, A.p, 64));
 		buf b = buf_cat(A, A.p, A.n);
@@ -816,11 +829,14 @@ int main(int argc, char **argv)
 		invalid("second_frame_content_checksum", SPLITZIP_ERROR_CONTENT_CHECKSUM, b);
 	}
 
+	gen_entropy_invalid(kv, 65536);
+
 	free(A.p);
 	free(B.p);
 	free(S.p);
 	free(x);
 	free(y);
+	free(kv);
 	printf("gen_vectors: %u valid, %u invalid vectors in %s\n", n_valid, n_invalid, out_dir);
 	return 0;
 }

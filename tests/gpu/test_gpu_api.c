@@ -75,6 +75,14 @@ int main(int argc, char **argv)
 	      SPLITZIP_ERROR_INVALID_ARGUMENT);
 	CHECK(splitzip_workspace_size_batch(host, SIZE_MAX / 2, 1u << 20, &ws1) ==
 	      SPLITZIP_ERROR_INVALID_ARGUMENT);
+	size_t wd = 0; /* decoding needs a parsed header and counters per frame, any size */
+	CHECK(splitzip_decompress_workspace_size(host, 8, &wd) == SPLITZIP_OK && wd == 8 * 256 &&
+	      wd <= ws8);
+	CHECK(splitzip_decompress_workspace_size(host, 0, &wd) == SPLITZIP_OK && wd == 0);
+	CHECK(splitzip_decompress_workspace_size(host, SIZE_MAX, &wd) ==
+	      SPLITZIP_ERROR_INVALID_ARGUMENT);
+	CHECK(splitzip_decompress_workspace_size(NULL, 1, &wd) == SPLITZIP_ERROR_INVALID_ARGUMENT);
+	CHECK(splitzip_decompress_workspace_size(host, 1, NULL) == SPLITZIP_ERROR_INVALID_ARGUMENT);
 
 	/* A host context has no device: the async calls refuse before touching any pointer. */
 	size_t sz = 0;

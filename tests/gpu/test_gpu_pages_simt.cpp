@@ -27,22 +27,37 @@ static const bool k_sanitized = true;
 static const bool k_sanitized = false;
 #endif
 
+/*
+ * A schedule: lane and block order, fill byte, and the device it pretends to be: 'wave' blocks
+ * fit on it at once (the frame driver takes the batched one-block-per-frame kernels,
+ * sz_k_encode_pages / sz_k_decode_pages, for batches of at least half a wave), 'resident' of
+ * them run interleaved in the harness.
+ */
 struct schedule {
 	sz_simt_lane_order lanes;
 	sz_simt_block_order blocks;
 	uint64_t seed;
 	int fill;
+	unsigned wave, resident;
 };
-static const schedule k_default_sched = {SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5};
-static const schedule k_other_sched = {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 11, 0x00};
+/* Batches of 3 pages or more go through the batched kernels. */
+static const schedule k_default_sched = {
+    SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5, 6, 1};
+/* Batches below 32 pages go through the per-frame kernels (several blocks per frame). */
+static const schedule k_other_sched = {
+    SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 11, 0x00, 64, 3};
 
 struct simt_launcher {
 	int warp;
 	schedule sched;
 	bool failed = false;
 	sz_simt_result first{};
+	template <typename... P> unsigned resident(void (*)(P...))
+	{
+		return sched.wave;
+	}
 	template <typename... P, typename... A>
-	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	void launch(const char *, sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
 	{
 		if (failed)
 			return;
@@ -54,6 +69,8 @@ struct simt_launcher {
 		c.block_order = sched.blocks;
 		c.seed = sched.seed;
 		c.fill = sched.fill;
+		c.resident = sched.resident;
+		c.spin_budget = 200000;
 		sz_simt_result r = sz_simt_launch(c, k, args...);
 		if (r.code != SZ_SIMT_OK) {
 			failed = true;

@@ -37,25 +37,43 @@ static const bool k_sanitized = false;
 /*                  The harness launcher and device calls               */
 /* ==================================================================== */
 
+/*
+ * A schedule: lane and block order, fill byte, and the device it pretends to be: 'wave' blocks
+ * fit on it at once (the driver sizes persistent grids and chooses the batched path by it),
+ * 'resident' of them really run interleaved in the harness (look-back, tickets and the done
+ * counters then wait on each other).
+ */
 struct schedule {
 	sz_simt_lane_order lanes;
 	sz_simt_block_order blocks;
 	uint64_t seed;
 	int fill;
+	unsigned wave, resident;
 };
-static const schedule k_default_sched = {SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5};
+static const schedule k_default_sched = {
+    SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5, 6, 1};
 static const schedule k_other_scheds[] = {
-    {SZ_SIMT_LANES_REVERSE, SZ_SIMT_BLOCKS_REVERSED, 0, 0x00},
-    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 7, 0xFF},
+    {SZ_SIMT_LANES_REVERSE, SZ_SIMT_BLOCKS_REVERSED, 0, 0x00, 5, 5},
+    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 7, 0xFF, 7, 3},
+    {SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_INCREASING, 3, 0x11, 64, 2},
 };
 
+/* The launcher of sz_gpu_driver.cuh for the harness; it sums the counts of every launch. */
 struct simt_launcher {
 	int warp;
 	schedule sched;
 	bool failed = false;
 	sz_simt_result first{};
+	std::vector<std::pair<std::string, sz_simt_result>> runs; /* every launch, in order */
+	simt_launcher(int w, const schedule &s) : warp(w), sched(s)
+	{
+	}
+	template <typename... P> unsigned resident(void (*)(P...))
+	{
+		return sched.wave;
+	}
 	template <typename... P, typename... A>
-	void launch(sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
+	void launch(const char *name, sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
 	{
 		if (failed)
 			return;
@@ -67,7 +85,10 @@ struct simt_launcher {
 		c.block_order = sched.blocks;
 		c.seed = sched.seed;
 		c.fill = sched.fill;
+		c.resident = sched.resident;
+		c.spin_budget = 200000;
 		sz_simt_result r = sz_simt_launch(c, k, args...);
+		runs.emplace_back(name, r);
 		if (r.code != SZ_SIMT_OK) {
 			failed = true;
 			first = r;
@@ -80,6 +101,8 @@ struct params {
 	unsigned flags = 0;
 	bool fixed = false;
 	uint8_t codebook[16] = {};
+	uint64_t sample_all =
+	    0; /* sz_gpu_enc::sample_all; 1: predict every codebook from a sample */
 };
 
 /* An exact-size heap copy, so that ASan sees any access past the end. */
@@ -116,12 +139,40 @@ static void fill_enc(sz_gpu_enc &a, const params &p, uint64_t max_elems, uint8_t
 	a.chunk_log2 = p.log2;
 	a.flags = p.flags;
 	a.from_input = !p.fixed;
+	a.sample_all = p.sample_all;
 	memcpy(a.codebook, p.codebook, 16);
 }
+
+/* The counts of every launch of a call, summed. */
+static sz_simt_counts sum_counts(const simt_launcher &lc)
+{
+	sz_simt_counts c;
+	memset(&c, 0, sizeof c);
+	for (const auto &r : lc.runs) {
+		c.gload_bytes += r.second.counts.gload_bytes;
+		c.gstore_bytes += r.second.counts.gstore_bytes;
+		c.gatomics += r.second.counts.gatomics;
+		c.satomics += r.second.counts.satomics;
+		c.gfences += r.second.counts.gfences;
+		c.barriers += r.second.counts.barriers;
+	}
+	return c;
+}
+
+template <int W>
+static enc_result sim_compress_counted(const std::vector<uint16_t> &in, const params &p, size_t cap,
+                                       const schedule &s, sz_simt_counts *counts);
 
 template <int W>
 static enc_result sim_compress(const std::vector<uint16_t> &in, const params &p, size_t cap,
                                const schedule &s = k_default_sched)
+{
+	return sim_compress_counted<W>(in, p, cap, s, nullptr);
+}
+
+template <int W>
+static enc_result sim_compress_counted(const std::vector<uint16_t> &in, const params &p, size_t cap,
+                                       const schedule &s, sz_simt_counts *counts)
 {
 	enc_result r;
 	buf src(in.data(), in.size() * 2), dst(cap);
@@ -138,6 +189,8 @@ static enc_result sim_compress(const std::vector<uint16_t> &in, const params &p,
 	simt_launcher lc{W, s};
 	sz_gpu_compress<W>(lc, a, 1);
 	CHECK(!lc.failed, "harness: %s", lc.first.msg);
+	if (counts)
+		*counts = sum_counts(lc);
 	if (r.status == SPLITZIP_OK)
 		r.frame.assign(dst.p, dst.p + size);
 	else
@@ -156,8 +209,7 @@ static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_e
 {
 	dec_result r;
 	buf src(frame, size), dst(cap_elems * 2);
-	const uint64_t stride = sz_gpu_ws_stride(cap_elems, 12);
-	buf ws(stride, 0x5A);
+	buf ws(sz_gpu_dec_workspace_size(1), 0x5A);
 	size_t n = 777;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
@@ -169,7 +221,7 @@ static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_e
 	a.statuses = &r.status;
 	a.ws = ws.p;
 	simt_launcher lc{W, s};
-	sz_gpu_decompress<W>(lc, a, 1, cap_elems, stride);
+	sz_gpu_decompress<W>(lc, a, 1, cap_elems);
 	CHECK(!lc.failed, "harness: %s", lc.first.msg);
 	if (r.status == SPLITZIP_OK) {
 		const uint16_t *o = (const uint16_t *)dst.p;
@@ -394,6 +446,126 @@ template <int W> static void test_schedules()
 	}
 }
 
+/*
+ * Frames whose sampled chunks (the sample a predicted codebook comes from: one chunk in 16, at
+ * least 16, chunk C i / ns) look unlike the rest. 'sampled' and 'rest' pick what each holds:
+ * 0 window 100-115, 1 window 116-131 (with ~1% escapes), 2 random 16-bit patterns.
+ */
+static std::vector<uint16_t> two_faced(size_t n, unsigned L, int sampled, int rest, uint64_t seed)
+{
+	std::vector<uint16_t> v(n);
+	const uint64_t C = splitzip_n_chunks(n, L);
+	const uint64_t ns = C / 16 > 16 ? C / 16 : (C < 16 ? C : 16);
+	std::vector<char> in_sample(C, 0);
+	for (uint64_t k = 0; k < ns; k++)
+		in_sample[C * k / ns] = 1;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t r = sz_test_rand(&seed);
+		const int kind = in_sample[i >> L] ? sampled : rest;
+		unsigned e = kind == 0 ? 100 + r % 16 : 116 + r % 16;
+		if (kind == 1 && (r >> 20) % 100 == 0)
+			e = (unsigned)(r >> 28) & 0xFF;
+		v[i] = kind == 2 ? (uint16_t)(r >> 40) : (uint16_t)(((r >> 8) & 0x807F) | e << 7);
+	}
+	return v;
+}
+
+/* A batch of frames through the driver (the page path when the device is 'wave' blocks and
+ * the frames are small); every frame must equal the oracle's. */
+template <int W>
+static void batch_roundtrip(const std::vector<std::vector<uint16_t>> &in, const params &p,
+                            const schedule &s, const char *what)
+{
+	const size_t nf = in.size();
+	size_t max_elems = 0;
+	std::vector<buf *> srcs(nf), dsts(nf);
+	std::vector<const uint16_t *> d_srcs(nf);
+	std::vector<void *> d_dsts(nf);
+	std::vector<size_t> d_n(nf), d_caps(nf), d_sizes(nf, 999);
+	std::vector<int32_t> d_status(nf, -1);
+	for (size_t f = 0; f < nf; f++) {
+		max_elems = in[f].size() > max_elems ? in[f].size() : max_elems;
+		srcs[f] = new buf(in[f].data(), in[f].size() * 2);
+		d_srcs[f] = in[f].empty() ? nullptr : (const uint16_t *)srcs[f]->p;
+		d_n[f] = in[f].size();
+		d_caps[f] = splitzip_compress_bound(in[f].size());
+		dsts[f] = new buf(d_caps[f]);
+		d_dsts[f] = dsts[f]->p;
+	}
+	buf ws(sz_gpu_workspace_size(nf, max_elems, p.log2), 0x5A);
+	sz_gpu_enc a;
+	fill_enc(a, p, max_elems, ws.p);
+	a.srcs = d_srcs.data();
+	a.n_elems = d_n.data();
+	a.dsts = d_dsts.data();
+	a.dst_caps = d_caps.data();
+	a.out_sizes = d_sizes.data();
+	a.statuses = d_status.data();
+	simt_launcher lc{W, s};
+	sz_gpu_compress<W>(lc, a, nf);
+	CHECK(!lc.failed, "%s: harness: %s", what, lc.first.msg);
+	for (size_t f = 0; f < nf; f++) {
+		const std::vector<uint8_t> ref = oracle_compress(in[f], p);
+		std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + (d_status[f] ? 0 : d_sizes[f]));
+		CHECK(d_status[f] == SPLITZIP_OK && got == ref,
+		      "%s frame %zu (n=%zu, %s path): status %d, differs at %zu", what, f,
+		      in[f].size(), lc.runs.empty() ? "?" : lc.runs[0].first.c_str(), d_status[f],
+		      first_diff(got, ref));
+		delete srcs[f];
+		delete dsts[f];
+	}
+}
+
+/*
+ * The codebook from the input predicted from a sample (sample_all = 1 makes every frame do
+ * it): right; wrong (a second pass with the exact codebook); "mostly escapes" guessed from the
+ * sample and right (the pass writes the stored frame) or wrong (a second pass writes split4
+ * with its sign/mantissa bytes); a compressible-looking sample of an incompressible frame. One
+ * frame on many blocks, and batches on the page path, under several schedules.
+ */
+template <int W> static void test_prediction()
+{
+	struct kind {
+		int sampled, rest;
+		const char *what;
+	};
+	const kind kinds[] = {{1, 1, "right"},
+	                      {0, 1, "mispredicted"},
+	                      {2, 2, "stored, guessed"},
+	                      {2, 1, "stored guess wrong"},
+	                      {1, 2, "stored, not guessed"}};
+	const size_t n = g_quick ? 40000 : 70000;
+	const unsigned L = 10;
+	for (const kind &k : kinds)
+		for (unsigned flags = 0; flags < 2; flags++) {
+			params p;
+			p.log2 = L;
+			p.flags = flags;
+			p.sample_all = 1;
+			const std::vector<uint16_t> in =
+			    two_faced(n, L, k.sampled, k.rest, 7 + flags);
+			roundtrip<W>(in, p, k.what);
+			roundtrip<W>(in, p, k.what, k_other_scheds[flags]);
+			std::vector<std::vector<uint16_t>> batch;
+			for (int f = 0; f < 4; f++)
+				batch.push_back(
+				    two_faced(n / 4 + 100 * f, L, k.sampled, k.rest, f));
+			batch_roundtrip<W>(batch, p, k_other_scheds[1 + flags], k.what);
+		}
+	/* a misprediction costs a second pass: it shows in the bytes written */
+	params p;
+	p.log2 = L;
+	p.sample_all = 1;
+	sz_simt_counts right, wrong;
+	sim_compress_counted<W>(two_faced(n, L, 1, 1, 3), p, splitzip_compress_bound(n),
+	                        k_default_sched, &right);
+	sim_compress_counted<W>(two_faced(n, L, 0, 1, 3), p, splitzip_compress_bound(n),
+	                        k_default_sched, &wrong);
+	CHECK(wrong.gstore_bytes >= right.gstore_bytes + n / 2,
+	      "second pass not seen: %" PRIu64 " vs %" PRIu64 " bytes written", wrong.gstore_bytes,
+	      right.gstore_bytes);
+}
+
 /* Batches: one launch sequence for many frames of different sizes, including frames whose
  * arguments are wrong (their status says so, the others are unaffected). */
 template <int W> static void test_batch()
@@ -438,8 +610,10 @@ template <int W> static void test_batch()
 		for (size_t f = 0; f < nf - 2; f++) {
 			std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + d_sizes[f]);
 			CHECK(d_status[f] == SPLITZIP_OK && got == ref[f],
-			      "batch frame %zu (n=%zu): status %d, differs at %zu", f, sizes[f],
-			      d_status[f], first_diff(got, ref[f]));
+			      "batch variant %d frame %zu (n=%zu, %s): status %d, differs at %zu",
+			      variant, f, sizes[f],
+			      sz_test_gen_name((int)(f % SZ_TEST_N_GENERATORS)), d_status[f],
+			      first_diff(got, ref[f]));
 		}
 		CHECK(d_status[nf - 2] == SPLITZIP_ERROR_INVALID_ARGUMENT, "n > max: %d",
 		      d_status[nf - 2]);
@@ -465,7 +639,7 @@ template <int W> static void test_batch()
 			fdst[f] = new buf(in[f].size() * 2);
 			e_dsts[f] = in[f].empty() ? nullptr : (uint16_t *)fdst[f]->p;
 		}
-		buf ws2(sz_gpu_workspace_size(nf, max_elems, 12), 0x5A);
+		buf ws2(sz_gpu_dec_workspace_size(nf), 0x5A);
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
 		d.srcs = e_srcs.data();
@@ -476,7 +650,7 @@ template <int W> static void test_batch()
 		d.statuses = e_status.data();
 		d.ws = ws2.p;
 		simt_launcher lc2{W, variant ? k_other_scheds[0] : k_default_sched};
-		sz_gpu_decompress<W>(lc2, d, nf, max_elems, sz_gpu_ws_stride(max_elems, 12));
+		sz_gpu_decompress<W>(lc2, d, nf, max_elems);
 		CHECK(!lc2.failed, "harness: %s", lc2.first.msg);
 		for (size_t f = 0; f < nf; f++) {
 			dec_result o = oracle_decompress(fsrc[f]->p, e_sizes[f], e_caps[f]);
@@ -535,6 +709,20 @@ static std::vector<uint8_t> read_all(const std::string &path)
 	return v;
 }
 
+/* 1 if a valid stream holds an entropy frame (Mode, byte 6, is 2), walking the frame sizes. */
+static bool has_entropy_frame(const std::vector<uint8_t> &s)
+{
+	for (size_t off = 0; off + SPLITZIP_FRAME_HEADER_SIZE <= s.size();) {
+		if (s[off + SZ_H_MODE] == SPLITZIP_MODE_ENTROPY)
+			return true;
+		const uint64_t size = splitzip_get_u8s(s.data() + off + SZ_H_FRAME_SIZE, 8);
+		if (size == 0)
+			break;
+		off += (size_t)size;
+	}
+	return false;
+}
+
 template <int W> static void test_golden_vectors()
 {
 	const char *root = getenv("SZ_VECTORS_DIR");
@@ -559,6 +747,17 @@ template <int W> static void test_golden_vectors()
 			const std::vector<uint8_t> s = read_all(dir + "/" + nm);
 			std::vector<uint16_t> out;
 			const int st = stream_status<W>(s, &out);
+			/* Entropy frames (mode 2) have no GPU decoder yet: a valid stream with one
+			 * is reported as UNSUPPORTED_FORMAT; the invalid entropy vectors (named
+			 * "entropy") are left to the host suites until the GPU kernels of mode 2
+			 * exist. */
+			if (kind == 0 && has_entropy_frame(s)) {
+				CHECK(st == SPLITZIP_ERROR_UNSUPPORTED_FORMAT, "%s: status %d",
+				      nm.c_str(), st);
+				continue;
+			}
+			if (kind == 1 && nm.find("entropy") != std::string::npos)
+				continue;
 			if (kind == 0) {
 				std::vector<uint8_t> want =
 				    read_all(dir + "/" + nm.substr(0, nm.size() - 3) + ".bf16");
@@ -655,7 +854,7 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_escape_limit),       SZ_SIMT_TEST(test_capacity),
     SZ_SIMT_TEST(test_schedules),          SZ_SIMT_TEST(test_batch),
     SZ_SIMT_TEST(test_golden_vectors),     SZ_SIMT_TEST(test_corrupt_frames),
-    SZ_SIMT_TEST(test_kernel_width),
+    SZ_SIMT_TEST(test_prediction),         SZ_SIMT_TEST(test_kernel_width),
 };
 
 int main(int argc, char **argv)

@@ -1,6 +1,7 @@
 /*
  * test_hardening_main.c -- the hardening suites: guard pages, corruption and truncation, header
- * fields and crafted bodies. CK_RUN_SUITE=<name> runs one suite (ctest runs each separately).
+ * fields and crafted bodies, hostile entropy frames. CK_RUN_SUITE=<name> runs one suite (ctest runs
+ * each separately).
  */
 #include <check.h>
 #include <stdlib.h>
@@ -8,12 +9,14 @@
 Suite *sz_suite_guard(void);
 Suite *sz_suite_corruption(void);
 Suite *sz_suite_header(void);
+Suite *sz_suite_entropy(void);
 
 int main(void)
 {
 	SRunner *sr = srunner_create(sz_suite_guard());
 	srunner_add_suite(sr, sz_suite_corruption());
 	srunner_add_suite(sr, sz_suite_header());
+	srunner_add_suite(sr, sz_suite_entropy());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

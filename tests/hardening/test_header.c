@@ -5,6 +5,7 @@
  * HEADER_CHECKSUM.
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,8 @@ static const tamper split4_tampers[] = {
     {"dtype 0", SZ_H_DTYPE, 1, 0, UNS},
     {"dtype 2", SZ_H_DTYPE, 1, 2, UNS},
     {"dtype 255", SZ_H_DTYPE, 1, 255, UNS},
-    {"mode 2", SZ_H_MODE, 1, 2, UNS},
+    {"split4 relabelled entropy", SZ_H_MODE, 1, 2, COR}, /* codebook bytes as mode-2 fields */
+    {"mode 3", SZ_H_MODE, 1, 3, UNS},
     {"mode 255", SZ_H_MODE, 1, 255, UNS},
     {"split4 relabelled stored", SZ_H_MODE, 1, 0, COR},
     {"chunk_log2 0", SZ_H_CHUNK_LOG2, 1, 0, COR},
@@ -575,10 +577,35 @@ START_TEST(api_limits)
 	p.backend = (splitzip_backend_id)99;
 	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
 	                 "backend id");
+	/* struct_size: at least the size of library 0.1.0's struct, which ended at n_threads; the
+	 * fields appended since keep their defaults for such a caller. */
+	const size_t v01 = offsetof(splitzip_params, n_threads) + sizeof(unsigned);
 	splitzip_params_init(&p);
-	p.struct_size = sizeof p - 1;
+	p.struct_size = v01 - 1;
 	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
 	                 "struct_size");
+	splitzip_params_init(&p);
+	p.struct_size = v01;
+	p.encoding = (splitzip_encoding)99; /* beyond the caller's struct: not read */
+	splitzip_ctx *ok = NULL;
+	hu_assert_status(splitzip_ctx_create(&p, &ok), SPLITZIP_OK, "struct_size of 0.1.0");
+	splitzip_params q;
+	ck_assert_int_eq(splitzip_ctx_params(ok, &q), SPLITZIP_OK);
+	ck_assert_int_eq(q.encoding, SPLITZIP_ENCODING_SPLIT4);
+	ck_assert_uint_eq(q.chunk_log2, SPLITZIP_CHUNK_LOG2_DEFAULT);
+	splitzip_ctx_free(ok);
+	splitzip_params_init(&p);
+	p.encoding = (splitzip_encoding)3;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "encoding");
+	splitzip_params_init(&p);
+	p.table_mode = SPLITZIP_CODEBOOK_FIXED; /* all-zero table: incomplete code */
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "invalid fixed entropy table");
+	splitzip_params_init(&p);
+	p.table_mode = (splitzip_codebook_mode)7;
+	hu_assert_status(splitzip_ctx_create(&p, &bad), SPLITZIP_ERROR_INVALID_ARGUMENT,
+	                 "table mode");
 }
 END_TEST
 

@@ -2,7 +2,7 @@
  * pages_util.h -- what the page stream tests share (C and C++): lists of pages cut from the
  * bundled real KV sample or the generators, an independent implementation of the chunk digest
  * of doc/FORMAT.md §7.1 (to re-seal a stream after tampering with it), and the field offsets
- * of doc/FORMAT.md §11 written down again from the spec rather than taken from core/.
+ * of doc/FORMAT.md §12 written down again from the spec rather than taken from core/.
  */
 #ifndef SZ_PAGES_UTIL_H
 #define SZ_PAGES_UTIL_H
@@ -15,7 +15,7 @@
 #include "splitzip.h"
 #include "sz_test_data.h"
 
-/* FORMAT.md §11.2 and §11.3, from the text. */
+/* FORMAT.md §12.2 and §12.3, from the text. */
 enum {
 	PG_FLAGS = 5,
 	PG_ALIGN = 6,

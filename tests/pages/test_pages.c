@@ -1,5 +1,5 @@
 /*
- * test_pages.c -- the page stream API (splitzip.h "KV pages", doc/FORMAT.md §11) on the host:
+ * test_pages.c -- the page stream API (splitzip.h "KV pages", doc/FORMAT.md §12) on the host:
  * round trips of real KV pages and generated pages of every kind and size, the layout rules
  * (aligned offsets, zero padding, raw exactly when the frame does not shrink, each frame the
  * one splitzip_compress() writes), the same bytes from every host backend, capacities,
@@ -364,7 +364,7 @@ END_TEST
 /* ---- The receiver: hostile streams --------------------------------------------------------- */
 
 /* A stream with a frame page, a raw page, an empty page and a fixed codebook; and the status
- * its damaged copies must get (FORMAT.md §11.5). */
+ * its damaged copies must get (FORMAT.md §12.5). */
 typedef struct damage {
 	const char *what;
 	void (*apply)(uint8_t *s, size_t *size);

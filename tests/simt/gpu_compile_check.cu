@@ -16,7 +16,9 @@
 	template SZ_GLOBAL void k_votes<W>(uint64_t *, int);                                       \
 	template SZ_GLOBAL void k_atomics<W>(uint32_t *, uint64_t *, uint32_t *);                  \
 	template SZ_GLOBAL void k_smem<W>(uint32_t *, uint32_t);                                   \
-	template SZ_GLOBAL void k_chain<W>(uint32_t *, uint32_t *);
+	template SZ_GLOBAL void k_chain<W>(uint32_t *, uint32_t *);                                \
+	template SZ_GLOBAL void k_publish<W>(uint32_t *, uint32_t *, unsigned, int, uint32_t *);   \
+	template SZ_GLOBAL void k_last_block<W>(uint32_t *, uint32_t *, int, uint32_t *);
 
 SZ_INSTANTIATE(32)
 #if defined(SZ_GPU_FLAVOUR_HIP)

@@ -31,7 +31,7 @@ template <int W> SZ_GLOBAL void k_indices(uint32_t *out, uint32_t *hits)
 	out[4 * g + 1] = blockIdx.x | blockIdx.y << 10 | blockIdx.z << 20;
 	out[4 * g + 2] = sz_lane<W>() | sz_warp<W>() << 8;
 	out[4 * g + 3] = blockDim.x | blockDim.y << 8 | blockDim.z << 16 | gridDim.x << 24;
-	sz_atomic_add(&hits[g], 1u);
+	sz_atomic_add_relaxed(&hits[g], 1u);
 }
 
 /*
@@ -247,16 +247,16 @@ template <int W> SZ_GLOBAL void k_atomics(uint32_t *g32, uint64_t *g64, uint32_t
 		sh[1] = 0;
 	}
 	sz_syncthreads();
-	sz_atomic_add(&sh[0], v);
-	sz_atomic_max(&sh[1], v);
-	sz_atomic_add(&g32[0], v);
-	sz_atomic_max(&g32[1], v);
-	sz_atomic_exch(&g32[2], 7u);
-	uint64_t old = sz_atomic_load(&g64[0]), seen;
-	while ((seen = sz_atomic_cas(&g64[0], old, old + ((uint64_t)v << 20))) != old)
+	sz_smem_atomic_add(&sh[0], v);
+	sz_smem_atomic_max(&sh[1], v);
+	sz_atomic_add_relaxed(&g32[0], v);
+	sz_atomic_max_relaxed(&g32[1], v);
+	sz_atomic_exch_relaxed(&g32[2], 7u);
+	uint64_t old = sz_atomic_load_relaxed(&g64[0]), seen;
+	while ((seen = sz_atomic_cas_relaxed(&g64[0], old, old + ((uint64_t)v << 20))) != old)
 		old = seen;
-	uint32_t o32 = sz_atomic_load(&g32[3]), s32;
-	while ((s32 = sz_atomic_cas(&g32[3], o32, o32 > v ? o32 : v)) != o32)
+	uint32_t o32 = sz_atomic_load_relaxed(&g32[3]), s32;
+	while ((s32 = sz_atomic_cas_relaxed(&g32[3], o32, o32 > v ? o32 : v)) != o32)
 		o32 = s32;
 	sz_syncthreads();
 	if (t == 0) {
@@ -309,8 +309,10 @@ template <int W> SZ_GLOBAL void k_smem(uint32_t *out, uint32_t dyn_bytes)
 
 /*
  * Chained blocks (the decoupled look-back shape): block b waits until block b-1 has published,
- * then publishes its own prefix. Correct when blocks start in increasing order; a block that waits
- * on one not yet run spins until the budget is spent.
+ * then publishes its own prefix. The prefix is plain data published by a release fence before a
+ * relaxed flag store and read after an acquire fence that follows a relaxed flag load (the
+ * fence form of release/acquire). Correct when blocks start in increasing order (or are
+ * resident together); a block that waits on one not yet run spins until the budget is spent.
  */
 template <int W> SZ_GLOBAL void k_chain(uint32_t *flags, uint32_t *prefix)
 {
@@ -319,15 +321,82 @@ template <int W> SZ_GLOBAL void k_chain(uint32_t *flags, uint32_t *prefix)
 	if (sz_linear_tid() == 0) {
 		uint32_t before = 0;
 		if (b > 0) {
-			while (sz_atomic_load(&flags[b - 1]) == 0)
+			while (sz_atomic_load_relaxed(&flags[b - 1]) == 0)
 				sz_spin_pause();
-			sz_threadfence();
-			before = sz_atomic_load(&prefix[b - 1]);
+			sz_fence_acquire();
+			before = sz_gld_u32(&prefix[b - 1]);
 		}
-		sz_atomic_store(&prefix[b], before + b + 1);
-		sz_threadfence();
-		sz_atomic_store(&flags[b], 1u);
+		sz_gst_u32(&prefix[b], before + b + 1);
+		sz_fence_release();
+		sz_atomic_store_relaxed(&flags[b], 1u);
 	}
+}
+
+/*
+ * Publication through a flag, the pattern of every kernel of the codec: block 0 writes 'n'
+ * words of data with plain stores (all its threads, then a barrier), and thread 0 publishes
+ * them with a flag store; block 1 waits for the flag and reads the data with plain loads.
+ * 'mode' removes one piece: 0 = correct (release store, acquire load), 1 = relaxed flag store,
+ * 2 = relaxed flag load, 3 = no barrier before the flag store (other threads' stores are not
+ * covered by thread 0's release), 4 = no barrier after the flag load (what thread 0 acquired
+ * has not reached the others). Any of 1-4 must fail under the harness (MEMORY_ORDER).
+ */
+template <int W>
+SZ_GLOBAL void k_publish(uint32_t *flag, uint32_t *data, unsigned n, int mode, uint32_t *out)
+{
+	SZ_WARP_GUARD(W);
+	const unsigned t = sz_linear_tid(), nt = simt_block_threads();
+	if (simt_block_linear() == 0) {
+		for (unsigned i = t; i < n; i += nt)
+			sz_gst_u32(&data[i], 3 * i + 1);
+		if (mode != 3)
+			sz_syncthreads();
+		if (t == 0) {
+			if (mode == 1)
+				sz_atomic_store_relaxed(flag, 1u);
+			else
+				sz_atomic_store_release(flag, 1u);
+		}
+	} else {
+		if (t == 0) {
+			if (mode == 2)
+				while (sz_atomic_load_relaxed(flag) == 0)
+					sz_spin_pause();
+			else
+				while (sz_atomic_load_acquire(flag) == 0)
+					sz_spin_pause();
+		}
+		if (mode != 4)
+			sz_syncthreads();
+		uint32_t s = 0;
+		for (unsigned i = t; i < n; i += nt)
+			s += sz_gld_u32(&data[i]);
+		sz_atomic_add_relaxed(out, s);
+	}
+}
+
+/*
+ * The "last block done" pattern: every block adds its part to 'sum' (relaxed atomic) and then
+ * increments 'done'; the block that sees the last count reads 'sum' with a plain load and
+ * writes it to 'out'. mode 0: the increment is acq_rel (correct); 1: relaxed (the parts are
+ * neither published nor acquired: must fail); 2: release only (not acquired: must fail).
+ */
+template <int W> SZ_GLOBAL void k_last_block(uint32_t *sum, uint32_t *done, int mode, uint32_t *out)
+{
+	SZ_WARP_GUARD(W);
+	if (sz_linear_tid() != 0)
+		return;
+	const unsigned nb = gridDim.x * gridDim.y * gridDim.z;
+	sz_atomic_add_relaxed(sum, simt_block_linear() + 1);
+	uint32_t before;
+	if (mode == 0)
+		before = sz_atomic_add_acq_rel(done, 1u);
+	else if (mode == 1)
+		before = sz_atomic_add_relaxed(done, 1u);
+	else
+		before = sz_atomic_add_release(done, 1u);
+	if (before == nb - 1)
+		sz_gst_u32(out, sz_gld_u32(sum));
 }
 
 #endif /* SIMT_KERNELS_CUH */

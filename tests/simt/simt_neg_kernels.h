@@ -109,10 +109,10 @@ template <int W> void kn_spin(int *line, uint32_t *flag)
 {
 	SZ_WARP_GUARD(W);
 	if (blockIdx.x == 0 && sz_linear_tid() == 0) {
-		while (sz_atomic_load(flag) == 0)
+		while (sz_atomic_load_relaxed(flag) == 0)
 			SIMT_AT(line, sz_spin_pause());
 	} else if (blockIdx.x == 1 && sz_linear_tid() == 0) {
-		sz_atomic_store(flag, 1u);
+		sz_atomic_store_relaxed(flag, 1u);
 	}
 }
 

@@ -1,13 +1,17 @@
 /*
  * sz_simt.cpp -- fibers, context switch and scheduler of the CPU SIMT harness (see sz_simt.h).
  *
- * Every GPU thread of the running block is a fiber. A fiber runs until it reaches a sync point,
- * records what it waits for in its lane record and switches back to the scheduler. The scheduler
- * works in rounds:
- *   1. resume every runnable (or spinning) thread once, in the configured lane order;
- *   2. complete each warp whose live lanes all wait at a warp op (validate, compute, release);
- *   3. if nothing moved: complete the block barrier if every live thread waits at it;
- *   4. otherwise report DEADLOCK, listing who waits where.
+ * Every GPU thread of a running block is a fiber; up to config.resident blocks run at once, each
+ * in a slot of lanes. A fiber runs until it reaches a sync point, records what it waits for in
+ * its lane record and switches back to the scheduler. The scheduler works in rounds:
+ *   1. resume every runnable (or spinning) thread of every resident block once, in the
+ *      configured lane order;
+ *   2. per block: complete each warp whose live lanes all wait at a warp op (validate, compute,
+ *      release); complete the block barrier if every live thread waits at it; start the next
+ *      block in the slot of a block whose threads have all exited;
+ *   3. if nothing moved: a block whose live threads all wait at barriers or warp ops that cannot
+ *      complete is a DEADLOCK (listing who waits where); if threads only spin, SPIN_LIMIT after
+ *      config.spin_budget such rounds.
  * Because it sees every thread, the scheduler reports divergence and deadlock exactly instead of
  * hanging. An error ends the launch: threads parked inside the kernel are cancelled (resumed once
  * to leave their stack through the sanitizer protocol) and their stacks rebuilt before reuse.
@@ -18,6 +22,7 @@
  * right frame and fake stacks (detect_stack_use_after_return) follow the fiber.
  */
 #include "sz_simt.h"
+#include "sz_simt_mem.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -207,8 +212,9 @@ struct lane {
 	int line;
 	uint64_t mask, val, out;
 	int64_t arg;
-	uint32_t n_bar, n_warp, spins;
-	unsigned linear;
+	uint32_t n_bar, n_warp;
+	unsigned linear; /* thread index in its block */
+	unsigned slot;   /* which resident block */
 };
 
 struct smem_block {
@@ -217,19 +223,28 @@ struct smem_block {
 	size_t size;
 };
 
+/* One resident block: its lanes are h->lanes[base .. base + nthreads). */
+struct slot_state {
+	bool active = false;
+	uint64_t blin = 0;
+	sz_dim3 bid{0, 0, 0};
+	unsigned base = 0;
+	std::vector<smem_block> smem;
+	size_t smem_static = 0; /* bytes, each array aligned as CUDA lays them out */
+	void *dyn = nullptr;
+	std::vector<unsigned> order;
+};
+
 struct launch_state {
 	sz_simt_config cfg;
 	int W;
 	unsigned nthreads;
 	void (*thunk)(void *);
 	void *ctx;
-	std::vector<smem_block> smem;
-	size_t smem_static; /* bytes, each array aligned as CUDA lays them out */
-	void *dyn;
+	std::vector<slot_state> slots;
 	uint32_t spin_budget;
-	sz_dim3 bid;
-	std::vector<unsigned> order;
 	sz_simt_result *res;
+	sz_simt_mem::state *mem; /* NULL without config.memcheck */
 };
 
 struct harness {
@@ -318,21 +333,21 @@ void trace(harness *h, const lane *l, uint64_t v)
 /*                         Error reports                            */
 /* ---------------------------------------------------------------- */
 
-void fail(harness *h, sz_simt_code code, int thread, const char *file, int line, const char *fmt,
-          ...) __attribute__((format(printf, 6, 7)));
+void fail(harness *h, const slot_state *sl, sz_simt_code code, int thread, const char *file,
+          int line, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 
-void fail(harness *h, sz_simt_code code, int thread, const char *file, int line, const char *fmt,
-          ...)
+void fail(harness *h, const slot_state *sl, sz_simt_code code, int thread, const char *file,
+          int line, const char *fmt, ...)
 {
 	sz_simt_result *r = h->L->res;
 	if (r->code != SZ_SIMT_OK)
 		return; /* the first error wins */
 	r->code = code;
-	r->block = h->L->bid;
+	r->block = sl->bid;
 	r->thread = thread;
 	r->file = file;
 	r->line = line;
-	const sz_dim3 &b = h->L->bid;
+	const sz_dim3 &b = sl->bid;
 	int n = snprintf(r->msg, sizeof(r->msg),
 	                 "%s in block (%u,%u,%u): ", sz_simt_code_name(code), b.x, b.y, b.z);
 	if (n < 0 || (size_t)n >= sizeof(r->msg))
@@ -362,8 +377,9 @@ std::string id_ranges(const std::vector<unsigned> &ids)
 	return s;
 }
 
-/* "threads 0-15 wait at ballot (k.cuh:78, warp op #2); threads 16-31 exited" for lanes [lo,hi). */
-std::string describe(harness *h, unsigned lo, unsigned hi)
+/* "threads 0-15 wait at ballot (k.cuh:78, warp op #2); threads 16-31 exited" for threads [lo,hi)
+ * of the block in slot sl. */
+std::string describe(harness *h, const slot_state *sl, unsigned lo, unsigned hi)
 {
 	struct group {
 		const lane *rep;
@@ -371,7 +387,7 @@ std::string describe(harness *h, unsigned lo, unsigned hi)
 	};
 	std::vector<group> groups;
 	for (unsigned i = lo; i < hi; i++) {
-		const lane *l = h->lanes[i];
+		const lane *l = h->lanes[sl->base + i];
 		group *g = nullptr;
 		for (group &c : groups) {
 			const lane *r = c.rep;
@@ -572,17 +588,19 @@ bool ensure_lanes(harness *h, unsigned n, size_t stack)
 	return true;
 }
 
-/* Returns 1 if warp w completed an op, 0 if it is not ready, -1 on error. */
-int complete_warp(harness *h, unsigned w)
+/* Returns 1 if warp w of the block in slot sl completed an op, 0 if it is not ready, -1 on error.
+ * lo and hi are thread indices in the block; its lanes are h->lanes[sl->base + i]. */
+int complete_warp(harness *h, slot_state *sl, unsigned w)
 {
 	launch_state *L = h->L;
 	const unsigned W = (unsigned)L->W;
 	const unsigned lo = w * W;
 	const unsigned hi = lo + W < L->nthreads ? lo + W : L->nthreads;
+	lane *const *lanes = &h->lanes[sl->base];
 	uint64_t live = 0;
 	lane *first = nullptr;
 	for (unsigned i = lo; i < hi; i++) {
-		lane *l = h->lanes[i];
+		lane *l = lanes[i];
 		if (l->state == LS_EXITED)
 			continue;
 		if (l->state != LS_WARP)
@@ -597,17 +615,17 @@ int complete_warp(harness *h, unsigned w)
 	const int op = first->op;
 	const bool is_shfl = op >= SZ_SIMT_OP_SHFL_IDX && op <= SZ_SIMT_OP_SHFL_XOR;
 	for (unsigned i = lo; i < hi; i++) {
-		lane *l = h->lanes[i];
+		lane *l = lanes[i];
 		if (l->state != LS_WARP)
 			continue;
 		if (l->op != op || !same_site(l, first) || l->n_warp != first->n_warp) {
-			fail(h, SZ_SIMT_DIVERGENT_WARP_OP, (int)l->linear, l->file, l->line,
-			     "warp %u: %s", w, describe(h, lo, hi).c_str());
+			fail(h, sl, SZ_SIMT_DIVERGENT_WARP_OP, (int)l->linear, l->file, l->line,
+			     "warp %u: %s", w, describe(h, sl, lo, hi).c_str());
 			return -1;
 		}
 		if (op != SZ_SIMT_OP_ACTIVEMASK && l->mask != first->mask) {
 			fail(
-			    h, SZ_SIMT_BAD_MASK, (int)l->linear, l->file, l->line,
+			    h, sl, SZ_SIMT_BAD_MASK, (int)l->linear, l->file, l->line,
 			    "warp %u at %s (%s:%d): thread %u passes mask 0x%llx, thread %u 0x%llx",
 			    w, op_names[op], l->file, l->line, first->linear,
 			    (unsigned long long)first->mask, l->linear,
@@ -618,14 +636,14 @@ int complete_warp(harness *h, unsigned w)
 			continue;
 		if (l->width < 1 || l->width > (int)W || (l->width & (l->width - 1)) ||
 		    l->width != first->width) {
-			fail(h, SZ_SIMT_BAD_WIDTH, (int)l->linear, l->file, l->line,
+			fail(h, sl, SZ_SIMT_BAD_WIDTH, (int)l->linear, l->file, l->line,
 			     "thread %u: %s width %d (must be a power of two <= %u, equal in all "
 			     "lanes) at %s:%d",
 			     l->linear, op_names[op], l->width, W, l->file, l->line);
 			return -1;
 		}
 		if (op != SZ_SIMT_OP_SHFL_IDX && (l->arg < 0 || l->arg >= (int64_t)W)) {
-			fail(h, SZ_SIMT_BAD_WIDTH, (int)l->linear, l->file, l->line,
+			fail(h, sl, SZ_SIMT_BAD_WIDTH, (int)l->linear, l->file, l->line,
 			     "thread %u: %s lane argument %lld outside [0,%u): NVIDIA uses its low "
 			     "5 "
 			     "bits, AMD all of it, at %s:%d",
@@ -637,14 +655,14 @@ int complete_warp(harness *h, unsigned w)
 		const uint64_t m = first->mask;
 		const uint64_t full = W == 64 ? ~0ull : (1ull << W) - 1;
 		if (m & ~full) {
-			fail(h, SZ_SIMT_BAD_MASK, (int)first->linear, first->file, first->line,
+			fail(h, sl, SZ_SIMT_BAD_MASK, (int)first->linear, first->file, first->line,
 			     "warp %u at %s (%s:%d): mask 0x%llx has lanes >= %u", w, op_names[op],
 			     first->file, first->line, (unsigned long long)m, W);
 			return -1;
 		}
 		if (live & ~m) {
 			unsigned miss = (unsigned)__builtin_ctzll(live & ~m);
-			fail(h, SZ_SIMT_BAD_MASK, (int)(lo + miss), first->file, first->line,
+			fail(h, sl, SZ_SIMT_BAD_MASK, (int)(lo + miss), first->file, first->line,
 			     "warp %u at %s (%s:%d): mask 0x%llx misses live lane %u (thread %u)",
 			     w, op_names[op], first->file, first->line, (unsigned long long)m, miss,
 			     lo + miss);
@@ -654,12 +672,12 @@ int complete_warp(harness *h, unsigned w)
 
 	uint64_t ballot = 0;
 	for (unsigned i = lo; i < hi; i++) {
-		const lane *l = h->lanes[i];
+		const lane *l = lanes[i];
 		if (l->state == LS_WARP && l->val)
 			ballot |= 1ull << (i - lo);
 	}
 	for (unsigned i = lo; i < hi; i++) {
-		lane *l = h->lanes[i];
+		lane *l = lanes[i];
 		if (l->state != LS_WARP)
 			continue;
 		const int64_t me = (int64_t)(i - lo);
@@ -703,42 +721,43 @@ int complete_warp(harness *h, unsigned w)
 		}
 		if (!((live >> j) & 1)) {
 			fail(
-			    h, SZ_SIMT_SHFL_FROM_EXITED, (int)l->linear, l->file, l->line,
+			    h, sl, SZ_SIMT_SHFL_FROM_EXITED, (int)l->linear, l->file, l->line,
 			    "thread %u (warp %u lane %lld) at %s (%s:%d) reads lane %lld, which %s",
 			    l->linear, w, (long long)me, op_names[op], l->file, l->line,
 			    (long long)j,
 			    lo + (unsigned)j < hi ? "has exited" : "does not exist (partial warp)");
 			return -1;
 		}
-		l->out = h->lanes[lo + (unsigned)j]->val;
+		l->out = lanes[lo + (unsigned)j]->val;
 	}
 	for (unsigned i = lo; i < hi; i++) {
-		lane *l = h->lanes[i];
+		lane *l = lanes[i];
 		if (l->state == LS_WARP)
 			l->state = LS_RUNNABLE;
 	}
 	return 1;
 }
 
-bool complete_barrier(harness *h, unsigned n_exited)
+bool complete_barrier(harness *h, slot_state *sl, unsigned n_exited)
 {
 	launch_state *L = h->L;
 	const unsigned n = L->nthreads;
+	lane *const *lanes = &h->lanes[sl->base];
 	lane *first = nullptr;
 	for (unsigned i = 0; i < n && !first; i++)
-		if (h->lanes[i]->state == LS_BARRIER)
-			first = h->lanes[i];
+		if (lanes[i]->state == LS_BARRIER)
+			first = lanes[i];
 	if (n_exited) {
-		fail(h, SZ_SIMT_EXIT_BEFORE_BARRIER, (int)first->linear, first->file, first->line,
-		     "%s", describe(h, 0, n).c_str());
+		fail(h, sl, SZ_SIMT_EXIT_BEFORE_BARRIER, (int)first->linear, first->file,
+		     first->line, "%s", describe(h, sl, 0, n).c_str());
 		return false;
 	}
 	unsigned count = 0;
 	for (unsigned i = 0; i < n; i++) {
-		const lane *l = h->lanes[i];
+		const lane *l = lanes[i];
 		if (l->op != first->op || !same_site(l, first) || l->n_bar != first->n_bar) {
-			fail(h, SZ_SIMT_DIVERGENT_BARRIER, (int)l->linear, l->file, l->line, "%s",
-			     describe(h, 0, n).c_str());
+			fail(h, sl, SZ_SIMT_DIVERGENT_BARRIER, (int)l->linear, l->file, l->line,
+			     "%s", describe(h, sl, 0, n).c_str());
 			return false;
 		}
 		count += l->val != 0;
@@ -756,15 +775,19 @@ bool complete_barrier(harness *h, unsigned n_exited)
 		break;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		h->lanes[i]->out = out;
-		h->lanes[i]->state = LS_RUNNABLE;
+		lanes[i]->out = out;
+		lanes[i]->state = LS_RUNNABLE;
 	}
+	L->res->counts.barriers++;
+	if (L->mem)
+		sz_simt_mem::barrier(L->mem, (unsigned)(sl - L->slots.data()));
 	return true;
 }
 
 void cancel_parked(harness *h)
 {
-	for (unsigned i = 0; i < h->L->nthreads; i++) {
+	const size_t total = (size_t)h->L->nthreads * h->L->slots.size();
+	for (size_t i = 0; i < total; i++) {
 		lane *l = h->lanes[i];
 		if (l->in_kernel && l->state != LS_DEAD) {
 			l->cancel = true;
@@ -774,95 +797,202 @@ void cancel_parked(harness *h)
 	}
 }
 
-bool run_block(harness *h, uint64_t blin)
+/* Block blin starts in slot sl: fresh lane records, shared memory refilled, lane order drawn. */
+void start_block(harness *h, slot_state *sl, uint64_t blin)
 {
 	launch_state *L = h->L;
 	const sz_simt_config &c = L->cfg;
 	const unsigned n = L->nthreads;
-	const unsigned W = (unsigned)L->W;
-	const unsigned nwarps = (n + W - 1) / W;
-	L->bid = sz_dim3{(unsigned)(blin % c.grid.x), (unsigned)(blin / c.grid.x % c.grid.y),
-	                 (unsigned)(blin / ((uint64_t)c.grid.x * c.grid.y))};
+	sl->active = true;
+	sl->blin = blin;
+	sl->bid = sz_dim3{(unsigned)(blin % c.grid.x), (unsigned)(blin / c.grid.x % c.grid.y),
+	                  (unsigned)(blin / ((uint64_t)c.grid.x * c.grid.y))};
 	for (unsigned i = 0; i < n; i++) {
-		lane *l = h->lanes[i];
+		lane *l = h->lanes[sl->base + i];
 		l->view.tid =
 		    sz_dim3{i % c.block.x, i / c.block.x % c.block.y, i / (c.block.x * c.block.y)};
-		l->view.bid = L->bid;
+		l->view.bid = sl->bid;
 		l->view.bdim = c.block;
 		l->view.gdim = c.grid;
 		l->linear = i;
+		l->slot = (unsigned)(sl - L->slots.data());
 		l->state = LS_RUNNABLE;
-		l->n_bar = l->n_warp = l->spins = 0;
+		l->n_bar = l->n_warp = 0;
 		l->cancel = false;
 		l->file = nullptr;
 		l->line = 0;
 		l->op = SZ_SIMT_OP_COUNT_;
 	}
-	for (const smem_block &s : L->smem)
+	for (const smem_block &s : sl->smem)
 		memset(s.ptr, c.fill, s.size);
 	if (c.dyn_smem)
-		memset(L->dyn, c.fill, c.dyn_smem);
-
-	L->order.resize(n);
+		memset(sl->dyn, c.fill, c.dyn_smem);
+	sl->order.resize(n);
 	for (unsigned i = 0; i < n; i++)
-		L->order[i] = c.lane_order == SZ_SIMT_LANES_REVERSE ? n - 1 - i : i;
+		sl->order[i] = c.lane_order == SZ_SIMT_LANES_REVERSE ? n - 1 - i : i;
 	if (c.lane_order == SZ_SIMT_LANES_SEEDED) {
 		uint64_t s = c.seed ^ (blin * 0xD1B54A32D192ED03ull);
 		for (unsigned i = n - 1; i > 0; i--) {
 			unsigned j = (unsigned)(splitmix64(&s) % (i + 1));
-			unsigned t = L->order[i];
-			L->order[i] = L->order[j];
-			L->order[j] = t;
+			unsigned t = sl->order[i];
+			sl->order[i] = sl->order[j];
+			sl->order[j] = t;
 		}
 	}
+	if (L->mem)
+		sz_simt_mem::block_start(L->mem, (unsigned)(sl - L->slots.data()), blin);
+}
 
+/* Lane states of the block in slot sl. */
+struct slot_census {
+	unsigned exited, barrier, spin, runnable;
+};
+
+slot_census census(harness *h, const slot_state *sl)
+{
+	slot_census c{0, 0, 0, 0};
+	for (unsigned i = 0; i < h->L->nthreads; i++) {
+		const uint8_t s = h->lanes[sl->base + i]->state;
+		c.exited += s == LS_EXITED;
+		c.barrier += s == LS_BARRIER;
+		c.spin += s == LS_SPIN;
+		c.runnable += s == LS_RUNNABLE;
+	}
+	return c;
+}
+
+/* Step 2 of a round for one block: 1 if it moved, 0 if not, -1 on error. */
+int settle_slot(harness *h, slot_state *sl, bool *done)
+{
+	const unsigned n = h->L->nthreads, W = (unsigned)h->L->W;
+	const slot_census c = census(h, sl);
+	*done = c.exited == n;
+	if (*done)
+		return 1;
+	int moved = 0;
+	for (unsigned w = 0; w < (n + W - 1) / W; w++) {
+		const int r = complete_warp(h, sl, w);
+		if (r < 0)
+			return -1;
+		moved |= r;
+	}
+	if (!moved && c.barrier && c.barrier + c.exited == n) {
+		if (!complete_barrier(h, sl, c.exited))
+			return -1;
+		moved = 1;
+	}
+	return moved;
+}
+
+/* A round without progress: DEADLOCK for a block that cannot move, or SPIN_LIMIT once every
+ * live thread has only spun for spin_budget rounds. Returns false on error. */
+bool no_progress(harness *h, uint32_t *idle)
+{
+	launch_state *L = h->L;
+	const slot_state *spinner = nullptr;
+	for (slot_state &sl : L->slots) {
+		if (!sl.active)
+			continue;
+		const slot_census c = census(h, &sl);
+		if (c.spin) {
+			spinner = spinner ? spinner : &sl;
+			continue;
+		}
+		int t = -1;
+		const char *f = nullptr;
+		int ln = 0;
+		for (unsigned i = 0; i < L->nthreads && t < 0; i++) {
+			const lane *l = h->lanes[sl.base + i];
+			if (l->state == LS_WARP || l->state == LS_BARRIER) {
+				t = (int)i;
+				f = l->file;
+				ln = l->line;
+			}
+		}
+		fail(h, &sl, SZ_SIMT_DEADLOCK, t, f, ln, "%s",
+		     describe(h, &sl, 0, L->nthreads).c_str());
+		return false;
+	}
+	if (++*idle <= L->spin_budget)
+		return true;
+	for (unsigned i = 0; i < L->nthreads; i++) {
+		const lane *l = h->lanes[spinner->base + i];
+		if (l->state == LS_SPIN) {
+			fail(h, spinner, SZ_SIMT_SPIN_LIMIT, (int)i, l->file, l->line,
+			     "thread %u spun at %s:%d for %u rounds in which no thread of any "
+			     "resident "
+			     "block moved (it waits on a block that has not run, or on itself)",
+			     i, l->file, l->line, L->spin_budget);
+			break;
+		}
+	}
+	return false;
+}
+
+/* The linear index of the k-th block to start. */
+uint64_t block_at(const launch_state *L, const std::vector<uint64_t> &perm, uint64_t nblocks,
+                  uint64_t k)
+{
+	switch (L->cfg.block_order) {
+	case SZ_SIMT_BLOCKS_REVERSED:
+		return nblocks - 1 - k;
+	case SZ_SIMT_BLOCKS_SHUFFLED:
+		return perm[k];
+	default:
+		return k;
+	}
+}
+
+/*
+ * Runs the nblocks blocks (in the configured order, perm for a shuffled one) with up to
+ * cfg.resident at once. Returns false on the first error (already recorded in the result).
+ */
+bool run_blocks(harness *h, uint64_t nblocks, const std::vector<uint64_t> &perm)
+{
+	launch_state *L = h->L;
+	uint64_t next = 0;
+	for (slot_state &sl : L->slots)
+		if (next < nblocks)
+			start_block(h, &sl, block_at(L, perm, nblocks, next++));
+	uint32_t idle = 0;
 	for (;;) {
-		for (unsigned k = 0; k < n; k++) {
-			lane *l = h->lanes[L->order[k]];
-			if (l->state == LS_RUNNABLE || l->state == LS_SPIN) {
+		bool progress = false, any = false;
+		for (slot_state &sl : L->slots) {
+			if (!sl.active)
+				continue;
+			any = true;
+			for (unsigned k = 0; k < L->nthreads; k++) {
+				lane *l = h->lanes[sl.base + sl.order[k]];
+				const uint8_t before = l->state;
+				if (before != LS_RUNNABLE && before != LS_SPIN)
+					continue;
 				resume(h, l);
 				if (L->res->code != SZ_SIMT_OK)
 					goto abort;
+				progress |= before != LS_SPIN || l->state != LS_SPIN;
 			}
 		}
-		unsigned n_exit = 0, n_bar = 0, n_spin = 0;
-		for (unsigned i = 0; i < n; i++) {
-			uint8_t s = h->lanes[i]->state;
-			n_exit += s == LS_EXITED;
-			n_bar += s == LS_BARRIER;
-			n_spin += s == LS_SPIN;
-		}
-		if (n_exit == n)
+		if (!any)
 			return true;
-		bool progress = false;
-		for (unsigned w = 0; w < nwarps; w++) {
-			int r = complete_warp(h, w);
+		for (slot_state &sl : L->slots) {
+			if (!sl.active)
+				continue;
+			bool done = false;
+			const int r = settle_slot(h, &sl, &done);
 			if (r < 0)
 				goto abort;
 			progress |= r > 0;
-		}
-		if (progress || n_spin)
-			continue;
-		if (n_bar && n_bar + n_exit == n) {
-			if (!complete_barrier(h, n_exit))
-				goto abort;
-			continue;
-		}
-		{
-			int t = -1;
-			const char *f = nullptr;
-			int ln = 0;
-			for (unsigned i = 0; i < n && t < 0; i++) {
-				const lane *l = h->lanes[i];
-				if (l->state == LS_WARP || l->state == LS_BARRIER) {
-					t = (int)i;
-					f = l->file;
-					ln = l->line;
-				}
+			if (done) {
+				L->res->blocks_run++;
+				sl.active = false;
+				if (next < nblocks)
+					start_block(h, &sl, block_at(L, perm, nblocks, next++));
 			}
-			fail(h, SZ_SIMT_DEADLOCK, t, f, ln, "%s", describe(h, 0, n).c_str());
 		}
-		goto abort;
+		if (progress)
+			idle = 0;
+		else if (!no_progress(h, &idle))
+			goto abort;
 	}
 abort:
 	cancel_parked(h);
@@ -1002,22 +1132,16 @@ void sz_simt_spin(const char *file, int line)
 	l->file = file;
 	l->line = line;
 	l->val = 0;
-	if (++l->spins > h->L->spin_budget) {
-		fail(h, SZ_SIMT_SPIN_LIMIT, (int)l->linear, file, line,
-		     "thread %u spun %u times at %s:%d (waits on a block that has not run, or on "
-		     "itself)",
-		     l->linear, l->spins - 1, file, line);
-		lane_die(h, l);
-	}
-	park(h, l, LS_SPIN);
+	park(h, l, LS_SPIN); /* the scheduler counts rounds in which nobody moves */
 }
 
 void sz_simt_trap(sz_simt_code code, const char *file, int line, const char *what)
 {
 	harness *h = HP;
 	lane *l = running_lane(h, "sz_simt_trap");
-	fail(h, code, (int)l->linear, file, line, "thread %u (threadIdx (%u,%u,%u)) at %s:%d: %s",
-	     l->linear, l->view.tid.x, l->view.tid.y, l->view.tid.z, file, line, what);
+	fail(h, &h->L->slots[l->slot], code, (int)l->linear, file, line,
+	     "thread %u (threadIdx (%u,%u,%u)) at %s:%d: %s", l->linear, l->view.tid.x,
+	     l->view.tid.y, l->view.tid.z, file, line, what);
 	lane_die(h, l);
 }
 
@@ -1036,18 +1160,18 @@ void *sz_simt_shared(const void *key, size_t size, size_t align, const char *fil
 	harness *h = HP;
 	lane *l = running_lane(h, "SZ_SHARED_ARRAY");
 	launch_state *L = h->L;
-	for (const smem_block &s : L->smem)
+	slot_state *sl = &L->slots[l->slot];
+	for (const smem_block &s : sl->smem)
 		if (s.key == key)
 			return s.ptr;
 	/* Laid out as CUDA does: each array at its alignment, dynamic memory after all of them. */
-	size_t at = (L->smem_static + align - 1) & ~(align - 1);
+	size_t at = (sl->smem_static + align - 1) & ~(align - 1);
 	size_t used = ((at + size + 15) & ~(size_t)15) + L->cfg.dyn_smem;
 	if (used > L->cfg.smem_limit) {
 		char what[160];
 		snprintf(what, sizeof(what),
 		         "shared array of %zu bytes: static %zu + dynamic %zu > limit %zu", size,
 		         at + size, L->cfg.dyn_smem, L->cfg.smem_limit);
-		(void)l;
 		sz_simt_trap(SZ_SIMT_SMEM_LIMIT, file, line, what);
 	}
 	void *p = nullptr;
@@ -1056,16 +1180,65 @@ void *sz_simt_shared(const void *key, size_t size, size_t align, const char *fil
 		abort();
 	}
 	memset(p, L->cfg.fill, size);
-	L->smem.push_back(smem_block{key, p, size});
-	L->smem_static = at + size;
+	sl->smem.push_back(smem_block{key, p, size});
+	sl->smem_static = at + size;
 	return p;
 }
 
 void *sz_simt_dyn_shared(const char *, int)
 {
 	harness *h = HP;
-	running_lane(h, "SZ_DYN_SHARED");
-	return h->L->dyn;
+	lane *l = running_lane(h, "SZ_DYN_SHARED");
+	return h->L->slots[l->slot].dyn;
+}
+
+void sz_simt_gmem(int kind, const void *p, size_t bytes, const char *file, int line)
+{
+	harness *h = HP;
+	lane *l = running_lane(h, "a global memory access");
+	launch_state *L = h->L;
+	if (kind == SZ_SIMT_LOAD)
+		L->res->counts.gload_bytes += bytes;
+	else
+		L->res->counts.gstore_bytes += bytes;
+	char msg[700];
+	if (L->mem && !sz_simt_mem::access(L->mem, l->slot, l->linear, kind, false, SZ_SIMT_RELAXED,
+	                                   p, bytes, file, line, msg, sizeof(msg))) {
+		fail(h, &L->slots[l->slot], SZ_SIMT_MEMORY_ORDER, (int)l->linear, file, line, "%s",
+		     msg);
+		lane_die(h, l);
+	}
+}
+
+void sz_simt_gatomic(int kind, int order, const void *p, size_t bytes, const char *file, int line)
+{
+	harness *h = HP;
+	lane *l = running_lane(h, "a global atomic");
+	launch_state *L = h->L;
+	L->res->counts.gatomics++;
+	char msg[700];
+	if (L->mem && !sz_simt_mem::access(L->mem, l->slot, l->linear, kind, true, order, p, bytes,
+	                                   file, line, msg, sizeof(msg))) {
+		fail(h, &L->slots[l->slot], SZ_SIMT_MEMORY_ORDER, (int)l->linear, file, line, "%s",
+		     msg);
+		lane_die(h, l);
+	}
+}
+
+void sz_simt_gfence(int order, const char *, int)
+{
+	harness *h = HP;
+	lane *l = running_lane(h, "a fence");
+	h->L->res->counts.gfences++;
+	if (h->L->mem)
+		sz_simt_mem::fence(h->L->mem, l->slot, l->linear, order);
+}
+
+void sz_simt_satomic(void)
+{
+	harness *h = HP;
+	running_lane(h, "a shared-memory atomic");
+	h->L->res->counts.satomics++;
 }
 
 /* ==================================================================== */
@@ -1099,6 +1272,8 @@ const char *sz_simt_code_name(sz_simt_code c)
 		return "BAD_LAUNCH";
 	case SZ_SIMT_KERNEL_TRAP:
 		return "KERNEL_TRAP";
+	case SZ_SIMT_MEMORY_ORDER:
+		return "MEMORY_ORDER";
 	}
 	return "UNKNOWN";
 }
@@ -1152,21 +1327,31 @@ sz_simt_result sz_simt_launch_erased(const sz_simt_config &cfg, void (*thunk)(vo
 	if (stack < 16 * 1024)
 		return launch_error(res, SZ_SIMT_BAD_LAUNCH, "stack_size below 16 KiB");
 
+	if (cfg.resident < 1 || cfg.resident > 64)
+		return launch_error(res, SZ_SIMT_BAD_LAUNCH, "resident blocks: 1 to 64");
+
 	launch_state L;
 	L.cfg = cfg;
 	L.W = cfg.warp;
 	L.nthreads = b.x * b.y * b.z;
 	L.thunk = thunk;
 	L.ctx = ctx;
-	L.smem_static = 0;
 	L.spin_budget = cfg.spin_budget ? cfg.spin_budget : 10000;
 	L.res = &res;
-	L.bid = sz_dim3{0, 0, 0};
+	const unsigned nslots = (unsigned)(nblocks < cfg.resident ? nblocks : cfg.resident);
+	L.slots.resize(nslots);
+	L.mem = cfg.memcheck ? sz_simt_mem::create(nslots, L.nthreads) : nullptr;
 
 	install_crash_reporting(h);
-	if (!ensure_lanes(h, L.nthreads, stack))
+	if (!ensure_lanes(h, L.nthreads * nslots, stack)) {
+		if (L.mem)
+			sz_simt_mem::destroy(L.mem);
 		return launch_error(res, SZ_SIMT_BAD_LAUNCH, "cannot map fiber stacks");
-	L.dyn = malloc(cfg.dyn_smem); /* exact size: ASan catches dyn[dyn_smem] */
+	}
+	for (unsigned i = 0; i < nslots; i++) {
+		L.slots[i].base = i * L.nthreads;
+		L.slots[i].dyn = malloc(cfg.dyn_smem); /* exact size: ASan catches dyn[dyn_smem] */
+	}
 	h->L = &L;
 
 	std::vector<uint64_t> perm;
@@ -1182,18 +1367,15 @@ sz_simt_result sz_simt_launch_erased(const sz_simt_config &cfg, void (*thunk)(vo
 			perm[j] = t;
 		}
 	}
-	for (uint64_t k = 0; k < nblocks; k++) {
-		uint64_t blin = cfg.block_order == SZ_SIMT_BLOCKS_INCREASING ? k
-		                : cfg.block_order == SZ_SIMT_BLOCKS_REVERSED ? nblocks - 1 - k
-		                                                             : perm[k];
-		if (!run_block(h, blin))
-			break;
-		res.blocks_run++;
-	}
+	run_blocks(h, nblocks, perm);
 
-	for (const smem_block &s : L.smem)
-		free(s.ptr);
-	free(L.dyn);
+	for (slot_state &sl : L.slots) {
+		for (const smem_block &s : sl.smem)
+			free(s.ptr);
+		free(sl.dyn);
+	}
+	if (L.mem)
+		sz_simt_mem::destroy(L.mem);
 	h->L = nullptr;
 	return res;
 }

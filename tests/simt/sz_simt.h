@@ -17,6 +17,13 @@
  *  - Shared memory comes from an arena of exact-size heap blocks (ASan sees overruns), refilled
  * with a fill byte at the start of every block.
  *  - Warp size W is a template parameter of every kernel; the harness runs W = 32 and W = 64.
+ *  - Up to config.resident blocks run at once (their fibers interleave at sync points), so
+ *    blocks that wait on each other (look-back, tickets, done counters) really interleave.
+ *  - Every global-memory access of a kernel goes through the compat wrappers, which call
+ *    sz_simt_gmem() / sz_simt_gatomic() / sz_simt_gfence(): the harness counts bytes, atomics
+ *    and barriers per launch, and checks the memory model: a plain access to bytes that another
+ *    block wrote in the same launch must be ordered after that write by a release/acquire chain
+ *    (or, inside a block, by a barrier), else the launch fails with MEMORY_ORDER (sz_simt_mem.cpp).
  *
  * Harness state is thread-local: separate OS threads may launch concurrently, each running its own
  * blocks in order. This header is C++17 (the kernels are C++ for nvcc/hipcc anyway).
@@ -52,11 +59,12 @@ enum sz_simt_code {
 	SZ_SIMT_BAD_MASK,            /* mask misses a live lane, differs between lanes, or > W */
 	SZ_SIMT_BAD_WIDTH,        /* width not a power of two <= W; lane argument outside [0,W) */
 	SZ_SIMT_SHFL_FROM_EXITED, /* shuffle source lane exited or does not exist */
-	SZ_SIMT_DEADLOCK,   /* nobody can move: e.g. half a warp at a ballot, rest at a barrier */
-	SZ_SIMT_SPIN_LIMIT, /* sz_spin_pause() budget spent: waits on a block not yet run */
-	SZ_SIMT_SMEM_LIMIT, /* static + dynamic shared memory over the limit */
-	SZ_SIMT_BAD_LAUNCH, /* geometry, warp size, nested launch, kernel<W> at another W */
-	SZ_SIMT_KERNEL_TRAP /* SZ_KERNEL_CHECK failed */
+	SZ_SIMT_DEADLOCK,    /* nobody can move: e.g. half a warp at a ballot, rest at a barrier */
+	SZ_SIMT_SPIN_LIMIT,  /* sz_spin_pause() budget spent: waits on a block not yet run */
+	SZ_SIMT_SMEM_LIMIT,  /* static + dynamic shared memory over the limit */
+	SZ_SIMT_BAD_LAUNCH,  /* geometry, warp size, nested launch, kernel<W> at another W */
+	SZ_SIMT_KERNEL_TRAP, /* SZ_KERNEL_CHECK failed */
+	SZ_SIMT_MEMORY_ORDER /* a plain access races with another block's (or thread's) write */
 };
 
 /* Order in which the scheduler resumes the threads of a block in each round. */
@@ -66,7 +74,8 @@ enum sz_simt_lane_order {
 	SZ_SIMT_LANES_SEEDED /* a permutation drawn from (seed, block) */
 };
 
-/* Order in which blocks run. Decoupled look-back needs INCREASING (the default). */
+/* Order in which blocks start. A chained look-back over blocks (without tickets) needs
+ * INCREASING (the default) when only one block is resident. */
 enum sz_simt_block_order {
 	SZ_SIMT_BLOCKS_INCREASING = 0,
 	SZ_SIMT_BLOCKS_REVERSED,
@@ -88,8 +97,22 @@ struct sz_simt_config {
 	uint64_t seed = 0;
 	int fill = 0xA5; /* byte written over all shared memory at each block start */
 	size_t smem_limit = SZ_SIMT_SMEM_CUDA;
-	size_t stack_size = 0;    /* 0: 64 KiB, 256 KiB under sanitizers */
-	uint32_t spin_budget = 0; /* sz_spin_pause() calls per thread and block; 0: 10000 */
+	size_t stack_size = 0; /* 0: 64 KiB, 256 KiB under sanitizers */
+	/* Scheduler rounds in which every live thread of every resident block only spins
+	 * (sz_spin_pause) before SPIN_LIMIT; 0: 10000. */
+	uint32_t spin_budget = 0;
+	unsigned resident = 1; /* blocks that run at once, 1 to 64 (a GPU's resident blocks) */
+	bool memcheck = true;  /* check the memory model of global accesses (MEMORY_ORDER) */
+};
+
+/* What a launch did, counted over all blocks (the GPU's costs, measured without a GPU). */
+struct sz_simt_counts {
+	uint64_t gload_bytes;  /* bytes read from global memory by sz_gld* and sz_gldro* */
+	uint64_t gstore_bytes; /* bytes written by sz_gst* */
+	uint64_t gatomics;     /* atomic operations on global memory (sz_atomic_*) */
+	uint64_t satomics;     /* atomic operations on shared memory (sz_smem_atomic_*) */
+	uint64_t gfences;      /* device-scope fences */
+	uint64_t barriers;     /* completed block barriers, summed over blocks */
 };
 
 struct sz_simt_result {
@@ -102,6 +125,7 @@ struct sz_simt_result {
 	uint64_t resumes;    /* fiber resumes: the cost measure (one per sync point and thread) */
 	uint64_t trace_hash; /* hash of the sync-event trace in execution order */
 	uint64_t blocks_run;
+	sz_simt_counts counts;
 };
 
 const char *sz_simt_code_name(sz_simt_code c);
@@ -165,6 +189,24 @@ void *sz_simt_shared(const void *key, size_t size, size_t align, const char *fil
 
 /* Storage behind SZ_DYN_SHARED: exactly config.dyn_smem bytes. */
 void *sz_simt_dyn_shared(const char *file, int line);
+
+/* Global memory accesses of the running thread (called by the compat wrappers before a load and
+ * after a store; counted, and checked when config.memcheck is set). Not sync points. */
+enum sz_simt_mem_kind { SZ_SIMT_LOAD = 0, SZ_SIMT_STORE, SZ_SIMT_RMW };
+enum sz_simt_mem_order {
+	SZ_SIMT_RELAXED = 0,
+	SZ_SIMT_ACQUIRE,
+	SZ_SIMT_RELEASE,
+	SZ_SIMT_ACQ_REL,
+	SZ_SIMT_SEQ_CST
+};
+void sz_simt_gmem(int kind, const void *p, size_t bytes, const char *file, int line);
+/* An atomic access of 'bytes' (4 or 8) at p with memory order 'order' (device scope). */
+void sz_simt_gatomic(int kind, int order, const void *p, size_t bytes, const char *file, int line);
+/* A device-scope fence. */
+void sz_simt_gfence(int order, const char *file, int line);
+/* An atomic on shared memory (counted only). */
+void sz_simt_satomic(void);
 
 /* ==================================================================== */
 /*                                Launch                                */

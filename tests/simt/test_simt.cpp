@@ -487,11 +487,86 @@ template <int W> static void test_atomics()
 		CHECK(g32[2] == 7, "exch");
 		CHECK(g32[3] == total, "CAS max %u", g32[3]);
 		CHECK(g64[0] == sum << 20, "CAS 64-bit add");
+		/* per thread: add, max, exch, one load and at least one CAS for each CAS loop */
+		CHECK(r.counts.gatomics >= 7 * total && r.counts.satomics == 2 * total,
+		      "counted %" PRIu64 " global and %" PRIu64 " shared atomics",
+		      r.counts.gatomics, r.counts.satomics);
+		CHECK(r.counts.barriers == 2 * nb, "counted %" PRIu64 " barriers",
+		      r.counts.barriers);
 		for (unsigned b = 0; b < nb; b++) {
 			uint64_t lo = (uint64_t)b * nt + 1, hi = lo + nt - 1;
 			CHECK(per[2 * b] == (uint32_t)((lo + hi) * nt / 2), "shared add b=%u", b);
 			CHECK(per[2 * b + 1] == hi, "shared max b=%u", b);
 		}
+	}
+}
+
+/* ==================================================================== */
+/* 6c. Memory model: a missing release or acquire fails (sz_simt_mem.h)  */
+/* ==================================================================== */
+template <int W> static void test_memory_model()
+{
+	const unsigned n = 700;
+	static const char *const what[] = {"release/acquire", "relaxed flag store",
+	                                   "relaxed flag load", "no barrier before the release",
+	                                   "no barrier after the acquire"};
+	for (unsigned resident = 1; resident <= 2; resident++)
+		for (int mode = 0; mode < 5; mode++)
+			for (int s = 0; s < 2; s++) {
+				uint32_t flag = 0, out = 0;
+				std::vector<uint32_t> data(n, 0);
+				sz_simt_config c =
+				    make_cfg(W, sz_simt_dim(2), sz_simt_dim(128), k_scheds[s]);
+				c.resident = resident;
+				sz_simt_result r = sz_simt_launch(c, k_publish<W>, &flag,
+				                                  data.data(), n, mode, &out);
+				if (mode == 0) {
+					CHECK_OK(r, what[mode]);
+					CHECK(out == 3 * n * (n - 1) / 2 + n, "sum %u", out);
+					CHECK(r.counts.gstore_bytes == 4 * n &&
+					          r.counts.gload_bytes == 4 * n,
+					      "counted %" PRIu64 " bytes stored, %" PRIu64
+					      " loaded",
+					      r.counts.gstore_bytes, r.counts.gload_bytes);
+				} else {
+					CHECK(r.code == SZ_SIMT_MEMORY_ORDER,
+					      "%s (resident %u): %s", what[mode], resident, r.msg);
+					CHECK(strstr(r.msg, "simt_kernels.cuh"), "no site: %s",
+					      r.msg);
+				}
+				if (s == 0 && mode && resident == 1 && getenv("SZ_SIMT_VERBOSE"))
+					printf("  %s: %s\n", what[mode], r.msg);
+			}
+	/* the last-block pattern: acq_rel passes; relaxed or release-only increments fail */
+	for (int mode = 0; mode < 3; mode++)
+		for (unsigned resident : {1u, 3u}) {
+			uint32_t sum = 0, done = 0, out = 0;
+			sz_simt_config c = make_cfg(W, sz_simt_dim(5), sz_simt_dim(W), k_scheds[0]);
+			c.resident = resident;
+			c.block_order =
+			    resident == 1 ? SZ_SIMT_BLOCKS_SHUFFLED : SZ_SIMT_BLOCKS_REVERSED;
+			c.seed = 3;
+			sz_simt_result r =
+			    sz_simt_launch(c, k_last_block<W>, &sum, &done, mode, &out);
+			if (mode == 0) {
+				CHECK_OK(r, "last block, acq_rel");
+				CHECK(out == 15, "last block read %u", out);
+			} else {
+				CHECK(r.code == SZ_SIMT_MEMORY_ORDER, "last block mode %d: %s",
+				      mode, r.msg);
+			}
+		}
+	/* the fence form (k_chain): blocks resident together may start in any order */
+	const unsigned nb = 12;
+	for (int order = 0; order < 3; order++) {
+		std::vector<uint32_t> flags(nb, 0), prefix(nb, 0);
+		sz_simt_config c = make_cfg(W, sz_simt_dim(nb), sz_simt_dim(W), k_scheds[2]);
+		c.block_order = (sz_simt_block_order)order;
+		c.resident = nb;
+		c.seed = 9;
+		sz_simt_result r = sz_simt_launch(c, k_chain<W>, flags.data(), prefix.data());
+		CHECK_OK(r, "chain, all resident");
+		CHECK(prefix[nb - 1] == nb * (nb + 1) / 2, "chain prefix %u", prefix[nb - 1]);
 	}
 }
 
@@ -738,13 +813,13 @@ template <int W> static void test_threads()
 /* ==================================================================== */
 
 static const sz_simt_test k_tests[] = {
-    SZ_SIMT_TEST(test_indices),       SZ_SIMT_TEST(test_barrier_phases),
-    SZ_SIMT_TEST(test_shfl_table),    SZ_SIMT_TEST(test_block_scan),
-    SZ_SIMT_TEST(test_compaction),    SZ_SIMT_TEST(test_compaction_big),
-    SZ_SIMT_TEST(test_votes),         SZ_SIMT_TEST(test_atomics),
-    SZ_SIMT_TEST(test_shared_memory), SZ_SIMT_TEST(test_negative),
-    SZ_SIMT_TEST(test_determinism),   SZ_SIMT_TEST(test_threads),
-    SZ_SIMT_TEST(test_shfl_lanes),
+    SZ_SIMT_TEST(test_indices),      SZ_SIMT_TEST(test_barrier_phases),
+    SZ_SIMT_TEST(test_shfl_table),   SZ_SIMT_TEST(test_block_scan),
+    SZ_SIMT_TEST(test_compaction),   SZ_SIMT_TEST(test_compaction_big),
+    SZ_SIMT_TEST(test_votes),        SZ_SIMT_TEST(test_atomics),
+    SZ_SIMT_TEST(test_memory_model), SZ_SIMT_TEST(test_shared_memory),
+    SZ_SIMT_TEST(test_negative),     SZ_SIMT_TEST(test_determinism),
+    SZ_SIMT_TEST(test_threads),      SZ_SIMT_TEST(test_shfl_lanes),
 };
 
 int main(int argc, char **argv)

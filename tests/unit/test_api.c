@@ -1,6 +1,7 @@
 /*
  * test_api.c -- the public API's contract: the compress bound and exact destination capacity,
- * parameter validation, argument checks of the codec calls, status strings and names, versions.
+ * the predicted frame size, parameter validation, argument checks of the codec calls, status
+ * strings and names, versions.
  */
 #include <check.h>
 #include <stdint.h>
@@ -36,6 +37,59 @@ START_TEST(bound_formula_and_dst_capacity)
 	free(b.p);
 	free(src);
 	splitzip_ctx_free(ctx);
+}
+END_TEST
+
+/* splitzip_predict_frame_size() from a histogram gives exactly the frame compress writes, for
+ * every generator (split4 and stored frames), sizes around the mode boundary, chunk sizes and a
+ * fixed codebook. */
+static void check_prediction(const uint16_t *src, size_t n, unsigned log2,
+                             const splitzip_codebook *fixed)
+{
+	uint64_t hist[256] = {0}, covered = 0;
+	splitzip_codebook cb;
+	splitzip_histogram(src, n, hist);
+	if (fixed)
+		cb = *fixed;
+	else
+		splitzip_codebook_from_histogram(hist, &cb);
+	for (int k = 0; k < SPLITZIP_CODEBOOK_SIZE; k++)
+		covered += hist[cb.exponents[k]];
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.chunk_log2 = log2;
+	if (fixed) {
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.codebook = *fixed;
+	}
+	splitzip_ctx *ctx;
+	ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+	buf b = compress_with(ctx, src, n);
+	ck_assert_uint_eq(splitzip_predict_frame_size(n, n - (size_t)covered, log2), b.n);
+	free(b.p);
+	splitzip_ctx_free(ctx);
+}
+
+START_TEST(predicted_frame_size_is_exact)
+{
+	static const size_t sizes[] = {0, 1, 56, 57, 64, 65, 72, 73, 120, 121, 4096, 70001};
+	uint16_t *src = malloc(70001 * 2);
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
+		for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+			sz_test_generate(g, 7 + i, src, sizes[i]);
+			check_prediction(src, sizes[i], 12, NULL);
+			check_prediction(src, sizes[i], 10, NULL);
+		}
+	splitzip_codebook cb;
+	sz_test_generate(SZ_GEN_KV_SKEWED, 1, src, 70001);
+	splitzip_calibrate(src, 4096, &cb);
+	check_prediction(src, 70001, 16, &cb);
+	ck_assert_uint_eq(splitzip_predict_frame_size(0, 0, 0), 64);
+	ck_assert_uint_eq(splitzip_predict_frame_size(10, 11, 12), 0);
+	ck_assert_uint_eq(splitzip_predict_frame_size(10, 0, 9), 0);
+	ck_assert_uint_eq(splitzip_predict_frame_size((size_t)SPLITZIP_MAX_FRAME_ELEMS + 1, 0, 12),
+	                  0);
+	free(src);
 }
 END_TEST
 
@@ -107,6 +161,7 @@ Suite *unit_suite_api(void)
 	TCase *tc = tcase_create("api");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, bound_formula_and_dst_capacity);
+	tcase_add_test(tc, predicted_frame_size_is_exact);
 	tcase_add_test(tc, params_validation);
 	tcase_add_test(tc, error_strings);
 	suite_add_tcase(s, tc);

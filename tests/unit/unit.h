@@ -32,5 +32,6 @@ Suite *unit_suite_codebook(void);
 Suite *unit_suite_api(void);
 Suite *unit_suite_format(void);
 Suite *unit_suite_registry(void);
+Suite *unit_suite_entropy(void);
 
 #endif /* SZ_UNIT_H */

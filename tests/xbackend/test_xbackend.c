@@ -276,8 +276,7 @@ START_TEST(force_backend)
 	}
 	/* Every id selects exactly its backend (ids are unique). */
 	for (size_t i = 0; i < splitzip_backend_count(); i++) {
-		if (!splitzip_backend_available(i) ||
-		    !splitzip_registry_get(i)->host)
+		if (!splitzip_backend_available(i) || !splitzip_registry_get(i)->host)
 			continue;
 		splitzip_params p;
 		splitzip_params_init(&p);
@@ -291,8 +290,7 @@ START_TEST(force_backend)
 	/* Without the override, AUTO picks the first usable host backend in priority order. */
 	ck_assert_int_eq(splitzip_ctx_create(NULL, &ctx), SPLITZIP_OK);
 	for (size_t i = 0; i < splitzip_backend_count(); i++) {
-		if (splitzip_backend_available(i) &&
-		    splitzip_registry_get(i)->host) {
+		if (splitzip_backend_available(i) && splitzip_registry_get(i)->host) {
 			ck_assert_str_eq(splitzip_ctx_backend_name(ctx), splitzip_backend_name(i));
 			break;
 		}

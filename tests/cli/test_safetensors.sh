@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# safetensors pack / unpack / info / stats of the CLI (ctest cli-safetensors): a real safetensors
+# file built from real tensors (tests/cli/st_cases.py) packed and restored byte for byte (sha256),
+# per-tensor info, --codebook and
+# multi-frame tensors; stats predicting exactly what compress and pack write (text, JSON, an SVG
+# that rsvg-convert renders when installed); every hostile safetensors file and container of
+# st_cases.py rejected with its reason, nothing written; and the help of every command.
+# (python/tests/test_safetensors.py checks that the Python package writes the same bytes.)
+# usage: test_safetensors.sh SPLITZIP PYTHON3 SOURCE_DIR DATA_DIR
+set -u
+Z=$1
+PY=$2
+S=$3
+DATA=$4
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	echo "FAIL: $*"
+	fail=$((fail + 1))
+}
+expect() { # RC DESCRIPTION COMMAND...: stdout in $T/out, stderr in $T/err
+	local want=$1 what=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, expected $want: $(head -c 400 "$T/err")"; fi
+}
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+no_tmp() { if ls "$T"/*.splitzip-tmp.* >/dev/null 2>&1; then bad "temporary file left: $1"; else ok; fi; }
+
+"$PY" "$S/tests/cli/st_cases.py" "$Z" "$DATA" "$T/cases" || { echo "FAIL: st_cases.py"; exit 1; }
+M=$T/cases/model.safetensors
+
+# ---- Round trip, byte for byte; the C and Python packers agree.
+expect 0 "pack" "$Z" pack "$M" "$T/m.szst"
+grep -q "ratio 1\.[0-9]" "$T/err" && ok || bad "pack summary: $(cat "$T/err")"
+cmp -s "$T/m.szst" "$T/cases/model.szst" && ok || bad "two packs of one file differ"
+expect 0 "unpack" "$Z" unpack "$T/m.szst" "$T/r.safetensors"
+[ "$(sha "$M")" = "$(sha "$T/r.safetensors")" ] && ok || bad "unpacked file differs (sha256)"
+expect 0 "unpack to stdout" sh -c '"$1" unpack -q "$2" - >"$3"' sh "$Z" "$T/m.szst" "$T/stdout.st"
+cmp -s "$M" "$T/stdout.st" && ok || bad "unpack to stdout differs"
+expect 0 "info" "$Z" info "$T/m.szst"
+for name in cache.K cache.V scale.f32 mask.u8 empty.bf16; do
+	grep -q "^$name " "$T/out" && ok || bad "info does not list $name: $(cat "$T/out")"
+done
+grep -qE "^cache\.K +BF16 +\[4, 1024, 4, 16\] .* 1\.33[0-9]+x +0\.[0-9]+%" "$T/out" && ok ||
+	bad "info line of cache.K: $(grep cache.K "$T/out")"
+grep -qE "^scale\.f32 +F32 .* 1\.0000x +-" "$T/out" && ok || bad "info line of scale.f32"
+expect 0 "calibrate" "$Z" calibrate -q "$DATA"/kv/aidreams260k__shakespeare.K.bf16 -o "$T/cb"
+expect 0 "pack --codebook, frames of 10000 elements" \
+	"$Z" pack --codebook "$T/cb" --frame-elems 10000 --chunk-log2 10 "$M" "$T/cb.szst"
+expect 0 "unpack of it" "$Z" unpack "$T/cb.szst" "$T/cb.safetensors"
+cmp -s "$M" "$T/cb.safetensors" && ok || bad "--codebook round trip differs"
+expect 0 "info of it" "$Z" info "$T/cb.szst"
+echo keep >"$T/exists"
+expect 4 "pack onto an existing file" "$Z" pack "$M" "$T/exists"
+expect 4 "unpack onto an existing file" "$Z" unpack "$T/m.szst" "$T/exists"
+[ "$(cat "$T/exists")" = keep ] && ok || bad "existing file modified"
+expect 1 "pack to stdout" "$Z" pack "$M" -
+expect 2 "pack from stdin" sh -c '"$1" pack - "$2" <"$3"' sh "$Z" "$T/x.szst" "$M"
+[ ! -e "$T/x.szst" ] && ok || bad "output after pack from stdin"
+no_tmp "round trips"
+
+# ---- stats: predicted sizes are what compress and pack write.
+K=$DATA/kv/aidreams260k__shakespeare.K.bf16
+expect 0 "stats --json" "$Z" stats --json "$M" "$K"
+"$PY" - "$T/out" "$(stat -c %s "$T/m.szst")" <<'PY' && ok || bad "stats JSON: $(head -c 300 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+st, raw = d["files"]
+assert st["format"] == "safetensors" and raw["format"] == "raw"
+assert st["predicted_bytes"] == int(sys.argv[2]), (st["predicted_bytes"], sys.argv[2])
+k = next(t for t in st["tensors"] if t["name"] == "cache.K")
+assert sum(k["histogram"]) == k["elements"] == 262144 and 2.0 < k["entropy_bits"] < 3.5
+assert 0.9 < k["top8"] < k["top16"] <= 1.0 and k["distinct"] >= 16
+PY
+"$Z" compress -q "$K" "$T/k.sz"
+grep -q "\"predicted_bytes\": $(stat -c %s "$T/k.sz")," "$T/out" && ok || bad "stats of K != compress"
+for opts in "--frame-elems 10000 --chunk-log2 10" "--codebook $T/cb --no-checksum"; do
+	# shellcheck disable=SC2086
+	"$Z" compress -q -f $opts "$K" "$T/k2.sz" && "$Z" stats --json $opts "$K" >"$T/out" &&
+		grep -q "\"predicted_bytes\": $(stat -c %s "$T/k2.sz")," "$T/out" && ok ||
+		bad "stats $opts != compress"
+done
+expect 0 "stats text" "$Z" stats "$M"
+grep -q "exponent histogram of cache.K" "$T/out" && ok || bad "stats text histogram"
+grep -q "^scale.f32 .*kept as is" "$T/out" && ok || bad "stats text: non-BF16 tensor"
+expect 0 "stats --svg" "$Z" stats --brief --svg "$T/s.svg" "$M" "$K"
+"$PY" -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); \
+assert r.tag.endswith('svg') and len(list(r.iter('{http://www.w3.org/2000/svg}rect'))) > 20" \
+	"$T/s.svg" && ok || bad "SVG is not well-formed XML with bars"
+if command -v rsvg-convert >/dev/null; then
+	rsvg-convert -o "$T/s.png" "$T/s.svg" && [ "$(head -c 4 "$T/s.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] &&
+		ok || bad "rsvg-convert could not render the SVG"
+elif [ -n "${SPLITZIP_REQUIRE_RSVG:-}" ]; then
+	bad "rsvg-convert not installed (Debian: librsvg2-bin)"
+fi
+expect 3 "stats of a packed file" "$Z" stats "$T/m.szst"
+printf 'abc' >"$T/odd.bf16"
+expect 3 "stats of odd-sized raw input" "$Z" stats "$T/odd.bf16"
+
+# ---- Hostile inputs: the reason of st_cases.py, no output, no temporary file.
+while read -r name reason kind; do
+	h=$T/cases/hostile/$name
+	if [ "$kind" = safetensors ]; then
+		expect 3 "pack $name" "$Z" pack "$h" "$T/h.out"
+		expect 3 "stats $name" "$Z" stats "$h"
+	else
+		expect 3 "unpack $name" "$Z" unpack "$h" "$T/h.out"
+	fi
+	grep -qF "[$reason]" "$T/err" && ok || bad "$name: expected [$reason]: $(head -c 300 "$T/err")"
+	[ ! -e "$T/h.out" ] && ok || bad "$name: output left behind"
+	if [ "$kind" = container ] && [ "$(head -c 4 "$h")" = SZST ]; then
+		"$Z" info "$h" >/dev/null 2>"$T/err"
+		rc=$?
+		{ [ $rc -eq 0 ] || { [ $rc -eq 3 ] && grep -qF "[$reason]" "$T/err"; }; } && ok ||
+			bad "info $name: exit $rc: $(head -c 300 "$T/err")"
+	fi
+done <"$T/cases/cases.txt"
+no_tmp "hostile inputs"
+
+# ---- Help of every command: 'help CMD' and 'CMD --help' print the same usage, exit 0.
+for c in compress decompress verify info calibrate backends pack unpack stats help; do
+	expect 0 "help $c" "$Z" help "$c"
+	grep -q "^usage: splitzip $c" "$T/out" && ok || bad "help $c: $(head -c 200 "$T/out")"
+	cp "$T/out" "$T/help1"
+	expect 0 "$c --help" "$Z" "$c" --help
+	cmp -s "$T/out" "$T/help1" && ok || bad "$c --help differs from help $c"
+done
+expect 1 "help of an unknown command" "$Z" help frobnicate
+
+echo "cli-safetensors: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
