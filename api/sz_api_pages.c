@@ -31,6 +31,13 @@ static splitzip_status check_page_list(size_t n, const void *const *pages, const
 	return SPLITZIP_OK;
 }
 
+/* Page streams carry split4 frames (FORMAT.md §12.3): a context that asks for another encoding
+ * cannot write one. */
+static int split4_ctx(const splitzip_ctx *ctx)
+{
+	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4;
+}
+
 /* The codebook a stream's header carries: the context's fixed one, or none. */
 static const uint8_t *fixed_codebook(const splitzip_ctx *ctx)
 {
@@ -79,7 +86,7 @@ splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t codebook_id,
 	if (st != SPLITZIP_OK)
 		return st;
 	const uint8_t *cb = fixed_codebook(ctx);
-	if (codebook_id && !cb)
+	if ((codebook_id && !cb) || !split4_ctx(ctx))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	uint8_t *out = (uint8_t *)dst;
 	splitzip_pages_header h;
@@ -225,7 +232,14 @@ splitzip_status splitzip_pages_workspace_size(const splitzip_ctx *ctx, size_t n_
 	return pages_ws_bytes(ctx, n_pages, max_page_bytes, bytes);
 }
 
-/* The module of a device context and a workspace check, shared by both async calls. */
+/* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
+static int aligned(const void *p, size_t a)
+{
+	return ((uintptr_t)p & (a - 1)) == 0;
+}
+
+/* The module of a device context and a workspace check (large enough, aligned to
+ * SPLITZIP_WORKSPACE_ALIGN), shared by both async calls. */
 static splitzip_status pages_module(splitzip_ctx *ctx, size_t n_pages, size_t max_page_bytes,
                                     const void *ws, size_t ws_bytes, const splitzip_gpu_module **m)
 {
@@ -236,9 +250,21 @@ static splitzip_status pages_module(splitzip_ctx *ctx, size_t n_pages, size_t ma
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	size_t need = 0;
 	if (!ws || pages_ws_bytes(ctx, n_pages, max_page_bytes, &need) != SPLITZIP_OK ||
-	    ws_bytes < need)
+	    ws_bytes < need || !aligned(ws, SPLITZIP_WORKSPACE_ALIGN))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	return SPLITZIP_OK;
+}
+
+/* Device arrays of pointers and of sizes, and the result slots: present (arrays when n > 0)
+ * and aligned to their element types. */
+static int page_arrays_ok(size_t n, const void *ptrs, const size_t *sizes)
+{
+	return (!n || (ptrs && sizes)) && aligned(ptrs, sizeof(void *)) &&
+	       aligned(sizes, sizeof(size_t));
+}
+static int page_results_ok(const size_t *size, const int32_t *status)
+{
+	return size && status && aligned(size, sizeof(size_t)) && aligned(status, sizeof(int32_t));
 }
 
 splitzip_status splitzip_pages_compress_async(splitzip_ctx *ctx, uint32_t codebook_id,
@@ -253,8 +279,9 @@ splitzip_status splitzip_pages_compress_async(splitzip_ctx *ctx, uint32_t codebo
 	if (st != SPLITZIP_OK)
 		return st;
 	const uint8_t *cb = fixed_codebook(ctx);
-	if (!d_dst || !d_dst_size || !d_status || (n_pages && (!d_pages || !d_page_bytes)) ||
-	    (codebook_id && !cb))
+	if (!d_dst || !page_results_ok(d_dst_size, d_status) ||
+	    !page_arrays_ok(n_pages, d_pages, d_page_bytes) || (codebook_id && !cb) ||
+	    !split4_ctx(ctx))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_pages_enc a;
 	memset(&a, 0, sizeof a);
@@ -287,7 +314,9 @@ splitzip_status splitzip_pages_decompress_async(splitzip_ctx *ctx, const void *d
 	splitzip_status st = pages_module(ctx, n_pages, max_page_bytes, d_workspace, ws_bytes, &m);
 	if (st != SPLITZIP_OK)
 		return st;
-	if (!d_src || !d_n_pages || !d_status || (n_pages && (!d_pages || !d_page_caps)))
+	if (!d_src || !page_results_ok(d_n_pages, d_status) ||
+	    !page_arrays_ok(n_pages, d_pages, d_page_caps) ||
+	    !aligned(d_page_sizes, sizeof(size_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_pages_dec a;
 	memset(&a, 0, sizeof a);

@@ -742,7 +742,8 @@ SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
  * may be 0 and then pages[i] may be NULL). Each page becomes a frame with the context's
  * parameters (chunk_log2, flags, codebook_mode, codebook: exactly the frame
  * splitzip_compress() writes) if that frame is smaller than the page, and travels raw
- * otherwise. With SPLITZIP_CODEBOOK_FIXED the header carries the
+ * otherwise. Streams carry split4 frames: the context's encoding must be
+ * SPLITZIP_ENCODING_SPLIT4 (the default). With SPLITZIP_CODEBOOK_FIXED the header carries the
  * codebook and 'codebook_id', the caller's name for it (e.g. a hash of the model); otherwise
  * 'codebook_id' must be 0. A dst_cap of splitzip_pages_bound(n_pages, largest page) always
  * suffices. The stream is canonical: the same bytes from every backend and thread count, and from
@@ -751,7 +752,8 @@ SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, pages or page_bytes NULL with n_pages > 0,
  * a NULL or misaligned page of nonzero size, an odd page size, a page above
  * SPLITZIP_PAGES_MAX_PAGE_BYTES, n_pages above SPLITZIP_PAGES_MAX_PAGES, a nonzero codebook_id
- * without a fixed codebook), DST_TOO_SMALL, OUT_OF_MEMORY, DEVICE.
+ * without a fixed codebook, a context whose encoding is not split4), DST_TOO_SMALL,
+ * OUT_OF_MEMORY, DEVICE.
  */
 SPLITZIP_API splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t codebook_id,
                                                      size_t n_pages, const void *const *pages,
@@ -837,7 +839,8 @@ SPLITZIP_API splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const 
 /*
  * splitzip_pages_workspace_size() stores in '*bytes' the device workspace that one
  * splitzip_pages_compress_async() or splitzip_pages_decompress_async() of up to 'n_pages'
- * pages of up to 'max_page_bytes' bytes each needs with this context's parameters.
+ * pages of up to 'max_page_bytes' bytes each needs with this context's parameters (aligned
+ * to SPLITZIP_WORKSPACE_ALIGN, like every device workspace).
  * Errors: INVALID_ARGUMENT (NULL, n_pages or max_page_bytes above the limits, a size that
  * overflows size_t).
  */
@@ -852,8 +855,10 @@ SPLITZIP_API splitzip_status splitzip_pages_workspace_size(const splitzip_ctx *c
  * workspace). When the kernels run they write the stream (the same bytes as
  * splitzip_pages_compress()), its size to '*d_dst_size' and the status to '*d_status': OK,
  * INVALID_ARGUMENT (a page above max_page_bytes, of odd size, or NULL with a nonzero size) or
- * DST_TOO_SMALL; on error the size is 0. Host-checked errors as for every *_async call, plus
- * INVALID_ARGUMENT for a nonzero codebook_id without a fixed codebook.
+ * DST_TOO_SMALL; on error the size is 0. Host-checked errors as for every *_async call
+ * (alignment of the workspace, the arrays and the result slots included), plus
+ * INVALID_ARGUMENT for a nonzero codebook_id without a fixed codebook and for a context whose
+ * encoding is not split4.
  */
 SPLITZIP_API splitzip_status splitzip_pages_compress_async(
     splitzip_ctx *ctx, uint32_t codebook_id, size_t n_pages, const void *const *d_pages,

@@ -320,6 +320,61 @@ START_TEST(arguments)
 }
 END_TEST
 
+/* Streams carry split4 frames (FORMAT.md §12.3): a context with another encoding cannot pack,
+ * and an entropy frame in a frame page is damage (§12.5 step 9 g), found before any page is
+ * written. */
+START_TEST(entropy_frames)
+{
+	pu_pages l = pu_make_kv(1, 32768, 3);
+	splitzip_params q;
+	splitzip_params_init(&q);
+	q.encoding = SPLITZIP_ENCODING_ENTROPY;
+	splitzip_ctx *ectx = NULL;
+	ck_assert_int_eq(splitzip_ctx_create(&q, &ectx), SPLITZIP_OK);
+	const size_t cap = splitzip_pages_bound(1, 32768);
+	uint8_t *s = (uint8_t *)calloc(1, cap);
+	size_t size = 0;
+	ck_assert_int_eq(
+	    splitzip_pages_compress(ectx, 0, 1, (const void *const *)l.p, l.bytes, s, cap, &size),
+	    SPLITZIP_ERROR_INVALID_ARGUMENT);
+	/* The one page as an entropy frame at offset 256, behind a hand-made header. */
+	size_t flen = 0;
+	ck_assert_int_eq(
+	    splitzip_compress(ectx, (const uint16_t *)l.p[0], 16384, s + 256, cap - 256, &flen),
+	    SPLITZIP_OK);
+	ck_assert_uint_eq(s[256 + 6], SPLITZIP_MODE_ENTROPY);
+	ck_assert_uint_lt(flen, 32768);
+	memcpy(s, "SZPG", 4);
+	s[4] = 1;
+	s[6] = 8;
+	pu_put(s + 8, 1, 4);
+	pu_put(s + 32, 256 + flen, 8);
+	pu_put(s + 40, 32768, 8);
+	pu_put(s + 64, 256, 8);
+	pu_put(s + 72, flen, 8);
+	pu_put(s + 80, 32768, 8);
+	s[88] = SPLITZIP_PAGE_FRAME;
+	pu_reseal(s, 256 + flen);
+	uint64_t n = 0;
+	ck_assert_int_eq(splitzip_pages_get_manifest(s, 256 + flen, NULL, 0, &n),
+	                 SPLITZIP_ERROR_CORRUPT_STREAM);
+	splitzip_ctx *ctx = ctx_with(SPLITZIP_BACKEND_AUTO, 12, 0, NULL);
+	uint16_t *page = (uint16_t *)malloc(32768);
+	memset(page, 0xEE, 32768);
+	void *dp[1] = {page};
+	size_t caps[1] = {32768}, n_out = 7;
+	ck_assert_int_eq(splitzip_pages_decompress(ctx, s, 256 + flen, 1, dp, caps, NULL, &n_out),
+	                 SPLITZIP_ERROR_CORRUPT_STREAM);
+	ck_assert_uint_eq(n_out, 0);
+	ck_assert_uint_eq(page[0], 0xEEEE);
+	free(page);
+	free(s);
+	splitzip_ctx_free(ctx);
+	splitzip_ctx_free(ectx);
+	pu_free(&l);
+}
+END_TEST
+
 /* ---- The receiver: destinations ------------------------------------------------------------ */
 
 START_TEST(destinations)
@@ -695,6 +750,7 @@ static Suite *pages_suite(void)
 	tcase_add_test(t, same_bytes_every_backend);
 	tcase_add_test(t, capacity_and_bound);
 	tcase_add_test(t, arguments);
+	tcase_add_test(t, entropy_frames);
 	suite_add_tcase(s, t);
 	TCase *h = tcase_create("receiver");
 	tcase_set_timeout(h, 300);
