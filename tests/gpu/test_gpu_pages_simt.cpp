@@ -334,6 +334,8 @@ template <int W> static void test_pages_kv()
 	p.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
 	roundtrip<W>(l, p, "kv from input");
 	roundtrip<W>(l, fixed_params(10, 0, 0xABCD1234u), "kv fixed");
+	/* a device on which these few pages are no batch: the per-frame kernels */
+	roundtrip<W>(l, p, "kv per-frame kernels", k_other_sched);
 	pu_free(&l);
 }
 
