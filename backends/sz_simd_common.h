@@ -158,6 +158,20 @@ static inline int sz_ent_enc_window(const splitzip_entropy_enc_tables *t, unsign
 	return out_esc;
 }
 
+/* sz_ent_enc_window() for w <= 64, its entries split into low bytes (lo) and high bytes (hi),
+ * for byte-table lookups (vpshufb, tbl). */
+static inline int sz_ent_enc_window_bytes(const splitzip_entropy_enc_tables *t, unsigned w,
+                                          uint8_t *lo, uint8_t *hi, unsigned *base, uint16_t *esc16)
+{
+	uint16_t tab[64];
+	const int out_esc = sz_ent_enc_window(t, w, tab, base, esc16);
+	for (unsigned d = 0; d < w; d++) {
+		lo[d] = (uint8_t)tab[d];
+		hi[d] = (uint8_t)(tab[d] >> 8);
+	}
+	return out_esc;
+}
+
 /*
  * The decoder's first-level table of the next 8 bits of a lane: tab[x] = symbol | len << 12 if
  * the code that x starts with has at most 8 bits, else 0 (a longer code: look it up in the

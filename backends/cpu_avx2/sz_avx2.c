@@ -438,14 +438,10 @@ typedef struct ent_ek {
 
 static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
 {
-	uint16_t tab[32], esc;
+	uint16_t esc;
 	uint8_t lo[32], hi[32];
 	unsigned base;
-	k->out_esc = sz_ent_enc_window(t, 32, tab, &base, &esc);
-	for (unsigned d = 0; d < 32; d++) {
-		lo[d] = (uint8_t)tab[d];
-		hi[d] = (uint8_t)(tab[d] >> 8);
-	}
+	k->out_esc = sz_ent_enc_window_bytes(t, 32, lo, hi, &base, &esc);
 	k->lo0 = bcast16(lo);
 	k->lo1 = bcast16(lo + 16);
 	k->hi0 = bcast16(hi);

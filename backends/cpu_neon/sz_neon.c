@@ -370,14 +370,10 @@ typedef struct ent_ek {
 
 static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
 {
-	uint16_t tab[64], esc;
+	uint16_t esc;
 	uint8_t lo[64], hi[64];
 	unsigned base;
-	k->out_esc = sz_ent_enc_window(t, 64, tab, &base, &esc);
-	for (unsigned d = 0; d < 64; d++) {
-		lo[d] = (uint8_t)tab[d];
-		hi[d] = (uint8_t)(tab[d] >> 8);
-	}
+	k->out_esc = sz_ent_enc_window_bytes(t, 64, lo, hi, &base, &esc);
 	k->lo = vld1q_u8_x4(lo);
 	k->hi = vld1q_u8_x4(hi);
 	k->base = vdupq_n_u8((uint8_t)base);
