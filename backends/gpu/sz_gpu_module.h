@@ -14,7 +14,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever this struct or the argument structs change. */
-#define SPLITZIP_GPU_MODULE_ABI 2u
+#define SPLITZIP_GPU_MODULE_ABI 3u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {
