@@ -1025,7 +1025,8 @@ template <int W> static void test_entropy_alignment()
 		simt_launcher lc{W, k_default_sched};
 		sz_gpu_compress<W>(lc, a, 1);
 		CHECK(!lc.failed, "harness: %s", lc.first.msg);
-		CHECK(st == SPLITZIP_OK && size == ref.size() && !memcmp(dst.p + 1, ref.data(), size),
+		CHECK(st == SPLITZIP_OK && size == ref.size() &&
+		          !memcmp(dst.p + 1, ref.data(), size),
 		      "misaligned encode (fixed %d): status %d", fixed, st);
 		buf fsrc(ref.size() + 3), out(in.size() * 2 + 2);
 		memcpy(fsrc.p + 3, ref.data(), ref.size());
