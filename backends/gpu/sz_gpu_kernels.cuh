@@ -1714,7 +1714,8 @@ SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, sz_ent_dec_smem *E, uint64_t c0,
 	if (lane == 0) {
 		S.wsum[warp] = csum;
 		S.wbad[warp] = bad;
-		S.wesc[warp] = nesc;
+		if (ENT)
+			S.wesc[warp] = nesc;
 	}
 	sz_syncthreads();
 	if (threadIdx.x == 0) {
@@ -1723,7 +1724,8 @@ SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, sz_ent_dec_smem *E, uint64_t c0,
 		for (unsigned w = 0; w < NW; w++) {
 			sum += S.wsum[w];
 			any |= S.wbad[w];
-			esc += S.wesc[w];
+			if (ENT)
+				esc += S.wesc[w];
 		}
 		S.wsum[0] = sum;
 		S.wesc[0] = esc;
@@ -1814,13 +1816,13 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_DEC_BLOCKS(ENT)) void sz_k_
 	if (S[0].bad)
 		sz_atomic_or_relaxed(&st->corrupt, 1u);
 	sz_atomic_add_relaxed(&st->csum, S[0].wsum[0]);
-	if (S[0].wesc[0])
+	if (ENT && S[0].wesc[0])
 		sz_atomic_add_relaxed(&st->esc, S[0].wesc[0]);
 	if (sz_atomic_add_acq_rel(&st->done, 1u) != G - 1)
 		return;
 	/* The last block: every other block's flag and folds happen before its increment. */
 	const int32_t s = sz_dec_status(S[0].fr.h, sz_gld_u32(&st->corrupt) != 0,
-	                                sz_gld_u32(&st->esc), sz_gld_u64(&st->csum));
+	                                ENT ? sz_gld_u32(&st->esc) : 0u, sz_gld_u64(&st->csum));
 	sz_put_result(a.out_elems, a.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 }
 
@@ -1861,8 +1863,9 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 			sz_syncthreads();
 			sz_dec_chunks<W, ENT>(S[0], sz_ent_dec_of(E[0]), 0, S[0].fr.C);
 			if (t == 0) {
-				const int32_t s = sz_dec_status(S[0].fr.h, S[0].bad != 0,
-				                                S[0].wesc[0], S[0].wsum[0]);
+				const int32_t s =
+				    sz_dec_status(S[0].fr.h, S[0].bad != 0, ENT ? S[0].wesc[0] : 0u,
+				                  S[0].wsum[0]);
 				sz_put_result(a.out_elems, a.statuses, S[0].fr.f,
 				              s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 			}
