@@ -76,13 +76,13 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	return SPLITZIP_OK;
 }
 
-/* The GPU kernels write split4 and entropy frames. The auto encoding (the smallest of stored,
- * split4 and entropy, FORMAT.md §6.3) is not implemented on the GPU yet and is refused before
- * anything is enqueued (splitzip.h, device contract). */
+/* The GPU kernels write every encoding (split4, entropy, auto); this stays the one place that
+ * refuses an encoding they do not know, before anything is enqueued. */
 static splitzip_status check_encoding(const splitzip_ctx *ctx)
 {
 	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4 ||
-	               ctx->params.encoding == SPLITZIP_ENCODING_ENTROPY
+	               ctx->params.encoding == SPLITZIP_ENCODING_ENTROPY ||
+	               ctx->params.encoding == SPLITZIP_ENCODING_AUTO
 	           ? SPLITZIP_OK
 	           : SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 }

@@ -581,13 +581,13 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *     elements or more and checks it against the histogram counted during the pass (a second
  *     pass only when the prediction was wrong); smaller frames are read twice (histogram,
  *     then encode, the second read mostly from cache).
- *   - Entropy frames (mode 2): SPLITZIP_ENCODING_ENTROPY encodes on the device with the
- *     context's table (SPLITZIP_CODEBOOK_FIXED) or each frame's own (FROM_INPUT), byte for
- *     byte as the host does, stored when an entropy frame would not be smaller; decoding
- *     handles every mode. SPLITZIP_ENCODING_AUTO is not implemented on the GPU backends yet:
- *     compressing with it returns BACKEND_UNAVAILABLE (host backends handle it). The entropy
- *     encoding needs its own workspace size (splitzip_workspace_size() on the context tells
- *     it: a few KiB plus 4 bytes per chunk per frame).
+ *   - Every encoding works on the device, byte for byte as on the host: SPLITZIP_ENCODING_
+ *     ENTROPY (mode 2) with the context's table (SPLITZIP_CODEBOOK_FIXED) or each frame's
+ *     own (FROM_INPUT), stored when an entropy frame would not be smaller; AUTO (the
+ *     smallest of stored, split4 and entropy) runs both encoders' passes. Decoding handles
+ *     every mode. The workspace depends on the encoding (splitzip_workspace_size() on the
+ *     context: the entropy encoding needs a few KiB plus 4 bytes per chunk per frame, AUTO
+ *     that plus split4's).
  * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
  * context: they copy through the device and wait.
  */

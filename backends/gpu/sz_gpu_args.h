@@ -92,8 +92,8 @@ typedef struct sz_gpu_enc {
 	 * histogram; larger ones are predicted from a sample and checked (0: the driver's
 	 * SZ_GPU_SAMPLE_ALL_ELEMS; tests set 1 to exercise the prediction on small frames). */
 	uint64_t sample_all;
-	/* SPLITZIP_ENCODING_SPLIT4 or _ENTROPY (sz_gpu_entropy.cuh); entropy frames take each
-	 * frame's own table (FORMAT.md §5.2) when table_from_input, else 'table': the lengths
+	/* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO (sz_gpu_entropy.cuh); entropy frames take
+	 * each frame's own table (FORMAT.md §5.2) when table_from_input, else 'table': the lengths
 	 * of exponents 0..255, then of the escape symbol (a valid table, §5.4). */
 	uint32_t encoding;
 	uint32_t table_from_input;
@@ -209,8 +209,11 @@ SPLITZIP_HD uint64_t sz_gpu_ent_ws_stride(uint64_t max_elems, unsigned log2)
 /* Bytes of encode workspace per frame for an encoding (SPLITZIP_ENCODING_*). */
 SPLITZIP_HD uint64_t sz_gpu_ws_stride_for(uint64_t max_elems, unsigned log2, unsigned encoding)
 {
-	return encoding == SPLITZIP_ENCODING_ENTROPY ? sz_gpu_ent_ws_stride(max_elems, log2)
-	                                             : sz_gpu_ws_stride(max_elems, log2);
+	if (encoding == SPLITZIP_ENCODING_ENTROPY)
+		return sz_gpu_ent_ws_stride(max_elems, log2);
+	if (encoding == SPLITZIP_ENCODING_AUTO) /* both encoders: split4's slice first */
+		return sz_gpu_ws_stride(max_elems, log2) + sz_gpu_ent_ws_stride(max_elems, log2);
+	return sz_gpu_ws_stride(max_elems, log2);
 }
 
 /* Bytes of decode workspace per frame. */

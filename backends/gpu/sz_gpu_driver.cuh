@@ -85,19 +85,27 @@ static inline uint64_t sz_gpu_workspace_size_for(uint64_t n_frames, uint64_t max
 }
 
 /*
- * The entropy encoding (sz_gpu_entropy.cuh): per launch of up to 65535 frames, ent_init, the
- * histogram (a table from the input), the table, the word counts, the plan and the encode,
- * the three passes over the input on a share of one wave per frame.
+ * The entropy and auto encodings (sz_gpu_entropy.cuh): per launch of up to 65535 frames,
+ * ent_init, the histogram (a table from the input, or auto), the table, the word counts, the
+ * plan (the mode of FORMAT.md §6.3) and the encode, on a share of one wave per frame; auto runs
+ * the split4 encoder between plan and encode for the frames the plan gave to split4 (the others
+ * skip it).
  */
 template <int W, class Launcher>
 void sz_gpu_compress_entropy(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
 {
-	const unsigned L = a.chunk_log2;
-	a.ws_stride = sz_gpu_ent_ws_stride(a.max_elems, L);
+	const unsigned L = a.chunk_log2, NW = SZ_GPU_THREADS / W;
+	const bool is_auto = a.encoding == SPLITZIP_ENCODING_AUTO, fi = a.from_input != 0;
+	a.ws_stride = sz_gpu_ws_stride_for(a.max_elems, L, a.encoding);
 	a.n_frames = n_frames;
+	if (!a.sample_all)
+		a.sample_all = SZ_GPU_SAMPLE_ALL_ELEMS;
 	const uint64_t groups =
 	    (splitzip_n_chunks(a.max_elems, L) + SZ_ENT_GROUPS - 1) / SZ_ENT_GROUPS;
+	const uint64_t c_max = splitzip_n_chunks(a.max_elems, L);
+	const uint64_t tiles = sz_gpu_tiles(a.max_elems, L, NW);
 	const unsigned res = lc.resident(sz_k_ent_encode<W>);
+	const unsigned res4 = lc.resident(fi ? sz_k_encode<W, true> : sz_k_encode<W, false>);
 	for (uint64_t f0 = 0; f0 < n_frames; f0 += SZ_GPU_FRAMES_PER_LAUNCH) {
 		const unsigned nf =
 		    (unsigned)(n_frames - f0 < SZ_GPU_FRAMES_PER_LAUNCH ? n_frames - f0
@@ -105,11 +113,22 @@ void sz_gpu_compress_entropy(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
 		a.frame0 = (uint32_t)f0;
 		const sz_gpu_dim one{1, nf}, g{sz_gpu_blocks_per_frame(res, nf, groups), nf};
 		lc.launch("ent_init", one, SZ_GPU_THREADS, sz_k_ent_init<W>, a);
-		if (a.table_from_input)
+		if (a.table_from_input || is_auto)
 			lc.launch("ent_hist", g, SZ_GPU_THREADS, sz_k_ent_hist<W>, a);
 		lc.launch("ent_table", one, SZ_GPU_THREADS, sz_k_ent_table<W>, a);
 		lc.launch("ent_count", g, SZ_GPU_THREADS, sz_k_ent_count<W>, a);
 		lc.launch("ent_plan", one, SZ_GPU_THREADS, sz_k_ent_plan<W>, a);
+		if (is_auto) { /* the split4 encoder, for the frames the plan gave to split4 */
+			const unsigned g_init =
+			    sz_gpu_clamp((c_max + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
+			lc.launch("enc_init", sz_gpu_dim{g_init, nf}, SZ_GPU_THREADS,
+			          sz_k_enc_init<W>, a);
+			const sz_gpu_dim g4{sz_gpu_blocks_per_frame(res4, nf, tiles), nf};
+			if (fi)
+				lc.launch("encode", g4, SZ_GPU_THREADS, sz_k_encode<W, true>, a);
+			else
+				lc.launch("encode", g4, SZ_GPU_THREADS, sz_k_encode<W, false>, a);
+		}
 		lc.launch("ent_encode", g, SZ_GPU_THREADS, sz_k_ent_encode<W>, a);
 	}
 }
@@ -120,7 +139,7 @@ void sz_gpu_compress_entropy(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
  */
 template <int W, class Launcher> void sz_gpu_compress(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
 {
-	if (a.encoding == SPLITZIP_ENCODING_ENTROPY) {
+	if (a.encoding != SPLITZIP_ENCODING_SPLIT4) {
 		sz_gpu_compress_entropy<W>(lc, a, n_frames);
 		return;
 	}

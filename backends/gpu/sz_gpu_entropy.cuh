@@ -357,9 +357,18 @@ struct sz_ent_pm_smem {
 	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS + 15];
 };
 
+/* Frame f's slice of the entropy workspace: behind the split4 encoder's in the auto encoding,
+ * which runs both (sz_gpu_ws_stride_for). */
+SZ_DEVICE uint8_t *sz_ent_ws(const sz_gpu_enc &a, uint64_t f)
+{
+	const uint64_t off =
+	    a.encoding == SPLITZIP_ENCODING_AUTO ? sz_gpu_ws_stride(a.max_elems, a.chunk_log2) : 0;
+	return a.ws + a.ws_stride * f + off;
+}
+
 SZ_DEVICE sz_gpu_ent_state *sz_ent_state(const sz_gpu_enc &a, uint64_t f)
 {
-	return reinterpret_cast<sz_gpu_ent_state *>(a.ws + a.ws_stride * f);
+	return reinterpret_cast<sz_gpu_ent_state *>(sz_ent_ws(a, f));
 }
 
 /* The header of a frame of this encoder, written by one thread through 64 bytes of shared
@@ -380,7 +389,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
 	const uint64_t f = a.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
-	uint8_t *ws = a.ws + a.ws_stride * f;
+	uint8_t *ws = sz_ent_ws(a, f);
 	sz_gst_u32(ws + SZ_GPU_ENT_WS_HIST + 4 * t, 0);
 	if (t != 0)
 		return;
@@ -447,8 +456,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_hist(sz_gpu_e
 	sz_syncthreads();
 	if (H[t])
 		sz_atomic_add_relaxed(
-		    reinterpret_cast<uint32_t *>(a.ws + a.ws_stride * f + SZ_GPU_ENT_WS_HIST) + t,
-		    H[t]);
+		    reinterpret_cast<uint32_t *>(sz_ent_ws(a, f) + SZ_GPU_ENT_WS_HIST) + t, H[t]);
 }
 
 /*
@@ -555,7 +563,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 	const uint64_t f = a.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
-	uint8_t *ws = a.ws + a.ws_stride * f;
+	uint8_t *ws = sz_ent_ws(a, f);
 	if (t == 0)
 		P[0].skip = sz_gld_u32(&st->skip);
 	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
@@ -649,7 +657,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 SZ_DEVICE bool sz_ent_block_setup(sz_ent_enc_smem &S, const sz_gpu_enc &a, uint64_t f)
 {
 	const unsigned t = threadIdx.x;
-	const uint8_t *ws = a.ws + a.ws_stride * f;
+	const uint8_t *ws = sz_ent_ws(a, f);
 	S.sym[t] = sz_gld_u32(ws + SZ_GPU_ENT_WS_SYM + 4 * t);
 	if (t == 0) {
 		const sz_gpu_ent_state *st = reinterpret_cast<const sz_gpu_ent_state *>(ws);
@@ -698,7 +706,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_count(sz_gpu_
 	           hash = (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	const uint64_t C = splitzip_n_chunks(n, L), G = gridDim.x, b = blockIdx.x;
 	const uint64_t c0 = C * b / G, c1 = C * (b + 1) / G;
-	uint32_t *wc = reinterpret_cast<uint32_t *>(a.ws + a.ws_stride * f + SZ_GPU_ENT_WS_WORDS);
+	uint32_t *wc = reinterpret_cast<uint32_t *>(sz_ent_ws(a, f) + SZ_GPU_ENT_WS_WORDS);
 	uint32_t *row = S[0].stage[g];
 	uint64_t csum = 0;
 	uint32_t nesc = 0;
@@ -802,6 +810,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 	SZ_SHARED_ARRAY(uint64_t, part, SZ_GPU_THREADS + 1);
 	SZ_SHARED_ARRAY(uint8_t, hb, SPLITZIP_FRAME_HEADER_SIZE);
 	SZ_SHARED_ARRAY(uint32_t, mode, 1);
+	SZ_SHARED_ARRAY(uint32_t, covered, 1);
 	const uint64_t f = a.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
@@ -813,14 +822,36 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 	const uint64_t n = sz_enc_n(a, f), cap = sz_enc_cap(a, f);
 	const unsigned L = a.chunk_log2;
 	const uint64_t C = splitzip_n_chunks(n, L);
-	uint8_t *ws = a.ws + a.ws_stride * f, *dst = sz_enc_dst(a, f);
+	uint8_t *ws = sz_ent_ws(a, f), *dst = sz_enc_dst(a, f);
 	uint32_t *wc = reinterpret_cast<uint32_t *>(ws + SZ_GPU_ENT_WS_WORDS);
 	const uint64_t k0 = C * t / SZ_GPU_THREADS, k1 = C * (t + 1) / SZ_GPU_THREADS;
 	uint64_t sum = 0;
 	for (uint64_t c = k0; c < k1; c++)
 		sum += sz_gld_u32(wc + c);
 	part[t] = sum;
+	const bool is_auto = a.encoding == SPLITZIP_ENCODING_AUTO;
+	if (t == 0)
+		covered[0] = 0;
 	sz_syncthreads();
+	if (is_auto) { /* the split4 frame's escapes (FORMAT.md §5.1, §6.2) from the histogram */
+		const uint32_t *hist = reinterpret_cast<const uint32_t *>(ws + SZ_GPU_ENT_WS_HIST);
+		const uint32_t ht = sz_gld_u32(hist + t);
+		bool in_cb = false;
+		if (a.from_input) { /* the 16 first by count descending, then exponent ascending */
+			uint32_t r = 0;
+			for (unsigned e = 0; e < 256; e++) {
+				const uint32_t he = sz_gld_u32(hist + e);
+				r += he > ht || (he == ht && e < t);
+			}
+			in_cb = r < 16;
+		} else {
+			for (unsigned k = 0; k < 16; k++)
+				in_cb |= a.codebook[k] == t;
+		}
+		if (in_cb && ht)
+			sz_smem_atomic_add(&covered[0], ht);
+		sz_syncthreads();
+	}
 	const unsigned first = sz_gld_u32(&st->first), last = sz_gld_u32(&st->last);
 	if (t == 0) {
 		uint64_t run = 0;
@@ -834,7 +865,16 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 		const uint64_t stored = splitzip_stored_frame_size(n);
 		const bool ent = se < stored;
 		const uint64_t size = ent ? se : stored;
-		if (size > cap) {
+		/* auto: split4 if it beats stored and is no larger than the entropy frame; then
+		 * the split4 encoder writes the frame and its result (sz_k_enc_init reads the mode)
+		 */
+		const uint64_t E4 = n - covered[0];
+		const uint64_t s4 = is_auto && splitzip_split4_wins(n, L, E4)
+		                        ? splitzip_split4_frame_size(n, L, E4)
+		                        : 0;
+		if (s4 && (!ent || s4 <= se)) {
+			mode[0] = SPLITZIP_MODE_SPLIT4;
+		} else if (size > cap) {
 			sz_put_result(a.out_sizes, a.statuses, f, 0, SPLITZIP_ERROR_DST_TOO_SMALL);
 			mode[0] = SZ_GPU_ENT_NONE;
 		} else {
@@ -959,11 +999,11 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_encode(sz_gpu
 	const unsigned L = a.chunk_log2;
 	const uint64_t C = splitzip_n_chunks(n, L), c0 = C * b / G, c1 = C * (b + 1) / G;
 	const uint32_t *T =
-	    reinterpret_cast<const uint32_t *>(a.ws + a.ws_stride * f + SZ_GPU_ENT_WS_WORDS);
+	    reinterpret_cast<const uint32_t *>(sz_ent_ws(a, f) + SZ_GPU_ENT_WS_WORDS);
 	splitzip_entropy_layout el; /* the offsets needed here do not depend on Stream_Words */
 	{
 		const sz_gpu_ent_state *st =
-		    reinterpret_cast<const sz_gpu_ent_state *>(a.ws + a.ws_stride * f);
+		    reinterpret_cast<const sz_gpu_ent_state *>(sz_ent_ws(a, f));
 		splitzip_entropy_layout_of(n, L, 0, sz_gld_u32(&st->first), sz_gld_u32(&st->last),
 		                           &el);
 	}

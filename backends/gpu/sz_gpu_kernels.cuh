@@ -1295,6 +1295,17 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(s
 	z.max_esc = me;
 	z.skip = s != SPLITZIP_OK;
 	z.stored = me < 0; /* split4 never wins: no tile writes its sections */
+	if (a.encoding == SPLITZIP_ENCODING_AUTO) {
+		/* the auto encoding (sz_gpu_entropy.cuh) chose the mode: split4 frames only here;
+		 * every other result is the entropy kernels' */
+		const sz_gpu_ent_state *es = reinterpret_cast<const sz_gpu_ent_state *>(
+		    ws + sz_gpu_ws_stride(a.max_elems, a.chunk_log2));
+		if (sz_gld_u32(&es->mode) != SPLITZIP_MODE_SPLIT4) {
+			z.skip = 1;
+			sz_gst_words(ws, &z, sizeof z);
+			return;
+		}
+	}
 	sz_gst_words(ws, &z, sizeof z);
 	if (s != SPLITZIP_OK)
 		sz_put_result(a.out_sizes, a.statuses, f, 0, s);

@@ -987,6 +987,27 @@ template <int W> static void test_entropy_encode()
 		roundtrip<W>(in, ent_params(10, 1), "schedule", sc);
 		roundtrip<W>(in, ent_fixed(10, 1, table_kv()), "schedule", sc);
 	}
+	/* the auto encoding: stored, split4 or entropy, whichever the host picks (fixed and
+	 * own codebooks and tables) */
+	int n_auto = 0;
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
+		for (size_t n : {(size_t)0, (size_t)1, (size_t)77, (size_t)400, (size_t)5000,
+		                 (size_t)(g_quick ? 9000 : 40000)}) {
+			const std::vector<uint16_t> in = gen(g, 3000 + n, n);
+			for (int v = 0; v < 4; v++) {
+				params p = v & 1 ? window_params(v & 2 ? 10 : 14, v & 1)
+				                 : ent_params(v & 2 ? 10 : 14, 1);
+				if (v & 2)
+					p = ent_fixed(p.log2, p.flags, table_kv());
+				if (v == 3)
+					p.fixed = true,
+					memcpy(p.codebook, window_params(10, 0).codebook, 16);
+				p.encoding = SPLITZIP_ENCODING_AUTO;
+				roundtrip<W>(in, p, "auto");
+				n_auto |= 1 << oracle_compress(in, p)[SZ_H_MODE];
+			}
+		}
+	CHECK(n_auto == 7, "auto: modes seen %#x, want stored, split4 and entropy", n_auto);
 	/* capacities: exactly the frame, one byte less, below 64 + n */
 	const std::vector<uint16_t> in = gen(SZ_GEN_KV_SKEWED, 8, 3000);
 	const params p = ent_params(10, 1);
@@ -1199,8 +1220,11 @@ template <int W> static void test_entropy_batch()
 	}
 	/* The same inputs encoded as one batch (own tables, then a calibrated one), with a frame
 	 * over max_elems and one whose capacity is too small. */
-	for (int fixed = 0; fixed < 2; fixed++) {
-		const params p = fixed ? ent_fixed(10, 1, table_kv()) : ent_params(10, 1);
+	for (int fixed = 0; fixed < 3; fixed++) {
+		params p = fixed ? ent_fixed(10, 1, table_kv()) : ent_params(10, 1);
+		if (fixed ==
+		    2) /* the auto encoding: some frames split4, some entropy, some stored */
+			p.encoding = SPLITZIP_ENCODING_AUTO;
 		std::vector<buf *> srcs(nf), dsts(nf);
 		std::vector<const uint16_t *> d_srcs(nf);
 		std::vector<void *> d_dsts(nf);
@@ -1225,7 +1249,7 @@ template <int W> static void test_entropy_batch()
 		a.dst_caps = d_caps.data();
 		a.out_sizes = d_sizes.data();
 		a.statuses = d_status.data();
-		simt_launcher lc{W, fixed ? k_other_scheds[1] : k_default_sched};
+		simt_launcher lc{W, fixed == 1 ? k_other_scheds[1] : k_default_sched};
 		sz_gpu_compress<W>(lc, a, nf);
 		CHECK(!lc.failed, "harness: %s", lc.first.msg);
 		for (size_t f = 0; f < nf; f++) {
