@@ -90,6 +90,7 @@ struct params {
 	unsigned flags = 0;
 	bool fixed = false;
 	bool entropy = false;     /* the entropy encoding (mode 2) */
+	bool automatic = false;   /* the auto encoding (with entropy = true) */
 	bool table_fixed = false; /* entropy: a table calibrated on other data */
 };
 
@@ -106,7 +107,7 @@ static splitzip_ctx *make_ctx(splitzip_backend_id id, const params &p)
 			q.codebook.exponents[k] = (uint8_t)(112 + k);
 	}
 	if (p.entropy) {
-		q.encoding = SPLITZIP_ENCODING_ENTROPY;
+		q.encoding = p.automatic ? SPLITZIP_ENCODING_AUTO : SPLITZIP_ENCODING_ENTROPY;
 		if (p.table_fixed) {
 			std::vector<uint16_t> cal(50000);
 			sz_test_generate(SZ_GEN_KV_SKEWED, 99, cal.data(), cal.size());
@@ -368,6 +369,8 @@ static void test_entropy(void)
 			p.log2 = k % 3 ? 14 : 10;
 			p.flags = k & 1;
 			p.table_fixed = (k >> 1) & 1;
+			p.automatic = k % 5 == 4; /* stored, split4 or entropy: as the host picks */
+			p.fixed = p.automatic && (k & 1);
 			k++;
 			splitzip_ctx *ctx = make_ctx(k_dev, p);
 			const std::vector<uint8_t> ref = oracle_compress(in, p);
