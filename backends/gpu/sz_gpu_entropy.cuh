@@ -1,9 +1,10 @@
 /*
- * sz_gpu_entropy.cuh -- the GPU decoder of entropy frames (mode 2, doc/FORMAT.md §4.3), one
- * source for CUDA, HIP and the CPU SIMT harness. Included by sz_gpu_kernels.cuh (after its
- * helpers and sz_dec_frame); not a header of its own.
+ * sz_gpu_entropy.cuh -- the GPU decoder and encoder of entropy frames (mode 2, doc/FORMAT.md
+ * §4.3; the encoder also runs the auto encoding of §6.3), one source for CUDA, HIP and the CPU
+ * SIMT harness. Included by sz_gpu_kernels.cuh (after its helpers and sz_dec_frame); not a
+ * header of its own. Frames equal core/sz_driver_entropy.c + core/sz_ref.c byte for byte.
  *
- * Shape of the work. The 32 lanes of the format (§4.3.5) are 32 threads: a group of 32
+ * Decoder. Shape of the work. The 32 lanes of the format (§4.3.5) are 32 threads: a group of 32
  * threads decodes one chunk, thread l of the group being lane l (elements l, l + 32, ...). A
  * warp of 32 is one group; a wavefront of 64 is two groups that decode two chunks side by side
  * (every warp-wide vote is split in halves), so a block of SZ_GPU_THREADS threads decodes
