@@ -15,7 +15,8 @@ static splitzip_status ws_bytes_for(const splitzip_ctx *ctx, size_t n_frames, si
 {
 	if ((uint64_t)max_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	const uint64_t stride = sz_gpu_ws_stride(max_elems, ctx->params.chunk_log2);
+	const uint64_t stride =
+	    sz_gpu_ws_stride_for(max_elems, ctx->params.chunk_log2, ctx->params.encoding);
 	if (n_frames && stride > (uint64_t)SIZE_MAX / n_frames)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	*out = (size_t)(stride * n_frames);
@@ -75,11 +76,13 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	return SPLITZIP_OK;
 }
 
-/* The GPU kernels write split4 frames only, so far: another encoding is refused before anything
- * is enqueued (splitzip.h, device contract). */
+/* The GPU kernels write every encoding (split4, entropy, auto); this stays the one place that
+ * refuses an encoding they do not know, before anything is enqueued. */
 static splitzip_status check_encoding(const splitzip_ctx *ctx)
 {
-	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4
+	return ctx->params.encoding == SPLITZIP_ENCODING_SPLIT4 ||
+	               ctx->params.encoding == SPLITZIP_ENCODING_ENTROPY ||
+	               ctx->params.encoding == SPLITZIP_ENCODING_AUTO
 	           ? SPLITZIP_OK
 	           : SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 }
@@ -103,6 +106,10 @@ static void enc_params(const splitzip_ctx *ctx, sz_gpu_enc *a)
 	a->flags = ctx->params.flags;
 	a->from_input = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
 	memcpy(a->codebook, ctx->params.codebook.exponents, 16);
+	a->encoding = (uint32_t)ctx->params.encoding;
+	a->table_from_input = ctx->params.table_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
+	memcpy(a->table, ctx->params.table.lengths, 256);
+	a->table[SPLITZIP_ENTROPY_ESC] = ctx->params.table.escape_length;
 }
 
 splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src, size_t n_elems,

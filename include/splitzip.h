@@ -581,9 +581,13 @@ SPLITZIP_API splitzip_status splitzip_content_checksum(const uint16_t *src, size
  *     elements or more and checks it against the histogram counted during the pass (a second
  *     pass only when the prediction was wrong); smaller frames are read twice (histogram,
  *     then encode, the second read mostly from cache).
- *   - The GPU backends do not implement entropy frames yet: compressing with an encoding other
- *     than SPLITZIP_ENCODING_SPLIT4 returns BACKEND_UNAVAILABLE, and decoding an entropy
- *     frame reports UNSUPPORTED_FORMAT. Host backends handle every mode.
+ *   - Every encoding works on the device, byte for byte as on the host: SPLITZIP_ENCODING_
+ *     ENTROPY (mode 2) with the context's table (SPLITZIP_CODEBOOK_FIXED) or each frame's
+ *     own (FROM_INPUT), stored when an entropy frame would not be smaller; AUTO (the
+ *     smallest of stored, split4 and entropy) runs both encoders' passes. Decoding handles
+ *     every mode. The workspace depends on the encoding (splitzip_workspace_size() on the
+ *     context: the entropy encoding needs a few KiB plus 4 bytes per chunk per frame, AUTO
+ *     that plus split4's).
  * The host-memory calls (splitzip_compress, splitzip_decompress, ...) also work on such a
  * context: they copy through the device and wait.
  */

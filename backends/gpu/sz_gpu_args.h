@@ -59,8 +59,8 @@ typedef struct sz_gpu_dec_state {
 	int32_t status;   /* of the header checks (FORMAT.md §3.2-3.3 steps 0-13) */
 	uint32_t corrupt; /* a body rule of FORMAT.md §4 failed somewhere */
 	uint32_t done;    /* blocks finished */
-	uint32_t reserved0;
-	uint64_t csum;     /* wrapping sum of the chunk folds of the decoded content */
+	uint32_t esc;  /* escapes found in an entropy frame's chunks (FORMAT.md §4.3.6 rule 5) */
+	uint64_t csum; /* wrapping sum of the chunk folds of the decoded content */
 	splitzip_header h; /* the parsed header (valid when status is OK) */
 	uint8_t reserved[256 - 24 - sizeof(splitzip_header)];
 } sz_gpu_dec_state;
@@ -92,6 +92,12 @@ typedef struct sz_gpu_enc {
 	 * histogram; larger ones are predicted from a sample and checked (0: the driver's
 	 * SZ_GPU_SAMPLE_ALL_ELEMS; tests set 1 to exercise the prediction on small frames). */
 	uint64_t sample_all;
+	/* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO (sz_gpu_entropy.cuh); entropy frames take
+	 * each frame's own table (FORMAT.md §5.2) when table_from_input, else 'table': the lengths
+	 * of exponents 0..255, then of the escape symbol (a valid table, §5.4). */
+	uint32_t encoding;
+	uint32_t table_from_input;
+	uint8_t table[SPLITZIP_ENTROPY_SYMBOLS + 3];
 } sz_gpu_enc;
 
 /* Decompression of a batch; the same conventions. */
@@ -165,6 +171,49 @@ SPLITZIP_HD uint64_t sz_gpu_ws_exps_off(uint64_t max_elems, unsigned log2)
 SPLITZIP_HD uint64_t sz_gpu_ws_stride(uint64_t max_elems, unsigned log2)
 {
 	return sz_gpu_round256(sz_gpu_ws_exps_off(max_elems, log2) + sz_gpu_exps_bound(max_elems));
+}
+
+/*
+ * Encode workspace of the entropy encoding, one slice per frame (sz_gpu_entropy.cuh):
+ *   [0, 256)         sz_gpu_ent_state
+ *   [256, 1280)      hist: 256 x u32, the exponent histogram (a table from the input)
+ *   [1280, 2304)     sym: 256 x u32, the encoder table (splitzip_entropy_enc_tables)
+ *   [2304, 2560)     the code-length section (at most 128 bytes)
+ *   [2560, + 4 C)    words per chunk, then (after the plan) the chunk table: running totals
+ */
+typedef struct sz_gpu_ent_state {
+	uint32_t skip;  /* the status is written already (an argument error, n = 0) */
+	uint32_t mode;  /* after the plan: SPLITZIP_MODE_ENTROPY, _STORED, or SZ_GPU_ENT_NONE */
+	uint32_t esc;   /* escapes (the count pass) */
+	uint32_t first; /* the table's exponent range and code-length section bytes */
+	uint32_t last;
+	uint32_t lbytes;
+	uint32_t esc_len; /* Escape_Length */
+	uint32_t reserved0;
+	uint64_t csum; /* wrapping sum of the chunk folds of the content checksum */
+	uint8_t reserved[256 - 40];
+} sz_gpu_ent_state;
+
+#define SZ_GPU_ENT_NONE 0xFFu     /* nothing to write (DST_TOO_SMALL) */
+#define SZ_GPU_ENT_WS_HIST 256u   /* offset of the histogram in a frame slice */
+#define SZ_GPU_ENT_WS_SYM 1280u   /* of the encoder table */
+#define SZ_GPU_ENT_WS_LENS 2304u  /* of the code-length section */
+#define SZ_GPU_ENT_WS_WORDS 2560u /* of the words per chunk */
+
+/* Bytes of encode workspace per frame for the entropy encoding. */
+SPLITZIP_HD uint64_t sz_gpu_ent_ws_stride(uint64_t max_elems, unsigned log2)
+{
+	return sz_gpu_round256(SZ_GPU_ENT_WS_WORDS + 4 * splitzip_n_chunks(max_elems, log2));
+}
+
+/* Bytes of encode workspace per frame for an encoding (SPLITZIP_ENCODING_*). */
+SPLITZIP_HD uint64_t sz_gpu_ws_stride_for(uint64_t max_elems, unsigned log2, unsigned encoding)
+{
+	if (encoding == SPLITZIP_ENCODING_ENTROPY)
+		return sz_gpu_ent_ws_stride(max_elems, log2);
+	if (encoding == SPLITZIP_ENCODING_AUTO) /* both encoders: split4's slice first */
+		return sz_gpu_ws_stride(max_elems, log2) + sz_gpu_ent_ws_stride(max_elems, log2);
+	return sz_gpu_ws_stride(max_elems, log2);
 }
 
 /* Bytes of decode workspace per frame. */

@@ -17,7 +17,9 @@
  * Sequences (see sz_gpu_kernels.cuh):
  *   compress     enc_init + encode (persistent blocks on each frame), or, for a batch of
  *                frames of at most SZ_GPU_PAGE_MAX_ELEMS that fills the device, encode_pages
- *   decompress   dec_init + decode, or decode_pages (the same rule on the output capacity)
+ *   decompress   dec_init + decode + decode_ent, or decode_pages + decode_pages_ent (the same
+ *                rule on the output capacity); the _ent kernels decode the entropy frames
+ *                (mode 2), the others every other frame, so each has its own registers
  */
 #ifndef SZ_GPU_DRIVER_CUH
 #define SZ_GPU_DRIVER_CUH
@@ -75,12 +77,72 @@ static inline unsigned sz_gpu_blocks_per_frame(unsigned resident, uint64_t nf, u
 	return sz_gpu_clamp(resident / (nf ? nf : 1), 1, sz_gpu_clamp(work, 1, 0x7FFFFFFFu));
 }
 
+/* Encode workspace bytes for n_frames frames of an encoding (SPLITZIP_ENCODING_*). */
+static inline uint64_t sz_gpu_workspace_size_for(uint64_t n_frames, uint64_t max_elems,
+                                                 unsigned log2, unsigned encoding)
+{
+	return n_frames * sz_gpu_ws_stride_for(max_elems, log2, encoding);
+}
+
+/*
+ * The entropy and auto encodings (sz_gpu_entropy.cuh): per launch of up to 65535 frames,
+ * ent_init, the histogram (a table from the input, or auto), the table, the word counts, the
+ * plan (the mode of FORMAT.md §6.3) and the encode, on a share of one wave per frame; auto runs
+ * the split4 encoder between plan and encode for the frames the plan gave to split4 (the others
+ * skip it).
+ */
+template <int W, class Launcher>
+void sz_gpu_compress_entropy(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
+{
+	const unsigned L = a.chunk_log2, NW = SZ_GPU_THREADS / W;
+	const bool is_auto = a.encoding == SPLITZIP_ENCODING_AUTO, fi = a.from_input != 0;
+	a.ws_stride = sz_gpu_ws_stride_for(a.max_elems, L, a.encoding);
+	a.n_frames = n_frames;
+	if (!a.sample_all)
+		a.sample_all = SZ_GPU_SAMPLE_ALL_ELEMS;
+	const uint64_t groups =
+	    (splitzip_n_chunks(a.max_elems, L) + SZ_ENT_GROUPS - 1) / SZ_ENT_GROUPS;
+	const uint64_t c_max = splitzip_n_chunks(a.max_elems, L);
+	const uint64_t tiles = sz_gpu_tiles(a.max_elems, L, NW);
+	const unsigned res = lc.resident(sz_k_ent_encode<W>);
+	const unsigned res4 = lc.resident(fi ? sz_k_encode<W, true> : sz_k_encode<W, false>);
+	for (uint64_t f0 = 0; f0 < n_frames; f0 += SZ_GPU_FRAMES_PER_LAUNCH) {
+		const unsigned nf =
+		    (unsigned)(n_frames - f0 < SZ_GPU_FRAMES_PER_LAUNCH ? n_frames - f0
+		                                                        : SZ_GPU_FRAMES_PER_LAUNCH);
+		a.frame0 = (uint32_t)f0;
+		const sz_gpu_dim one{1, nf}, g{sz_gpu_blocks_per_frame(res, nf, groups), nf};
+		lc.launch("ent_init", one, SZ_GPU_THREADS, sz_k_ent_init<W>, a);
+		if (a.table_from_input || is_auto)
+			lc.launch("ent_hist", g, SZ_GPU_THREADS, sz_k_ent_hist<W>, a);
+		lc.launch("ent_table", one, SZ_GPU_THREADS, sz_k_ent_table<W>, a);
+		lc.launch("ent_count", g, SZ_GPU_THREADS, sz_k_ent_count<W>, a);
+		lc.launch("ent_plan", one, SZ_GPU_THREADS, sz_k_ent_plan<W>, a);
+		if (is_auto) { /* the split4 encoder, for the frames the plan gave to split4 */
+			const unsigned g_init =
+			    sz_gpu_clamp((c_max + SZ_GPU_THREADS - 1) / SZ_GPU_THREADS, 1, 65535);
+			lc.launch("enc_init", sz_gpu_dim{g_init, nf}, SZ_GPU_THREADS,
+			          sz_k_enc_init<W>, a);
+			const sz_gpu_dim g4{sz_gpu_blocks_per_frame(res4, nf, tiles), nf};
+			if (fi)
+				lc.launch("encode", g4, SZ_GPU_THREADS, sz_k_encode<W, true>, a);
+			else
+				lc.launch("encode", g4, SZ_GPU_THREADS, sz_k_encode<W, false>, a);
+		}
+		lc.launch("ent_encode", g, SZ_GPU_THREADS, sz_k_ent_encode<W>, a);
+	}
+}
+
 /*
  * Enqueue the compression of a batch described by 'a' (arrays or the single frame, the
  * workspace, chunk size, flags, codebook); the caller has checked the host-side arguments.
  */
 template <int W, class Launcher> void sz_gpu_compress(Launcher &lc, sz_gpu_enc a, uint64_t n_frames)
 {
+	if (a.encoding != SPLITZIP_ENCODING_SPLIT4) {
+		sz_gpu_compress_entropy<W>(lc, a, n_frames);
+		return;
+	}
 	const unsigned L = a.chunk_log2, NW = SZ_GPU_THREADS / W;
 	a.ws_stride = sz_gpu_ws_stride(a.max_elems, L);
 	a.n_frames = n_frames;
@@ -130,14 +192,16 @@ void sz_gpu_decompress(Launcher &lc, sz_gpu_dec a, uint64_t n_frames, uint64_t m
 	a.ws_stride = SZ_GPU_DEC_WS_STRIDE;
 	a.n_frames = n_frames;
 	a.frame0 = 0;
-	const unsigned rp = lc.resident(sz_k_decode_pages<W>);
+	const unsigned rp = lc.resident(sz_k_decode_pages<W, false>);
 	if (sz_gpu_use_pages(max_dst_elems, n_frames, rp)) {
 		const unsigned g = sz_gpu_clamp(n_frames, 1, rp);
-		lc.launch("decode_pages", sz_gpu_dim{g, 1}, SZ_GPU_THREADS, sz_k_decode_pages<W>,
-		          a);
+		lc.launch("decode_pages", sz_gpu_dim{g, 1}, SZ_GPU_THREADS,
+		          sz_k_decode_pages<W, false>, a);
+		lc.launch("decode_pages_ent", sz_gpu_dim{g, 1}, SZ_GPU_THREADS,
+		          sz_k_decode_pages<W, true>, a);
 		return;
 	}
-	const unsigned res = lc.resident(sz_k_decode<W>);
+	const unsigned res = lc.resident(sz_k_decode<W, false>);
 	const uint64_t groups = (max_dst_elems + 8 * 4096 - 1) / (8 * 4096);
 	for (uint64_t f0 = 0; f0 < n_frames; f0 += SZ_GPU_FRAMES_PER_LAUNCH) {
 		const unsigned nf =
@@ -145,8 +209,9 @@ void sz_gpu_decompress(Launcher &lc, sz_gpu_dec a, uint64_t n_frames, uint64_t m
 		                                                        : SZ_GPU_FRAMES_PER_LAUNCH);
 		a.frame0 = (uint32_t)f0;
 		lc.launch("dec_init", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_dec_init<W>, a);
-		lc.launch("decode", sz_gpu_dim{sz_gpu_blocks_per_frame(res, nf, groups), nf},
-		          SZ_GPU_THREADS, sz_k_decode<W>, a);
+		const sz_gpu_dim g{sz_gpu_blocks_per_frame(res, nf, groups), nf};
+		lc.launch("decode", g, SZ_GPU_THREADS, sz_k_decode<W, false>, a);
+		lc.launch("decode_ent", g, SZ_GPU_THREADS, sz_k_decode<W, true>, a);
 	}
 }
 

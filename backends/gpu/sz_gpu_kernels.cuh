@@ -1295,6 +1295,17 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(s
 	z.max_esc = me;
 	z.skip = s != SPLITZIP_OK;
 	z.stored = me < 0; /* split4 never wins: no tile writes its sections */
+	if (a.encoding == SPLITZIP_ENCODING_AUTO) {
+		/* the auto encoding (sz_gpu_entropy.cuh) chose the mode: split4 frames only here;
+		 * every other result is the entropy kernels' */
+		const sz_gpu_ent_state *es = reinterpret_cast<const sz_gpu_ent_state *>(
+		    ws + sz_gpu_ws_stride(a.max_elems, a.chunk_log2));
+		if (sz_gld_u32(&es->mode) != SPLITZIP_MODE_SPLIT4) {
+			z.skip = 1;
+			sz_gst_words(ws, &z, sizeof z);
+			return;
+		}
+	}
 	sz_gst_words(ws, &z, sizeof z);
 	if (s != SPLITZIP_OK)
 		sz_put_result(a.out_sizes, a.statuses, f, 0, s);
@@ -1328,7 +1339,11 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 /*                               Decoder                                */
 /* ==================================================================== */
 
-/* What a block knows about the frame it decodes (shared memory, written by thread 0). */
+/*
+ * What a block knows about the frame it decodes (shared memory, written by thread 0). Entropy
+ * frames (mode 2) reuse the section fields: codes_off is the code-length section, table_off
+ * the chunk table, epos_off the words and eexp_off Stream_Words (sz_dec_setup).
+ */
 struct sz_dec_frame {
 	const uint8_t *src;
 	uint16_t *dst;
@@ -1339,14 +1354,45 @@ struct sz_dec_frame {
 	splitzip_header h;
 };
 
+#include "sz_gpu_entropy.cuh"
+
 template <int W> struct sz_dec_smem {
 	enum { NW = SZ_GPU_THREADS / W };
 	sz_dec_frame fr;
 	uint64_t wsum[NW];
 	uint32_t wbad[NW];
+	uint32_t wesc[NW]; /* escapes of an entropy frame's chunks, per warp */
 	uint32_t bad;
 	uint8_t hdr[SPLITZIP_FRAME_HEADER_SIZE];
 };
+
+/* Status of a frame that the other decode kernel handles (in shared memory only): the
+ * entropy kernels (ENT) take the frames whose header passed and whose mode is 2, the others
+ * every other frame, so that each has its own registers and shared memory. */
+#define SZ_DEC_NOT_MINE (-1)
+/* Blocks per multiprocessor the decode kernels ask for (CUDA): the entropy decoder keeps a
+ * lane's bit buffer, word cursor and checksum lane across its steps and gets 80 registers. */
+#define SZ_DEC_BLOCKS(ent) ((ent) ? 3 : 4)
+
+/* The entropy decoder's shared memory, in the ENT kernels only. */
+template <bool ENT> struct sz_ent_dec_part {
+	sz_ent_dec_smem e;
+};
+template <> struct sz_ent_dec_part<false> {
+	uint32_t unused;
+};
+SZ_DEVICE sz_ent_dec_smem *sz_ent_dec_of(sz_ent_dec_part<true> &p)
+{
+	return &p.e;
+}
+SZ_DEVICE sz_ent_dec_smem *sz_ent_dec_of(sz_ent_dec_part<false> &)
+{
+	return nullptr;
+}
+SZ_DEVICE bool sz_dec_mine(bool ent, int32_t status, const splitzip_header &h)
+{
+	return (status == SPLITZIP_OK && h.mode == SPLITZIP_MODE_ENTROPY) == ent;
+}
 
 /*
  * FORMAT.md §3.2-3.3 steps 0-13 for frame f, by one thread, with the statuses every decoder
@@ -1365,10 +1411,6 @@ SZ_DEVICE_COLD int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_he
 	for (unsigned i = 0; i < m; i++)
 		hb[i] = sz_gldro_u8(src + i);
 	int32_t s = splitzip_read_header(hb, size, h);
-	/* Entropy frames (mode 2) have no GPU decoder yet: after the same header checks as every
-	 * decoder, they are reported as a mode this decoder does not know. */
-	if (s == SPLITZIP_OK && h->mode == SPLITZIP_MODE_ENTROPY)
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
 	if (s == SPLITZIP_OK && h->frame_size > size)
 		s = SPLITZIP_ERROR_TRUNCATED; /* step 12 */
 	else if (s == SPLITZIP_OK && h->n_elems > sz_dec_cap(a, f))
@@ -1395,6 +1437,19 @@ SZ_DEVICE_COLD void sz_dec_setup(sz_dec_smem<W> &S, const sz_gpu_dec &a, uint64_
 	fr.mode = h.mode;
 	fr.hash = (h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	fr.C = splitzip_n_chunks(fr.n, fr.L);
+	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
+	if (fr.mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.2 */
+		splitzip_entropy_layout el;
+		splitzip_entropy_layout_of(fr.n, fr.L, h.n_words, h.table_first, h.table_last, &el);
+		fr.sm_off = el.sm_off;
+		fr.codes_off = el.lengths_off;
+		fr.table_off = el.chunk_table_off;
+		fr.epos_off = el.stream_off;
+		fr.eexp_off = el.n_words;
+		fr.base = fr.base2 = fr.contig = 0;
+		fr.cblo = fr.cbhi = 0;
+		return;
+	}
 	splitzip_layout lay;
 	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
 	fr.codes_off = lay.codes_off;
@@ -1402,7 +1457,6 @@ SZ_DEVICE_COLD void sz_dec_setup(sz_dec_smem<W> &S, const sz_gpu_dec &a, uint64_
 	fr.table_off = lay.table_off;
 	fr.epos_off = lay.epos_off;
 	fr.eexp_off = lay.eexp_off;
-	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
 	fr.base = h.codebook[0];
 	fr.base2 = fr.base * 0x10001u;
 	fr.contig = h.codebook[15] == fr.base + 15;
@@ -1423,6 +1477,19 @@ SZ_DEVICE_COLD bool sz_dec_padding_bad(const sz_dec_frame &fr, unsigned t)
 	if (fr.mode == SPLITZIP_MODE_STORED) {
 		const uint64_t at = SPLITZIP_FRAME_HEADER_SIZE + 2 * fr.n + t;
 		return at < fr.h.frame_size && sz_gldro_u8(fr.src + at);
+	}
+	if (fr.mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.7 */
+		splitzip_entropy_layout el;
+		splitzip_entropy_layout_of(fr.n, fr.L, fr.h.n_words, fr.h.table_first,
+		                           fr.h.table_last, &el);
+		for (int k = 0; k < SPLITZIP_ENTROPY_GAPS; k++) {
+			const uint64_t at = splitzip_entropy_gap(&el, k) + t;
+			bad |= at < splitzip_entropy_gap_end(&el, k) && sz_gldro_u8(fr.src + at);
+		}
+		const uint64_t K = splitzip_entropy_nibbles(fr.h.table_first, fr.h.table_last);
+		if (t == 0 && K % 2)
+			bad |= (sz_gldro_u8(fr.src + el.lengths_off + K / 2) >> 4) != 0;
+		return bad;
 	}
 	splitzip_layout lay;
 	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
@@ -1629,41 +1696,60 @@ template <int W> SZ_DEVICE void sz_dec_frame_hot(sz_dec_frame &d, const sz_dec_f
 /* The chunks [c0, c1) of a frame, warp w taking c0 + w, c0 + w + NW, ...; the block's
  * corruption flag and checksum sum end up with thread 0 (S.bad, S.wsum[0]). Ends with a
  * barrier. */
-template <int W> SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, uint64_t c0, uint64_t c1)
+template <int W, bool ENT>
+SZ_DEVICE void sz_dec_chunks(sz_dec_smem<W> &S, sz_ent_dec_smem *E, uint64_t c0, uint64_t c1)
 {
 	enum { NW = sz_dec_smem<W>::NW };
 	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>();
 	const bool hash = S.fr.hash != 0;
 	uint64_t csum = 0;
+	uint32_t nesc = 0;
 	bool bad = false;
-	sz_dec_frame hot;
-	if (SZ_HOIST_UNIFORM)
-		sz_dec_frame_hot<W>(hot, S.fr);
-	const sz_dec_frame &fr = SZ_HOIST_UNIFORM ? hot : S.fr;
-	for (uint64_t c = c0 + warp; c < c1; c += NW)
-		bad |= sz_dec_chunk<W>(fr, c, csum, hash);
+	if (ENT) {
+		sz_ent_table(*E, S.fr);
+		if (E->ok) /* block-uniform */
+			sz_ent_dec_chunks<W>(*E, S.fr, c0, c1, csum, nesc, bad, hash);
+		else
+			bad = true; /* FORMAT.md §4.3.6 rule 2 */
+		nesc = sz_warp_sum<W>(nesc);
+		csum = sz_warp_sum<W>(csum); /* the groups' folds (W = 64: two groups) */
+		bad = sz_any<W>(sz_full_mask<W>(), bad) != 0;
+	} else {
+		sz_dec_frame hot;
+		if (SZ_HOIST_UNIFORM)
+			sz_dec_frame_hot<W>(hot, S.fr);
+		const sz_dec_frame &fr = SZ_HOIST_UNIFORM ? hot : S.fr;
+		for (uint64_t c = c0 + warp; c < c1; c += NW)
+			bad |= sz_dec_chunk<W>(fr, c, csum, hash);
+	}
 	if (lane == 0) {
 		S.wsum[warp] = csum;
 		S.wbad[warp] = bad;
+		if (ENT)
+			S.wesc[warp] = nesc;
 	}
 	sz_syncthreads();
 	if (threadIdx.x == 0) {
 		uint64_t sum = 0;
-		uint32_t any = S.bad;
+		uint32_t any = S.bad, esc = 0;
 		for (unsigned w = 0; w < NW; w++) {
 			sum += S.wsum[w];
 			any |= S.wbad[w];
+			if (ENT)
+				esc += S.wesc[w];
 		}
 		S.wsum[0] = sum;
+		S.wesc[0] = esc;
 		S.bad = any;
 	}
 	sz_syncthreads();
 }
 
-/* The status of a frame from its corruption flag and checksum (FORMAT.md §3.3 steps 14-15). */
-SZ_DEVICE int32_t sz_dec_status(const splitzip_header &h, bool bad, uint64_t csum)
+/* The status of a frame from its corruption flag, escape total (entropy frames, §4.3.6 rule 5)
+ * and checksum (FORMAT.md §3.3 steps 14-15). */
+SZ_DEVICE int32_t sz_dec_status(const splitzip_header &h, bool bad, uint32_t esc, uint64_t csum)
 {
-	if (bad)
+	if (bad || (h.mode == SPLITZIP_MODE_ENTROPY && esc != h.n_escapes))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	if ((h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) &&
 	    splitzip_hash_frame_final(h.n_elems, csum) != h.content_checksum)
@@ -1706,12 +1792,17 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_init(s
 		sz_put_result(a.out_elems, a.statuses, f, 0, z.status);
 }
 
-/* One frame (blockIdx.y + frame0) by gridDim.x blocks, each a static range of chunks; the last
- * block to finish writes the status. */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode(sz_gpu_dec a)
+/*
+ * One frame (blockIdx.y + frame0) by gridDim.x blocks, each a static range of chunks; the last
+ * block to finish writes the status. ENT: the entropy frames (sz_gpu_entropy.cuh), else the
+ * stored and split4 frames; the other kernel's frames are left alone.
+ */
+template <int W, bool ENT>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_DEC_BLOCKS(ENT)) void sz_k_decode(sz_gpu_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
+	SZ_SHARED_ARRAY(sz_ent_dec_part<ENT>, E, 1);
 	const uint64_t f = a.frame0 + blockIdx.y;
 	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.ws_stride * f);
 	if (threadIdx.x == 0) { /* written by sz_k_dec_init; the counters are not read here */
@@ -1719,7 +1810,10 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_
 		if (S[0].fr.status == SPLITZIP_OK) {
 			splitzip_header h;
 			sz_gld_words(&h, &st->h, sizeof h);
-			sz_dec_setup<W>(S[0], a, f, h);
+			if (sz_dec_mine(ENT, SPLITZIP_OK, h))
+				sz_dec_setup<W>(S[0], a, f, h);
+			else
+				S[0].fr.status = SZ_DEC_NOT_MINE;
 		}
 		S[0].bad = 0;
 	}
@@ -1727,17 +1821,19 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_
 	if (S[0].fr.status != SPLITZIP_OK)
 		return;
 	const uint64_t C = S[0].fr.C, G = gridDim.x, b = blockIdx.x;
-	sz_dec_chunks<W>(S[0], C * b / G, C * (b + 1) / G);
+	sz_dec_chunks<W, ENT>(S[0], sz_ent_dec_of(E[0]), C * b / G, C * (b + 1) / G);
 	if (threadIdx.x != 0)
 		return;
 	if (S[0].bad)
 		sz_atomic_or_relaxed(&st->corrupt, 1u);
 	sz_atomic_add_relaxed(&st->csum, S[0].wsum[0]);
+	if (ENT && S[0].wesc[0])
+		sz_atomic_add_relaxed(&st->esc, S[0].wesc[0]);
 	if (sz_atomic_add_acq_rel(&st->done, 1u) != G - 1)
 		return;
 	/* The last block: every other block's flag and folds happen before its increment. */
-	const int32_t s =
-	    sz_dec_status(S[0].fr.h, sz_gld_u32(&st->corrupt) != 0, sz_gld_u64(&st->csum));
+	const int32_t s = sz_dec_status(S[0].fr.h, sz_gld_u32(&st->corrupt) != 0,
+	                                ENT ? sz_gld_u32(&st->esc) : 0u, sz_gld_u64(&st->csum));
 	sz_put_result(a.out_elems, a.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 }
 
@@ -1746,11 +1842,13 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_
  * in shared memory (S.fr.f): only thread 0 uses it, and no thread keeps it in a register across
  * the chunk loop, which has the kernel's whole register budget.
  */
-template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_gpu_dec a)
+template <int W, bool ENT>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
+                                  SZ_DEC_BLOCKS(ENT)) void sz_k_decode_pages(sz_gpu_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
+	SZ_SHARED_ARRAY(sz_ent_dec_part<ENT>, E, 1);
 	const unsigned t = threadIdx.x;
 	if (t == 0)
 		S[0].fr.f = blockIdx.x;
@@ -1761,7 +1859,9 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_g
 			splitzip_header h; /* zeroed: nothing of it lives across frames */
 			__builtin_memset(&h, 0, sizeof h);
 			S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
-			if (S[0].fr.status == SPLITZIP_OK)
+			if (!sz_dec_mine(ENT, S[0].fr.status, h))
+				S[0].fr.status = SZ_DEC_NOT_MINE;
+			else if (S[0].fr.status == SPLITZIP_OK)
 				sz_dec_setup<W>(S[0], a, f, h);
 			else
 				sz_put_result(a.out_elems, a.statuses, f, 0, S[0].fr.status);
@@ -1772,10 +1872,11 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_decode_pages(sz_g
 			if (sz_dec_padding_bad(S[0].fr, t))
 				sz_smem_atomic_or(&S[0].bad, 1u);
 			sz_syncthreads();
-			sz_dec_chunks<W>(S[0], 0, S[0].fr.C);
+			sz_dec_chunks<W, ENT>(S[0], sz_ent_dec_of(E[0]), 0, S[0].fr.C);
 			if (t == 0) {
 				const int32_t s =
-				    sz_dec_status(S[0].fr.h, S[0].bad != 0, S[0].wsum[0]);
+				    sz_dec_status(S[0].fr.h, S[0].bad != 0, ENT ? S[0].wesc[0] : 0u,
+				                  S[0].wsum[0]);
 				sz_put_result(a.out_elems, a.statuses, S[0].fr.f,
 				              s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 			}

@@ -154,7 +154,7 @@ splitzip_status mod_host_compress(const sz_gpu_enc *p, const uint16_t *src, size
 	const uint64_t cap = dst_cap < bound ? dst_cap : bound;
 	staging s;
 	const uint64_t o_src = s.take(2 * (uint64_t)n), o_dst = s.take(cap);
-	const uint64_t o_ws = s.take(sz_gpu_workspace_size(1, n, p->chunk_log2));
+	const uint64_t o_ws = s.take(sz_gpu_workspace_size_for(1, n, p->chunk_log2, p->encoding));
 	const uint64_t o_size = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
 	if (!s.alloc())
 		return SPLITZIP_ERROR_OUT_OF_MEMORY;

@@ -15,11 +15,12 @@ extern "C" {
 #endif
 
 /*
- * Bumped whenever this struct or the argument structs change. 3: the argument structs of the
- * rewritten kernels (sz_gpu_args.h: decode state per frame, sample_all) together with the page
- * stream entry points (sz_gpu_pages_args.h); 2 was either one alone.
+ * Bumped whenever this struct or the argument structs change. 4: the entropy (mode 2) fields of
+ * the argument structs (sz_gpu_args.h: encoding, table, the entropy state per frame) with the
+ * page stream entry points (sz_gpu_pages_args.h); 3 was either one alone, 2 the rewritten
+ * kernels' argument structs or the page entry points alone.
  */
-#define SPLITZIP_GPU_MODULE_ABI 3u
+#define SPLITZIP_GPU_MODULE_ABI 4u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {

@@ -89,6 +89,9 @@ struct params {
 	unsigned log2 = 12;
 	unsigned flags = 0;
 	bool fixed = false;
+	bool entropy = false;     /* the entropy encoding (mode 2) */
+	bool automatic = false;   /* the auto encoding (with entropy = true) */
+	bool table_fixed = false; /* entropy: a table calibrated on other data */
 };
 
 static splitzip_ctx *make_ctx(splitzip_backend_id id, const params &p)
@@ -102,6 +105,15 @@ static splitzip_ctx *make_ctx(splitzip_backend_id id, const params &p)
 		q.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 		for (int k = 0; k < 16; k++)
 			q.codebook.exponents[k] = (uint8_t)(112 + k);
+	}
+	if (p.entropy) {
+		q.encoding = p.automatic ? SPLITZIP_ENCODING_AUTO : SPLITZIP_ENCODING_ENTROPY;
+		if (p.table_fixed) {
+			std::vector<uint16_t> cal(50000);
+			sz_test_generate(SZ_GEN_KV_SKEWED, 99, cal.data(), cal.size());
+			q.table_mode = SPLITZIP_CODEBOOK_FIXED;
+			splitzip_entropy_calibrate(cal.data(), cal.size(), &q.table);
+		}
 	}
 	splitzip_ctx *ctx = nullptr;
 	return splitzip_ctx_create(&q, &ctx) == SPLITZIP_OK ? ctx : nullptr;
@@ -340,6 +352,65 @@ static std::vector<std::vector<uint16_t>> kv_pages(size_t nf, size_t page)
 
 /* Batches of KV pages: 128 KiB pages (several blocks per frame at this count) and 16 KiB pages
  * (enough of them for one block per page), fixed and from-input codebooks. */
+/* Entropy frames (mode 2): encode with the frame's own table and with a calibrated one,
+ * byte-identical to the scalar encoder, decoded back; real KV; damaged frames give the scalar
+ * decoder's status. */
+static void test_entropy(void)
+{
+	const size_t sizes[] = {0, 1, 33, 400, 16383, 16385, 65537, 1000003};
+	int k = 0;
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
+		for (size_t n : sizes) {
+			if (quick && n > 70000)
+				continue;
+			const std::vector<uint16_t> in = gen(g, 11 + n, n);
+			params p;
+			p.entropy = true;
+			p.log2 = k % 3 ? 14 : 10;
+			p.flags = k & 1;
+			p.table_fixed = (k >> 1) & 1;
+			p.automatic = k % 5 == 4; /* stored, split4 or entropy: as the host picks */
+			p.fixed = p.automatic && (k & 1);
+			k++;
+			splitzip_ctx *ctx = make_ctx(k_dev, p);
+			const std::vector<uint8_t> ref = oracle_compress(in, p);
+			int32_t st = -1;
+			const std::vector<uint8_t> got =
+			    dev_compress(ctx, in, splitzip_compress_bound(n), &st);
+			CHECK(st == SPLITZIP_OK && got == ref, "entropy %s n=%zu L=%u: status %d",
+			      sz_test_gen_name(g), n, p.log2, st);
+			std::vector<uint16_t> out;
+			st = dev_decompress(ctx, ref, n, &out);
+			CHECK(st == SPLITZIP_OK && out == in, "entropy decode %s n=%zu: %d",
+			      sz_test_gen_name(g), n, st);
+			splitzip_ctx_free(ctx);
+		}
+	params p;
+	p.entropy = true;
+	p.log2 = 14;
+	p.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
+	splitzip_ctx *ctx = make_ctx(k_dev, p);
+	const std::vector<uint16_t> kv(g_kv, g_kv + g_nkv);
+	const std::vector<uint8_t> ref = oracle_compress(kv, p);
+	int32_t st = -1;
+	CHECK(dev_compress(ctx, kv, splitzip_compress_bound(kv.size()), &st) == ref, "entropy KV");
+	uint64_t seed = 99;
+	for (int i = 0; i < (quick ? 50 : 300); i++) {
+		std::vector<uint8_t> m = ref;
+		const uint64_t r = sz_test_rand(&seed);
+		m[64 + (r >> 8) % (m.size() - 64)] ^= (uint8_t)(1u << ((r >> 32) % 8));
+		splitzip_ctx *o = make_ctx(SPLITZIP_BACKEND_SCALAR, p);
+		std::vector<uint16_t> want(kv.size()), out;
+		size_t used = 0, nn = 0;
+		const splitzip_status ws = splitzip_frame_decompress(o, m.data(), m.size(), &used,
+		                                                     want.data(), kv.size(), &nn);
+		splitzip_ctx_free(o);
+		st = dev_decompress(ctx, m, kv.size(), &out);
+		CHECK(st == (int32_t)ws, "entropy mutation %d: %d, oracle %d", i, st, (int)ws);
+	}
+	splitzip_ctx_free(ctx);
+}
+
 static void test_batch(void)
 {
 	struct shape {
@@ -533,6 +604,7 @@ int main(int argc, char **argv)
 	if (!g_kv)
 		return 1;
 	test_frames();
+	test_entropy();
 	test_corrupt();
 	test_batch();
 	test_graph_and_streams();

@@ -103,6 +103,9 @@ struct params {
 	uint8_t codebook[16] = {};
 	uint64_t sample_all =
 	    0; /* sz_gpu_enc::sample_all; 1: predict every codebook from a sample */
+	splitzip_encoding encoding = SPLITZIP_ENCODING_SPLIT4;
+	bool table_fixed = false;       /* entropy: 'table', else each frame's own */
+	splitzip_entropy_table table{}; /* with table_fixed */
 };
 
 /* An exact-size heap copy, so that ASan sees any access past the end. */
@@ -141,6 +144,10 @@ static void fill_enc(sz_gpu_enc &a, const params &p, uint64_t max_elems, uint8_t
 	a.from_input = !p.fixed;
 	a.sample_all = p.sample_all;
 	memcpy(a.codebook, p.codebook, 16);
+	a.encoding = (uint32_t)p.encoding;
+	a.table_from_input = !p.table_fixed;
+	memcpy(a.table, p.table.lengths, 256);
+	a.table[SPLITZIP_ENTROPY_ESC] = p.table.escape_length;
 }
 
 /* The counts of every launch of a call, summed. */
@@ -176,7 +183,7 @@ static enc_result sim_compress_counted(const std::vector<uint16_t> &in, const pa
 {
 	enc_result r;
 	buf src(in.data(), in.size() * 2), dst(cap);
-	buf ws(sz_gpu_workspace_size(1, in.size(), p.log2), 0x5A);
+	buf ws(sz_gpu_workspace_size_for(1, in.size(), p.log2, p.encoding), 0x5A);
 	size_t size = 12345;
 	sz_gpu_enc a;
 	fill_enc(a, p, in.size(), ws.p);
@@ -247,6 +254,11 @@ static splitzip_ctx *oracle_ctx(const params &p)
 	if (p.fixed) {
 		q.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 		memcpy(q.codebook.exponents, p.codebook, 16);
+	}
+	q.encoding = p.encoding;
+	if (p.table_fixed) {
+		q.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		q.table = p.table;
 	}
 	splitzip_ctx *ctx = nullptr;
 	if (splitzip_ctx_create(&q, &ctx) != SPLITZIP_OK) {
@@ -709,20 +721,6 @@ static std::vector<uint8_t> read_all(const std::string &path)
 	return v;
 }
 
-/* 1 if a valid stream holds an entropy frame (Mode, byte 6, is 2), walking the frame sizes. */
-static bool has_entropy_frame(const std::vector<uint8_t> &s)
-{
-	for (size_t off = 0; off + SPLITZIP_FRAME_HEADER_SIZE <= s.size();) {
-		if (s[off + SZ_H_MODE] == SPLITZIP_MODE_ENTROPY)
-			return true;
-		const uint64_t size = splitzip_get_u8s(s.data() + off + SZ_H_FRAME_SIZE, 8);
-		if (size == 0)
-			break;
-		off += (size_t)size;
-	}
-	return false;
-}
-
 template <int W> static void test_golden_vectors()
 {
 	const char *root = getenv("SZ_VECTORS_DIR");
@@ -747,17 +745,6 @@ template <int W> static void test_golden_vectors()
 			const std::vector<uint8_t> s = read_all(dir + "/" + nm);
 			std::vector<uint16_t> out;
 			const int st = stream_status<W>(s, &out);
-			/* Entropy frames (mode 2) have no GPU decoder yet: a valid stream with one
-			 * is reported as UNSUPPORTED_FORMAT; the invalid entropy vectors (named
-			 * "entropy") are left to the host suites until the GPU kernels of mode 2
-			 * exist. */
-			if (kind == 0 && has_entropy_frame(s)) {
-				CHECK(st == SPLITZIP_ERROR_UNSUPPORTED_FORMAT, "%s: status %d",
-				      nm.c_str(), st);
-				continue;
-			}
-			if (kind == 1 && nm.find("entropy") != std::string::npos)
-				continue;
 			if (kind == 0) {
 				std::vector<uint8_t> want =
 				    read_all(dir + "/" + nm.substr(0, nm.size() - 3) + ".bf16");
@@ -833,6 +820,458 @@ template <int W> static void test_corrupt_frames()
 	}
 }
 
+/* ==================================================================== */
+/*                      Entropy frames (mode 2)                         */
+/* ==================================================================== */
+
+static params ent_params(unsigned log2, unsigned flags)
+{
+	params p;
+	p.log2 = log2;
+	p.flags = flags;
+	p.encoding = SPLITZIP_ENCODING_ENTROPY;
+	return p;
+}
+
+static params ent_fixed(unsigned log2, unsigned flags, const splitzip_entropy_table &t)
+{
+	params p = ent_params(log2, flags);
+	p.table_fixed = true;
+	p.table = t;
+	return p;
+}
+
+/* Fixed tables: one exponent (and ESC), every exponent, a KV-like code with long codes. */
+static splitzip_entropy_table table_one(uint8_t e)
+{
+	splitzip_entropy_table t;
+	memset(&t, 0, sizeof t);
+	t.lengths[e] = 1;
+	t.escape_length = 1;
+	return t;
+}
+static splitzip_entropy_table table_all()
+{
+	uint64_t hist[256];
+	for (unsigned e = 0; e < 256; e++)
+		hist[e] = 1 + (e * 7919u) % 1000u;
+	splitzip_entropy_table t;
+	splitzip_entropy_table_from_histogram(hist, &t);
+	return t;
+}
+static splitzip_entropy_table table_kv()
+{
+	const std::vector<uint16_t> kv = gen(SZ_GEN_KV_SKEWED, 99, 50000);
+	splitzip_entropy_table t;
+	splitzip_entropy_calibrate(kv.data(), kv.size(), &t);
+	return t;
+}
+
+static bool is_entropy(const std::vector<uint8_t> &f)
+{
+	return f.size() >= SPLITZIP_FRAME_HEADER_SIZE && f[SZ_H_MODE] == SPLITZIP_MODE_ENTROPY;
+}
+
+/* The oracle's frame of 'in' decoded by the kernels: status OK and the input back. Returns
+ * whether the frame is an entropy frame. */
+template <int W>
+static bool ent_decode_case(const std::vector<uint16_t> &in, const params &p, const char *what,
+                            const schedule &s = k_default_sched)
+{
+	const std::vector<uint8_t> ref = oracle_compress(in, p);
+	const dec_result d = sim_decompress<W>(ref.data(), ref.size(), in.size(), s);
+	CHECK(d.status == SPLITZIP_OK && d.out == in,
+	      "%s n=%zu L=%u flags=%u mode=%d: status %d, output %s", what, in.size(), p.log2,
+	      p.flags, ref.size() > 6 ? ref[SZ_H_MODE] : -1, d.status,
+	      d.out == in ? "equal" : "differs");
+	return is_entropy(ref);
+}
+
+/* Decode of entropy frames from every generator, size and table kind. */
+template <int W> static void test_entropy_decode()
+{
+	const splitzip_entropy_table tabs[] = {table_one(120), table_one(0), table_all(),
+	                                       table_kv()};
+	const size_t sizes[] = {1, 31, 33, 300, 1000, 1031, 5000, 16484, 40000};
+	int n_ent = 0, n_cases = 0;
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++) {
+		for (size_t n : sizes) {
+			if (g_quick && n > 5000)
+				continue;
+			const std::vector<uint16_t> in = gen(g, 1000 + n, n);
+			for (int t = -1; t < 4; t++) {
+				const unsigned L = (n + (unsigned)t) % 3 == 0 ? 10 : 14;
+				const unsigned flags = (n + (unsigned)t) % 2;
+				const params p =
+				    t < 0 ? ent_params(L, flags) : ent_fixed(L, flags, tabs[t]);
+				n_ent += ent_decode_case<W>(in, p, sz_test_gen_name(g));
+				n_cases++;
+			}
+		}
+	}
+	CHECK(n_ent >= n_cases / 8, "only %d of %d frames are entropy frames", n_ent, n_cases);
+	if (!g_quick)
+		printf("  W=%d: %d of %d frames are entropy frames\n", W, n_ent, n_cases);
+	/* Other schedules, a frame of many chunks and one of a partial last chunk. */
+	for (const schedule &sc : k_other_scheds) {
+		const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 5, 9 * 1024 + 77);
+		CHECK(ent_decode_case<W>(in, ent_params(10, 1), "schedule", sc), "not entropy");
+		CHECK(ent_decode_case<W>(in, ent_fixed(10, 1, table_kv()), "schedule", sc),
+		      "not entropy");
+	}
+}
+
+/* The bundled real KV with its own table, at two chunk sizes, and K's table on V. */
+template <int W> static void test_entropy_real_kv()
+{
+	std::vector<uint16_t> kvs[2];
+	const char *which[] = {"K", "V"};
+	for (int i = 0; i < 2; i++) {
+		size_t n = 0;
+		uint16_t *kv = sz_test_load_kv(which[i], &n);
+		CHECK(kv != nullptr, "real KV sample %s missing", which[i]);
+		if (!kv)
+			return;
+		if (g_quick || k_sanitized)
+			n = n < 100000 ? n : 100000;
+		kvs[i].assign(kv, kv + n);
+		free(kv);
+	}
+	splitzip_entropy_table tk;
+	splitzip_entropy_calibrate(kvs[0].data(), kvs[0].size(), &tk);
+	for (int i = 0; i < 2; i++) {
+		CHECK(ent_decode_case<W>(kvs[i], ent_params(14, SPLITZIP_FLAG_CONTENT_CHECKSUM),
+		                         which[i]),
+		      "%s: not an entropy frame", which[i]);
+		CHECK(ent_decode_case<W>(kvs[i], ent_params(12, 0), which[i]), "not entropy");
+		CHECK(ent_decode_case<W>(kvs[i], ent_fixed(14, 1, tk), which[i]), "not entropy");
+	}
+}
+
+/* Encode of entropy frames (and the stored frames the mode rule picks instead) from every
+ * generator, size and table kind: byte-identical to the oracle, decoded back by both. */
+template <int W> static void test_entropy_encode()
+{
+	const splitzip_entropy_table tabs[] = {table_one(120), table_one(0), table_all(),
+	                                       table_kv()};
+	const size_t sizes[] = {0, 1, 31, 33, 300, 1000, 1031, 5000, 16484, 40000};
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++) {
+		for (size_t n : sizes) {
+			if (g_quick && n > 5000)
+				continue;
+			const std::vector<uint16_t> in = gen(g, 2000 + n, n);
+			for (int t = -1; t < 4; t++) {
+				const unsigned L = (n + (unsigned)t) % 3 == 0 ? 10 : 14;
+				const unsigned flags = (n + (unsigned)t) % 2;
+				const params p =
+				    t < 0 ? ent_params(L, flags) : ent_fixed(L, flags, tabs[t]);
+				roundtrip<W>(in, p, sz_test_gen_name(g));
+			}
+		}
+	}
+	/* real KV, its own table and K's table on V; other schedules */
+	for (const char *w : {"K", "V"}) {
+		size_t n = 0;
+		uint16_t *kv = sz_test_load_kv(w, &n);
+		CHECK(kv != nullptr, "real KV sample %s missing", w);
+		if (!kv)
+			continue;
+		n = n < 200000 || g_quick || k_sanitized ? (n < 60000 ? n : 60000) : 200000;
+		std::vector<uint16_t> in(kv, kv + n);
+		free(kv);
+		roundtrip<W>(in, ent_params(14, SPLITZIP_FLAG_CONTENT_CHECKSUM), w);
+		roundtrip<W>(in, ent_fixed(12, 0, table_kv()), w);
+	}
+	for (const schedule &sc : k_other_scheds) {
+		const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 6, 9 * 1024 + 77);
+		roundtrip<W>(in, ent_params(10, 1), "schedule", sc);
+		roundtrip<W>(in, ent_fixed(10, 1, table_kv()), "schedule", sc);
+	}
+	/* the auto encoding: stored, split4 or entropy, whichever the host picks (fixed and
+	 * own codebooks and tables) */
+	int n_auto = 0;
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
+		for (size_t n : {(size_t)0, (size_t)1, (size_t)77, (size_t)400, (size_t)5000,
+		                 (size_t)(g_quick ? 9000 : 40000)}) {
+			const std::vector<uint16_t> in = gen(g, 3000 + n, n);
+			for (int v = 0; v < 4; v++) {
+				params p = v & 1 ? window_params(v & 2 ? 10 : 14, v & 1)
+				                 : ent_params(v & 2 ? 10 : 14, 1);
+				if (v & 2)
+					p = ent_fixed(p.log2, p.flags, table_kv());
+				if (v == 3)
+					p.fixed = true,
+					memcpy(p.codebook, window_params(10, 0).codebook, 16);
+				p.encoding = SPLITZIP_ENCODING_AUTO;
+				roundtrip<W>(in, p, "auto");
+				n_auto |= 1 << oracle_compress(in, p)[SZ_H_MODE];
+			}
+		}
+	CHECK(n_auto == 7, "auto: modes seen %#x, want stored, split4 and entropy", n_auto);
+	/* capacities: exactly the frame, one byte less, below 64 + n */
+	const std::vector<uint16_t> in = gen(SZ_GEN_KV_SKEWED, 8, 3000);
+	const params p = ent_params(10, 1);
+	const std::vector<uint8_t> ref = oracle_compress(in, p);
+	enc_result r = sim_compress<W>(in, p, ref.size());
+	CHECK(r.status == SPLITZIP_OK && r.frame == ref, "exact capacity: %d", r.status);
+	r = sim_compress<W>(in, p, ref.size() - 1);
+	CHECK(r.status == SPLITZIP_ERROR_DST_TOO_SMALL, "capacity - 1: %d", r.status);
+	r = sim_compress<W>(in, p, 64 + in.size() - 1);
+	CHECK(r.status == SPLITZIP_ERROR_DST_TOO_SMALL, "capacity 63 + n: %d", r.status);
+}
+
+/* Entropy frames at addresses that are not 16-byte aligned: the input 2 bytes in, the frame 1
+ * byte in (encode), the frame 3 bytes in and the output 2 bytes in (decode). */
+template <int W> static void test_entropy_alignment()
+{
+	for (int fixed = 0; fixed < 2; fixed++) {
+		const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 31, 3000 + 17 * fixed);
+		const params p = fixed ? ent_fixed(10, 1, table_kv()) : ent_params(10, 1);
+		const std::vector<uint8_t> ref = oracle_compress(in, p);
+		CHECK(is_entropy(ref), "not an entropy frame");
+		const size_t cap = splitzip_compress_bound(in.size());
+		buf src(in.size() * 2 + 2), dst(cap + 1);
+		memcpy(src.p + 2, in.data(), in.size() * 2);
+		buf ws(sz_gpu_workspace_size_for(1, in.size(), p.log2, p.encoding), 0x5A);
+		size_t size = 0;
+		int32_t st = -1;
+		sz_gpu_enc a;
+		fill_enc(a, p, in.size(), ws.p);
+		a.src1 = (const uint16_t *)(src.p + 2);
+		a.n1 = in.size();
+		a.dst1 = dst.p + 1;
+		a.cap1 = cap;
+		a.out_sizes = &size;
+		a.statuses = &st;
+		simt_launcher lc{W, k_default_sched};
+		sz_gpu_compress<W>(lc, a, 1);
+		CHECK(!lc.failed, "harness: %s", lc.first.msg);
+		CHECK(st == SPLITZIP_OK && size == ref.size() &&
+		          !memcmp(dst.p + 1, ref.data(), size),
+		      "misaligned encode (fixed %d): status %d", fixed, st);
+		buf fsrc(ref.size() + 3), out(in.size() * 2 + 2);
+		memcpy(fsrc.p + 3, ref.data(), ref.size());
+		buf wsd(sz_gpu_dec_workspace_size(1), 0x5A);
+		size_t n = 0;
+		sz_gpu_dec d;
+		memset(&d, 0, sizeof d);
+		d.src1 = fsrc.p + 3;
+		d.size1 = ref.size();
+		d.dst1 = (uint16_t *)(out.p + 2);
+		d.cap1 = in.size();
+		d.out_elems = &n;
+		d.statuses = &st;
+		d.ws = wsd.p;
+		simt_launcher lc2{W, k_default_sched};
+		sz_gpu_decompress<W>(lc2, d, 1, in.size());
+		CHECK(!lc2.failed, "harness: %s", lc2.first.msg);
+		CHECK(st == SPLITZIP_OK && n == in.size() &&
+		          !memcmp(out.p + 2, in.data(), in.size() * 2),
+		      "misaligned decode (fixed %d): status %d", fixed, st);
+	}
+}
+
+/* Rewrites the header checksum of a damaged frame, so that the damage reaches the body checks. */
+static void fix_header_checksum(std::vector<uint8_t> &m)
+{
+	if (m.size() < SPLITZIP_FRAME_HEADER_SIZE)
+		return;
+	const uint32_t h = (uint32_t)splitzip_hash_bytes_small(m.data(), SZ_H_HEADER_CHECKSUM);
+	for (int i = 0; i < 4; i++)
+		m[SZ_H_HEADER_CHECKSUM + i] = (uint8_t)(h >> (8 * i));
+}
+
+/* Damaged entropy frames: every section and header field, with and without a fixed header
+ * checksum, truncations; exactly the scalar decoder's status, and its output when it accepts. */
+template <int W> static void test_entropy_corrupt()
+{
+	struct base {
+		int g;
+		size_t n;
+		params p;
+	};
+	const base bases[] = {
+	    {SZ_GEN_KV_SKEWED, 5000, ent_params(10, 1)},
+	    {SZ_GEN_ESCAPE_5PCT, 3001, ent_fixed(10, 0, table_kv())},
+	    {SZ_GEN_ESCAPE_1PCT, 2100, ent_fixed(10, 1, table_kv())},
+	    {SZ_GEN_KV_SKEWED, 700, ent_params(12, 1)},
+	};
+	uint64_t seed = 4321 + W;
+	const int per_base = g_quick ? 80 : k_sanitized ? 200 : 600;
+	int n_ok = 0, n_corrupt = 0;
+	for (const base &b : bases) {
+		const std::vector<uint16_t> in = gen(b.g, 42, b.n);
+		const std::vector<uint8_t> frame = oracle_compress(in, b.p);
+		CHECK(is_entropy(frame), "base n=%zu is not an entropy frame", b.n);
+		splitzip_header h;
+		splitzip_read_header(frame.data(), frame.size(), &h);
+		splitzip_entropy_layout L;
+		splitzip_entropy_layout_of(h.n_elems, h.chunk_log2, h.n_words, h.table_first,
+		                           h.table_last, &L);
+		/* where to aim: the header fields of mode 2, the code lengths, the chunk table,
+		 * the words, anywhere */
+		const uint64_t spans[][2] = {{SZ_H_ESCAPE_COUNT, SZ_H_ESCAPE_COUNT + 4},
+		                             {0, SPLITZIP_FRAME_HEADER_SIZE},
+		                             {24, 40},
+		                             {L.lengths_off, L.chunk_table_off},
+		                             {L.chunk_table_off, L.stream_off},
+		                             {L.stream_off, L.frame_size},
+		                             {0, L.frame_size}};
+		for (int k = 0; k < per_base; k++) {
+			std::vector<uint8_t> m = frame;
+			const uint64_t r = sz_test_rand(&seed);
+			const int span = k % 7;
+			const uint64_t *sp = spans[span];
+			const size_t at = (size_t)(sp[0] + (r >> 8) % (sp[1] - sp[0]));
+			const int how = (int)((r >> 40) % 5);
+			if (how == 0)
+				m[at] ^= (uint8_t)(1u << ((r >> 32) % 8));
+			else if (how == 1)
+				m[at] = (uint8_t)(r >> 48);
+			else if (how == 2 && at + 2 <= m.size())
+				m[at] += (uint8_t)(1 + (r >> 56) %
+				                           3); /* a count or length off by a bit */
+			else if (how == 3)
+				m.resize(at);
+			else
+				m[at] ^= 0x80;
+			if ((r >> 60) % 4 != 0) /* mostly: reach the body checks */
+				fix_header_checksum(m);
+			const size_t cap = b.n + (size_t)(r >> 50) % 2;
+			const dec_result want = oracle_decompress(m.data(), m.size(), cap);
+			const dec_result got = sim_decompress<W>(m.data(), m.size(), cap);
+			CHECK(got.status == want.status,
+			      "mutation %d (span %d, how %d, byte %zu) of n=%zu: status %d, oracle "
+			      "%d",
+			      k, span, how, at, b.n, got.status, want.status);
+			if (want.status == SPLITZIP_OK) {
+				CHECK(got.out == want.out, "mutation %d: output differs", k);
+				n_ok++;
+			}
+			n_corrupt += want.status == SPLITZIP_ERROR_CORRUPT_STREAM;
+		}
+	}
+	CHECK(n_corrupt >= per_base, "only %d CORRUPT_STREAM cases", n_corrupt);
+	(void)n_ok;
+}
+
+/* A batch of entropy frames (one block per frame: sz_k_decode_pages), with split4 and stored
+ * frames among them, one damaged and one cut short. */
+template <int W> static void test_entropy_batch()
+{
+	const size_t nf = 9;
+	std::vector<std::vector<uint16_t>> in(nf);
+	std::vector<std::vector<uint8_t>> fr(nf);
+	std::vector<buf *> fsrc(nf), fdst(nf);
+	std::vector<const void *> e_srcs(nf);
+	std::vector<size_t> e_sizes(nf), e_caps(nf), e_n(nf, 999);
+	std::vector<uint16_t *> e_dsts(nf);
+	std::vector<int32_t> e_status(nf, -1);
+	size_t max_elems = 0;
+	for (size_t f = 0; f < nf; f++) {
+		const size_t n = 700 + 1500 * f;
+		in[f] = gen((int)(f % 3), f, n);
+		params p = f % 4 == 3 ? params() : ent_params(10, (unsigned)f % 2);
+		if (f % 4 == 2)
+			p = ent_fixed(10, 1, table_kv());
+		fr[f] = oracle_compress(in[f], p);
+		if (f == 1)
+			fr[f][fr[f].size() - 20] ^= 4;
+		const size_t sz = f == 5 ? fr[f].size() - 16 : fr[f].size();
+		fsrc[f] = new buf(fr[f].data(), sz);
+		e_srcs[f] = fsrc[f]->p;
+		e_sizes[f] = sz;
+		e_caps[f] = n;
+		fdst[f] = new buf(n * 2);
+		e_dsts[f] = (uint16_t *)fdst[f]->p;
+		max_elems = n > max_elems ? n : max_elems;
+	}
+	for (int variant = 0; variant < 2; variant++) {
+		buf ws(sz_gpu_dec_workspace_size(nf), 0x5A);
+		sz_gpu_dec d;
+		memset(&d, 0, sizeof d);
+		d.srcs = e_srcs.data();
+		d.src_sizes = e_sizes.data();
+		d.dsts = e_dsts.data();
+		d.dst_caps = e_caps.data();
+		d.out_elems = e_n.data();
+		d.statuses = e_status.data();
+		d.ws = ws.p;
+		/* variant 0: a device of 6 blocks (pages); variant 1: a large one (per frame) */
+		schedule sc = variant ? k_other_scheds[2] : k_default_sched;
+		simt_launcher lc{W, sc};
+		sz_gpu_decompress<W>(lc, d, nf, max_elems);
+		CHECK(!lc.failed, "harness: %s", lc.first.msg);
+		for (size_t f = 0; f < nf; f++) {
+			dec_result o = oracle_decompress(fsrc[f]->p, e_sizes[f], e_caps[f]);
+			CHECK(e_status[f] == o.status, "variant %d frame %zu: %d, oracle %d",
+			      variant, f, e_status[f], o.status);
+			if (o.status == SPLITZIP_OK) {
+				const uint16_t *got = (const uint16_t *)fdst[f]->p;
+				CHECK(e_n[f] == in[f].size() &&
+				          std::vector<uint16_t>(got, got + e_n[f]) == in[f],
+				      "variant %d frame %zu output", variant, f);
+			}
+		}
+	}
+	for (size_t f = 0; f < nf; f++) {
+		delete fsrc[f];
+		delete fdst[f];
+	}
+	/* The same inputs encoded as one batch (own tables, then a calibrated one), with a frame
+	 * over max_elems and one whose capacity is too small. */
+	for (int fixed = 0; fixed < 3; fixed++) {
+		params p = fixed ? ent_fixed(10, 1, table_kv()) : ent_params(10, 1);
+		if (fixed ==
+		    2) /* the auto encoding: some frames split4, some entropy, some stored */
+			p.encoding = SPLITZIP_ENCODING_AUTO;
+		std::vector<buf *> srcs(nf), dsts(nf);
+		std::vector<const uint16_t *> d_srcs(nf);
+		std::vector<void *> d_dsts(nf);
+		std::vector<size_t> d_n(nf), d_caps(nf), d_sizes(nf, 999);
+		std::vector<int32_t> d_status(nf, -1);
+		for (size_t f = 0; f < nf; f++) {
+			srcs[f] = new buf(in[f].data(), in[f].size() * 2);
+			d_srcs[f] = (const uint16_t *)srcs[f]->p;
+			d_n[f] = in[f].size();
+			d_caps[f] = splitzip_compress_bound(in[f].size());
+			dsts[f] = new buf(d_caps[f]);
+			d_dsts[f] = dsts[f]->p;
+		}
+		d_n[3] = max_elems + 1;
+		d_caps[4] = 64 + in[4].size() - 1;
+		buf ws(sz_gpu_workspace_size_for(nf, max_elems, p.log2, p.encoding), 0x5A);
+		sz_gpu_enc a;
+		fill_enc(a, p, max_elems, ws.p);
+		a.srcs = d_srcs.data();
+		a.n_elems = d_n.data();
+		a.dsts = d_dsts.data();
+		a.dst_caps = d_caps.data();
+		a.out_sizes = d_sizes.data();
+		a.statuses = d_status.data();
+		simt_launcher lc{W, fixed == 1 ? k_other_scheds[1] : k_default_sched};
+		sz_gpu_compress<W>(lc, a, nf);
+		CHECK(!lc.failed, "harness: %s", lc.first.msg);
+		for (size_t f = 0; f < nf; f++) {
+			if (f == 3 || f == 4) {
+				CHECK(d_status[f] == (f == 3 ? SPLITZIP_ERROR_INVALID_ARGUMENT
+				                             : SPLITZIP_ERROR_DST_TOO_SMALL),
+				      "batch encode frame %zu: status %d", f, d_status[f]);
+				continue;
+			}
+			const std::vector<uint8_t> ref = oracle_compress(in[f], p);
+			std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + d_sizes[f]);
+			CHECK(d_status[f] == SPLITZIP_OK && got == ref,
+			      "batch encode (fixed %d) frame %zu: status %d, differs at %zu", fixed,
+			      f, d_status[f], first_diff(got, ref));
+		}
+		for (size_t f = 0; f < nf; f++) {
+			delete srcs[f];
+			delete dsts[f];
+		}
+	}
+}
+
 /* The host's choice of W (sz_gpu_kernel_width): the device's warp size when the module has
  * kernels for it, else none; and the chosen W runs the conformance case here. */
 template <int W> static void test_kernel_width()
@@ -855,6 +1294,9 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_schedules),          SZ_SIMT_TEST(test_batch),
     SZ_SIMT_TEST(test_golden_vectors),     SZ_SIMT_TEST(test_corrupt_frames),
     SZ_SIMT_TEST(test_prediction),         SZ_SIMT_TEST(test_kernel_width),
+    SZ_SIMT_TEST(test_entropy_decode),     SZ_SIMT_TEST(test_entropy_real_kv),
+    SZ_SIMT_TEST(test_entropy_corrupt),    SZ_SIMT_TEST(test_entropy_batch),
+    SZ_SIMT_TEST(test_entropy_encode),     SZ_SIMT_TEST(test_entropy_alignment),
 };
 
 int main(int argc, char **argv)
