@@ -594,6 +594,7 @@ done:
 	return rc;
 }
 
+#if SZ_BENCH_HAVE_ZSTD || SZ_BENCH_HAVE_LZ4
 /*
  * A reference codec's row: compress with 'c' and decompress with 'd' (their contexts in
  * cctx/dctx), checking the round trip before timing the decoder.
@@ -621,6 +622,7 @@ static void bench_reference(const bench_opts *o, const size_run *s, const char *
 		print_row(o, &r, first);
 	}
 }
+#endif
 
 /* The zstd -1 and lz4 rows, when the benchmark is built with them. */
 static void bench_references(const bench_opts *o, const size_run *s, int *first)
