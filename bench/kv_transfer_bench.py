@@ -210,12 +210,15 @@ def summary(results):
             continue
         sp = {m: raw["median_s"] / by[(size, rate, m)]["median_s"] for m in MODES
               if (size, rate, m) in by}
-        nf = by.get((size, rate, "pipelined-nofallback"))
+        # The wire ratio and the bound from the compressing pipeline: without fallback if it
+        # was measured, else the pipelined or compressed run when it sent compressed groups.
+        ref = next((m for m in ("pipelined-nofallback", "pipelined", "compressed")
+                    if (size, rate, m) in by and by[(size, rate, m)]["stream_groups"] > 0), None)
+        nf = by[(size, rate, ref)] if ref else None
         wr = raw["tc_bytes_per_rep"] / nf["tc_bytes_per_rep"] if nf and nf["tc_bytes_per_rep"] \
             else 0
         # The pipeline reaches the wire ratio when the link is what it waits for.
-        bound = ("link" if sp.get("pipelined-nofallback", 0) >= 0.9 * wr else "codec/CPU") if nf \
-            else "-"
+        bound = ("link" if sp.get(ref, 0) >= 0.9 * wr else "codec/CPU") if nf else "-"
         cells = [f"{sp[m]:.2f}x" if m in sp else "-" for m in
                  ("compressed", "pipelined", "pipelined-nofallback")]
         rate_s = f"{rate:g} Gbit/s" if rate else "unshaped"
