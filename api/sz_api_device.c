@@ -48,32 +48,36 @@ splitzip_status splitzip_decompress_workspace_size(const splitzip_ctx *ctx, size
 
 /* ---- Device-memory calls ------------------------------------------------------------------- */
 
-/* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
-static int aligned(const void *p, size_t a)
-{
-	return ((uintptr_t)p & (a - 1)) == 0;
-}
-
-/*
- * Shared host-side checks of the async calls; the module of the context in '*m'. The
- * workspace must be large enough for the call ('dec': decompression) and aligned to
- * SPLITZIP_WORKSPACE_ALIGN: a misaligned one would fault on the device (and a fault there
- * ends the whole GPU context), so it is refused here.
- */
-static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t max_elems, int dec,
-                                   const void *ws, size_t ws_bytes, const splitzip_gpu_module **m)
+splitzip_status splitzip_api_gpu_module(const splitzip_ctx *ctx, const splitzip_gpu_module **m)
 {
 	if (!ctx)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	*m = splitzip_gpu_module_of(ctx->backend);
-	if (!*m)
-		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+	return *m ? SPLITZIP_OK : SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+}
+
+splitzip_status splitzip_api_workspace_check(splitzip_status st, size_t need, const void *ws,
+                                             size_t ws_bytes)
+{
+	return ws && st == SPLITZIP_OK && ws_bytes >= need &&
+	               sz_api_aligned(ws, SPLITZIP_WORKSPACE_ALIGN)
+	           ? SPLITZIP_OK
+	           : SPLITZIP_ERROR_INVALID_ARGUMENT;
+}
+
+/* Shared host-side checks of the async calls: the module of the context in '*m', and a
+ * workspace for the call ('dec': decompression). */
+static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t max_elems, int dec,
+                                   const void *ws, size_t ws_bytes, const splitzip_gpu_module **m)
+{
+	const splitzip_status s = splitzip_api_gpu_module(ctx, m);
+	if (s != SPLITZIP_OK)
+		return s;
 	size_t need = 0;
-	const splitzip_status s = dec ? splitzip_decompress_workspace_size(ctx, n_frames, &need)
-	                              : ws_bytes_for(ctx, n_frames, max_elems, &need);
-	if (!ws || s != SPLITZIP_OK || ws_bytes < need || !aligned(ws, SPLITZIP_WORKSPACE_ALIGN))
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	return SPLITZIP_OK;
+	return splitzip_api_workspace_check(
+	    dec ? splitzip_decompress_workspace_size(ctx, n_frames, &need)
+	        : ws_bytes_for(ctx, n_frames, max_elems, &need),
+	    need, ws, ws_bytes);
 }
 
 /* The GPU kernels write every encoding (split4, entropy, auto); this stays the one place that
@@ -90,13 +94,14 @@ static splitzip_status check_encoding(const splitzip_ctx *ctx)
 /* Result slots and descriptor arrays: present and aligned to their element types. */
 static int results_ok(const void *sizes, const int32_t *statuses)
 {
-	return sizes && statuses && aligned(sizes, sizeof(size_t)) &&
-	       aligned(statuses, sizeof(int32_t));
+	return sizes && statuses && sz_api_aligned(sizes, sizeof(size_t)) &&
+	       sz_api_aligned(statuses, sizeof(int32_t));
 }
 static int arrays_ok(const void *a, const void *b, const void *c, const void *d)
 {
-	return a && b && c && d && aligned(a, sizeof(void *)) && aligned(b, sizeof(size_t)) &&
-	       aligned(c, sizeof(void *)) && aligned(d, sizeof(size_t));
+	return a && b && c && d && sz_api_aligned(a, sizeof(void *)) &&
+	       sz_api_aligned(b, sizeof(size_t)) && sz_api_aligned(c, sizeof(void *)) &&
+	       sz_api_aligned(d, sizeof(size_t));
 }
 
 static void enc_params(const splitzip_ctx *ctx, sz_gpu_enc *a)
@@ -124,7 +129,7 @@ splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src
 	if (st != SPLITZIP_OK)
 		return st;
 	if (!d_dst || !results_ok(d_dst_size, d_status) || (!d_src && n_elems) ||
-	    !aligned(d_src, sizeof(uint16_t)))
+	    !sz_api_aligned(d_src, sizeof(uint16_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_enc a;
 	enc_params(ctx, &a);
@@ -180,7 +185,7 @@ splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src, 
 	if (st != SPLITZIP_OK)
 		return st;
 	if (!d_src || !results_ok(d_n_elems, d_status) || (!d_dst && dst_cap_elems) ||
-	    !aligned(d_dst, sizeof(uint16_t)))
+	    !sz_api_aligned(d_dst, sizeof(uint16_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);

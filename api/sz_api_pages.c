@@ -232,39 +232,30 @@ splitzip_status splitzip_pages_workspace_size(const splitzip_ctx *ctx, size_t n_
 	return pages_ws_bytes(ctx, n_pages, max_page_bytes, bytes);
 }
 
-/* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
-static int aligned(const void *p, size_t a)
-{
-	return ((uintptr_t)p & (a - 1)) == 0;
-}
-
 /* The module of a device context and a workspace check (large enough, aligned to
  * SPLITZIP_WORKSPACE_ALIGN), shared by both async calls. */
 static splitzip_status pages_module(splitzip_ctx *ctx, size_t n_pages, size_t max_page_bytes,
                                     const void *ws, size_t ws_bytes, const splitzip_gpu_module **m)
 {
-	if (!ctx)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	*m = splitzip_gpu_module_of(ctx->backend);
-	if (!*m)
-		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+	const splitzip_status s = splitzip_api_gpu_module(ctx, m);
+	if (s != SPLITZIP_OK)
+		return s;
 	size_t need = 0;
-	if (!ws || pages_ws_bytes(ctx, n_pages, max_page_bytes, &need) != SPLITZIP_OK ||
-	    ws_bytes < need || !aligned(ws, SPLITZIP_WORKSPACE_ALIGN))
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	return SPLITZIP_OK;
+	return splitzip_api_workspace_check(pages_ws_bytes(ctx, n_pages, max_page_bytes, &need),
+	                                    need, ws, ws_bytes);
 }
 
 /* Device arrays of pointers and of sizes, and the result slots: present (arrays when n > 0)
  * and aligned to their element types. */
 static int page_arrays_ok(size_t n, const void *ptrs, const size_t *sizes)
 {
-	return (!n || (ptrs && sizes)) && aligned(ptrs, sizeof(void *)) &&
-	       aligned(sizes, sizeof(size_t));
+	return (!n || (ptrs && sizes)) && sz_api_aligned(ptrs, sizeof(void *)) &&
+	       sz_api_aligned(sizes, sizeof(size_t));
 }
 static int page_results_ok(const size_t *size, const int32_t *status)
 {
-	return size && status && aligned(size, sizeof(size_t)) && aligned(status, sizeof(int32_t));
+	return size && status && sz_api_aligned(size, sizeof(size_t)) &&
+	       sz_api_aligned(status, sizeof(int32_t));
 }
 
 splitzip_status splitzip_pages_compress_async(splitzip_ctx *ctx, uint32_t codebook_id,
@@ -316,7 +307,7 @@ splitzip_status splitzip_pages_decompress_async(splitzip_ctx *ctx, const void *d
 		return st;
 	if (!d_src || !page_results_ok(d_n_pages, d_status) ||
 	    !page_arrays_ok(n_pages, d_pages, d_page_caps) ||
-	    !aligned(d_page_sizes, sizeof(size_t)))
+	    !sz_api_aligned(d_page_sizes, sizeof(size_t)))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_pages_dec a;
 	memset(&a, 0, sizeof a);
