@@ -15,7 +15,11 @@
 # kernel's binfmt_misc has qemu-aarch64 registered (Debian: qemu-user-binfmt on a host that
 # mounts binfmt_misc); elsewhere those two tests are excluded, and the script says so. The two
 # SIMT harness stress tests (simt.compaction, simt.compaction_big) are always excluded: their
-# 240 s watchdog fires under emulation.
+# 240 s watchdog fires under emulation. So are the slowest GPU-kernel suites on the harness
+# (gpu.costs*, gpu.simt.entropy_{encode,corrupt,decode}: 15 minutes emulated) and the nvcc/HIP
+# compile check (simt.gpu_compile): they contain no NEON code, the harness on aarch64 is still
+# exercised by the other simt.* and gpu.simt.* tests, and the release and sanitize steps run
+# them natively.
 #
 # Environment: BUILD_DIR (default build-aarch64), JOBS (default 2), CTEST_ARGS (extra ctest
 # arguments, e.g. "-L xbackend").
@@ -52,8 +56,10 @@ fi
 
 # Two stress tests of the GPU kernels' SIMT harness (thousands of fiber switches) exceed the
 # harness's 240 s watchdog under emulation; they do not involve the CPU backends.
-exclude="simt\\.compaction|simt\\.compaction_big"
-echo "neon-qemu: simt.compaction and simt.compaction_big are excluded (too slow emulated)" >&2
+exclude="simt\\.compaction|simt\\.compaction_big|^simt\\.gpu_compile\$|^gpu\\.costs|^gpu\\.simt\\.entropy_(encode|corrupt|decode)\$"
+echo "neon-qemu: simt.compaction, simt.compaction_big, simt.gpu_compile, gpu.costs* and" \
+	"gpu.simt.entropy_{encode,corrupt,decode} are excluded (too slow emulated; run natively" \
+	"by the release and sanitize steps)" >&2
 if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
 	echo "neon-qemu: binfmt_misc has no qemu-aarch64 entry: the CLI shell tests" \
 	     "(cli, hardening-cli) cannot execute the aarch64 program and are excluded" >&2
