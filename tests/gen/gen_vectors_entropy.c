@@ -462,9 +462,13 @@ static size_t geometric_data(uint16_t *x)
 	uint64_t s = 77;
 	for (unsigned k = 0; k < 15; k++) {
 		size_t cnt = k == 0 ? 1 : (size_t)1 << (k - 1);
-		for (size_t j = 0; j < cnt; j++)
-			x[n++] =
-			    bf16((unsigned)(rng_next(&s) & 1), 100 + k, (unsigned)rng_next(&s));
+		for (size_t j = 0; j < cnt; j++) {
+			/* Drawn in this order (function arguments have none): the mantissa, then
+			 * the sign, as the vectors were checked in. */
+			const unsigned man = (unsigned)rng_next(&s);
+			const unsigned sign = (unsigned)(rng_next(&s) & 1);
+			x[n++] = bf16(sign, 100 + k, man);
+		}
 	}
 	for (size_t i = n; i > 1; i--) { /* shuffle, deterministically */
 		size_t j = (size_t)(rng_next(&s) % i);
