@@ -295,7 +295,8 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	}
 	c = em_bits32(mc);
 	if (SZ_LIKELY(c)) {
-		uint32_t out[SPLITZIP_ENTROPY_LANES + SZ_ENT_STORES];
+		/* + SZ_ENT_W: the filler stores below write whole vectors past out + cnt */
+		uint32_t out[SPLITZIP_ENTROPY_LANES + SZ_ENT_STORES + SZ_ENT_W];
 		const unsigned cnt = ent_compact(out, pk, c);
 		const SZ_EV dup = ev_set1(out[0]);
 		for (unsigned j = 0; j < SZ_ENT_STORES; j += SZ_ENT_W)
