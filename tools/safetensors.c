@@ -154,11 +154,14 @@ static st_error parse_offsets(st_header *h, jcur *c, st_tensor *t)
 	return ST_OK;
 }
 
-/* One field of a tensor entry; 'seen' has a bit per known field. */
-static st_error parse_field(st_header *h, jcur *c, st_tensor *t, const char *key, unsigned *seen)
+/* One field of a tensor entry, named by the 'key_len' bytes at 'key'; 'seen' has a bit per
+ * known field. Names are compared in full: one holding U+0000 ("dtype\u0000x") is no known
+ * field but an ignored member (FORMAT.md §11.2). */
+static st_error parse_field(st_header *h, jcur *c, st_tensor *t, const char *key, size_t key_len,
+                            unsigned *seen)
 {
 	static const char *const known[3] = {"dtype", "shape", "data_offsets"};
-	int k = 0;
+	int k = key_len == strlen(key) ? 0 : 3;
 	while (k < 3 && strcmp(key, known[k]) != 0)
 		k++;
 	if (k == 3) { /* unknown fields are ignored */
@@ -192,7 +195,7 @@ static st_error parse_tensor(st_header *h, jcur *c, st_tensor *t)
 			size_t len;
 			char *key = json_string(c, &len);
 			json_eat(c, ':');
-			st_error e = parse_field(h, c, t, key, &seen);
+			st_error e = parse_field(h, c, t, key, len, &seen);
 			if (e)
 				return e;
 		} while (json_eat(c, ','));
