@@ -75,8 +75,9 @@ static const splitzip_backend *usable(int i)
 	return b;
 }
 
-/* A context bound to backend 'name' through SPLITZIP_FORCE_BACKEND (the by-name route; two
- * AVX-512 backends share one id). */
+/* A context bound to backend 'name' through SPLITZIP_FORCE_BACKEND: the by-name route, which
+ * users take (every backend also has an id of its own, splitzip_params.backend, which the
+ * hardening and vector suites use). */
 static splitzip_ctx *ctx_for(const char *name, unsigned log2, unsigned threads, unsigned flags,
                              const splitzip_codebook *fixed)
 {
