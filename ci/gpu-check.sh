@@ -4,7 +4,7 @@
 #   1. build libsplitzip and the CUDA module for this GPU, the device test and the benchmark
 #      (cmake when present, else gcc + nvcc directly: the machine may be bare);
 #   2. the kernels' registers, shared memory, spills and occupancy (ci/ptxas-table.sh, this
-#      GPU's architecture; fails on any spill);
+#      GPU's architecture, from the build's ptxas log; fails on any spill);
 #   3. the GPU test suite on the device (tests/gpu/test_gpu_device.cu: frames against the CPU
 #      oracle, batches on both paths, predicted codebooks, damaged frames, the four calls in a
 #      CUDA graph, two streams, misaligned arguments; no device = failure);
@@ -97,7 +97,8 @@ build_direct() { # no cmake: the library at baseline ISA, the module, a hand-wri
 		gcc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I"$ROOT/include" \
 			-I"$BUILD/generated" "$ROOT"/core/*.c "$ROOT"/dispatch/*.c "$ROOT"/api/*.c -ldl \
 			-o "$BUILD/libsplitzip.so" &&
-		"$NVCC" -std=c++17 -O3 -arch=sm_"$ARCH" -shared -Xcompiler -fPIC,-fvisibility=hidden \
+		bash "$ROOT/cmake/nvcc_ptxas_log.sh" "$BUILD/ptxas" "$NVCC" -std=c++17 -O3 \
+			-arch=sm_"$ARCH" -shared -Xcompiler -fPIC,-fvisibility=hidden -Xptxas -v \
 			-Xptxas --warn-on-spills -I"$ROOT/backends/cuda" -I"$ROOT/backends/gpu" \
 			"$ROOT/backends/cuda/sz_cuda.cu" -o "$BUILD/libsplitzip_cuda.so"
 }
@@ -126,7 +127,8 @@ export SPLITZIP_CUDA_MODULE=$BUILD/libsplitzip_cuda.so
 export SPLITZIP_REQUIRE_GPU=1
 
 # ---- 2. registers, shared memory, spills ----------------------------------------------------
-step ptxas 240 env SPLITZIP_CUDA_ARCHS="$ARCH" bash "$ROOT/ci/ptxas-table.sh" "$OUT/ptxas"
+# (read from the ptxas log the module's build wrote: $BUILD/ptxas/sm_$ARCH.log)
+step ptxas 60 env SPLITZIP_CUDA_ARCHS="$ARCH" bash "$ROOT/ci/ptxas-table.sh" "$BUILD"
 cp "$OUT/ptxas.log" "$OUT/ptxas.md" 2>/dev/null
 
 # ---- 3. tests on the device ---------------------------------------------------------------
