@@ -180,8 +180,10 @@ step_fuzz() {
 if [ "${1:-}" = "--step" ]; then
 	mkdir -p "$RESULTS"
 	# at exit, the user and system time of the step's processes (its waited-for children)
-	# (times in a pipeline would be a subshell's: written to a file, line 2 read later)
-	trap 'times >"$CI_OUT/times/$2.cpu"' EXIT
+	# (times in a pipeline would be a subshell's: written to a file, line 2 read later; the
+	# trap may run inside a step function, so the name is kept in a variable)
+	STEP_NAME=$2
+	trap 'times >"$CI_OUT/times/$STEP_NAME.cpu"' EXIT
 	"step_$2"
 	exit 0
 fi
@@ -207,11 +209,17 @@ run_step() {
 	wait "$pid" || rc=$?
 	rm -f "$CI_OUT/pids/$s"
 	echo "$(($(date +%s) - t0)) $rc" >"$CI_OUT/times/$s.wall"
+	local status=passed
+	if [ $rc -ne 0 ]; then
+		status=FAILED
+		[ -e "$CI_OUT/stopped" ] && status="stopped (another step failed)"
+		echo "$status" >"$CI_OUT/times/$s.status"
+	fi
 	{
 		flock 9
 		echo "===== step $s: log ($CI_OUT/logs/$s.log)"
 		cat "$CI_OUT/logs/$s.log"
-		echo "===== step $s $([ $rc -eq 0 ] && echo passed || echo FAILED) in $(($(date +%s) - t0)) s"
+		echo "===== step $s $status in $(($(date +%s) - t0)) s"
 	} 9>>"$CI_OUT/print.lock"
 	return $rc
 }
@@ -224,6 +232,7 @@ run_lane() {
 
 stop_all() { # the steps still running, whole sessions
 	local f
+	touch "$CI_OUT/stopped"
 	for f in "$CI_OUT"/pids/*; do
 		[ -f "$f" ] && kill -TERM -- "-$(cat "$f")" 2>/dev/null || true
 	done
@@ -237,7 +246,8 @@ summary() {
 	for s in $STEPS; do
 		if [ -f "$CI_OUT/times/$s.wall" ]; then
 			read -r wall rc <"$CI_OUT/times/$s.wall"
-			status=$([ "$rc" -eq 0 ] && echo passed || echo FAILED)
+			status=passed
+			[ "$rc" -eq 0 ] || status=$(cat "$CI_OUT/times/$s.status")
 		else
 			wall=- status="not run"
 		fi
