@@ -279,6 +279,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
 }
 
+/* qsort of the tensors; none (a header of __metadata__ alone, or {}) leaves h->t NULL, which
+ * qsort must not be given even for zero elements. */
+static void sort_tensors(st_header *h, int (*cmp)(const void *, const void *))
+{
+	if (h->n > 1)
+		qsort(h->t, h->n, sizeof *h->t, cmp);
+}
+
 static int by_offset(const void *a, const void *b)
 {
 	const st_tensor *x = (const st_tensor *)a, *y = (const st_tensor *)b;
@@ -293,7 +301,7 @@ static st_error check_names(st_header *h, int n_meta)
 {
 	if (n_meta > 1)
 		return bad(h, ST_DUPLICATE_NAME, "__metadata__ appears more than once", NULL);
-	qsort(h->t, h->n, sizeof *h->t, by_name);
+	sort_tensors(h, by_name);
 	for (size_t i = 1; i < h->n; i++)
 		if (strcmp(h->t[i - 1].name, h->t[i].name) == 0)
 			return bad(h, ST_DUPLICATE_NAME, "tensor '%s' appears more than once",
@@ -339,7 +347,7 @@ static st_error check_tensor(st_header *h, st_tensor *t)
 /* In offset order, the tensors must cover the data buffer exactly once. */
 static st_error check_tiling(st_header *h)
 {
-	qsort(h->t, h->n, sizeof *h->t, by_offset);
+	sort_tensors(h, by_offset);
 	uint64_t pos = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const st_tensor *t = &h->t[i];
@@ -373,7 +381,7 @@ st_error st_parse(st_header *h, const unsigned char *json, size_t len, uint64_t 
 	if (!e)
 		e = check_names(h, n_meta);
 	if (!e)
-		qsort(h->t, h->n, sizeof *h->t, by_index);
+		sort_tensors(h, by_index);
 	for (size_t i = 0; !e && i < h->n; i++)
 		e = check_tensor(h, &h->t[i]);
 	if (!e)
