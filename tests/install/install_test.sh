@@ -175,18 +175,19 @@ python_prefix() {
 
 # README.md's commands for the default prefix, /usr/local, exactly: in a user and mount
 # namespace with an empty tmpfs over /usr/local (a fresh machine's; the real one is neither
-# read nor written) and no network at all. Skipped (77) where namespaces are not allowed.
+# read nor written) and no network at all. Skipped (77) where namespaces are not allowed, or
+# the build installs elsewhere; SPLITZIP_REQUIRE_INSTALL_DEFAULT=1 makes that a failure.
+skip() {
+	[ "${SPLITZIP_REQUIRE_INSTALL_DEFAULT:-0}" != 1 ] || fail "$* (SPLITZIP_REQUIRE_INSTALL_DEFAULT=1)"
+	echo "install_test $what: SKIP: $*"
+	exit 77
+}
 python_default() {
 	local prefix
 	prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$B/CMakeCache.txt")
-	if [ "$prefix" != /usr/local ]; then
-		echo "install_test python-default: SKIP: $B installs into $prefix, not /usr/local"
-		exit 77
-	fi
-	if ! unshare --user --map-root-user --mount --net true 2>/dev/null; then
-		echo "install_test python-default: SKIP: no user/mount/network namespaces here"
-		exit 77
-	fi
+	[ "$prefix" = /usr/local ] || skip "$B installs into $prefix, not /usr/local"
+	unshare --user --map-root-user --mount --net true 2>/dev/null ||
+		skip "no user, mount and network namespaces here (unshare)"
 	unshare --user --map-root-user --mount --net bash "$0" python-default-inner "$B" "$S" "$P"
 }
 
