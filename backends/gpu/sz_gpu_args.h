@@ -92,7 +92,7 @@ typedef struct sz_gpu_enc {
 	 * histogram; larger ones are predicted from a sample and checked (0: the driver's
 	 * SZ_GPU_SAMPLE_ALL_ELEMS; tests set 1 to exercise the prediction on small frames). */
 	uint64_t sample_all;
-	/* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO (sz_gpu_entropy.cuh); entropy frames take
+	/* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO (sz_gpu_entropy_enc.cuh); entropy frames take
 	 * each frame's own table (FORMAT.md §5.2) when table_from_input, else 'table': the lengths
 	 * of exponents 0..255, then of the escape symbol (a valid table, §5.4). */
 	uint32_t encoding;
@@ -174,7 +174,7 @@ SPLITZIP_HD uint64_t sz_gpu_ws_stride(uint64_t max_elems, unsigned log2)
 }
 
 /*
- * Encode workspace of the entropy encoding, one slice per frame (sz_gpu_entropy.cuh):
+ * Encode workspace of the entropy encoding, one slice per frame (sz_gpu_entropy_enc.cuh):
  *   [0, 256)         sz_gpu_ent_state
  *   [256, 1280)      hist: 256 x u32, the exponent histogram (a table from the input)
  *   [1280, 2304)     sym: 256 x u32, the encoder table (splitzip_entropy_enc_tables)

@@ -85,7 +85,7 @@ static inline uint64_t sz_gpu_workspace_size_for(uint64_t n_frames, uint64_t max
 }
 
 /*
- * The entropy and auto encodings (sz_gpu_entropy.cuh): per launch of up to 65535 frames,
+ * The entropy and auto encodings (sz_gpu_entropy_enc.cuh): per launch of up to 65535 frames,
  * ent_init, the histogram (a table from the input, or auto), the table, the word counts, the
  * plan (the mode of FORMAT.md §6.3) and the encode, on a share of one wave per frame; auto runs
  * the split4 encoder between plan and encode for the frames the plan gave to split4 (the others

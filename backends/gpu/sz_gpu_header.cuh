@@ -1,0 +1,144 @@
+/*
+ * sz_gpu_header.cuh -- frame headers on the GPU (doc/FORMAT.md §3): reading and checking a
+ * frame's header as every decoder does, the decoder's view of a frame whose header passed
+ * (sz_dec_frame), the padding rules, and writing a header. One source for CUDA, HIP and the CPU
+ * SIMT harness; every field and offset comes from core/sz_layout.h.
+ */
+#ifndef SZ_GPU_HEADER_CUH
+#define SZ_GPU_HEADER_CUH
+
+#include "sz_gpu_common.cuh"
+
+/*
+ * What a block knows about the frame it decodes (shared memory, written by thread 0). Entropy
+ * frames (mode 2) reuse the section fields: codes_off is the code-length section, table_off
+ * the chunk table, epos_off the words and eexp_off Stream_Words (sz_dec_setup).
+ */
+struct sz_dec_frame {
+	const uint8_t *src;
+	uint16_t *dst;
+	uint64_t f, n, C, E, codes_off, sm_off, table_off, epos_off, eexp_off;
+	uint64_t cblo, cbhi; /* the codebook, 8 exponents per word */
+	uint32_t L, mode, vec, contig, base, base2, hash;
+	int32_t status;
+	splitzip_header h;
+};
+
+
+/*
+ * FORMAT.md §3.2-3.3 steps 0-13 for frame f, by one thread, with the statuses every decoder
+ * gives: the header is read once (64 byte loads) into hb (64 bytes of shared memory) and
+ * parsed by core/sz_layout.h.
+ */
+SZ_DEVICE_COLD int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_header *h,
+                                    uint8_t *hb)
+{
+	const uint8_t *src = sz_dec_src(a, f);
+	const uint64_t size = sz_dec_size(a, f);
+	if (!src)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	const unsigned m =
+	    size < SPLITZIP_FRAME_HEADER_SIZE ? (unsigned)size : SPLITZIP_FRAME_HEADER_SIZE;
+	for (unsigned i = 0; i < m; i++)
+		hb[i] = sz_gldro_u8(src + i);
+	int32_t s = splitzip_read_header(hb, size, h);
+	if (s == SPLITZIP_OK && h->frame_size > size)
+		s = SPLITZIP_ERROR_TRUNCATED; /* step 12 */
+	else if (s == SPLITZIP_OK && h->n_elems > sz_dec_cap(a, f))
+		s = SPLITZIP_ERROR_DST_TOO_SMALL; /* step 13 */
+	else if (s == SPLITZIP_OK &&
+	         ((!sz_dec_dst(a, f) && h->n_elems) || !sz_aligned(sz_dec_dst(a, f), 2)))
+		s = SPLITZIP_ERROR_INVALID_ARGUMENT; /* an odd output address would fault */
+	return s;
+}
+
+/* The block's view of a frame whose header passed (thread 0). */
+SZ_DEVICE_COLD void sz_dec_setup(sz_dec_frame &fr, const sz_gpu_dec &a, uint64_t f,
+                                 const splitzip_header &h)
+{
+	fr.f = f;
+	fr.h = h;
+	fr.src = sz_dec_src(a, f);
+	fr.dst = sz_dec_dst(a, f);
+	fr.n = h.n_elems;
+	fr.E = h.n_escapes;
+	fr.L = h.chunk_log2;
+	fr.mode = h.mode;
+	fr.hash = (h.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
+	fr.C = splitzip_n_chunks(fr.n, fr.L);
+	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
+	if (fr.mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.2 */
+		splitzip_entropy_layout el;
+		splitzip_entropy_layout_of(fr.n, fr.L, h.n_words, h.table_first, h.table_last, &el);
+		fr.sm_off = el.sm_off;
+		fr.codes_off = el.lengths_off;
+		fr.table_off = el.chunk_table_off;
+		fr.epos_off = el.stream_off;
+		fr.eexp_off = el.n_words;
+		fr.base = fr.base2 = fr.contig = 0;
+		fr.cblo = fr.cbhi = 0;
+		return;
+	}
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
+	fr.codes_off = lay.codes_off;
+	fr.sm_off = lay.sm_off;
+	fr.table_off = lay.table_off;
+	fr.epos_off = lay.epos_off;
+	fr.eexp_off = lay.eexp_off;
+	fr.base = h.codebook[0];
+	fr.base2 = fr.base * 0x10001u;
+	fr.contig = h.codebook[15] == fr.base + 15;
+	fr.cblo = fr.cbhi = 0;
+	for (unsigned k = 0; k < 8; k++) {
+		fr.cblo |= (uint64_t)h.codebook[k] << (8 * k);
+		fr.cbhi |= (uint64_t)h.codebook[8 + k] << (8 * k);
+	}
+}
+
+/* FORMAT.md §4.1 / §4.2.7 rule 1: the padding bytes and the padding nibble are zero. Threads
+ * 0..15 of the block; returns nonzero in the threads that found a nonzero byte. */
+SZ_DEVICE_COLD bool sz_dec_padding_bad(const sz_dec_frame &fr, unsigned t)
+{
+	if (t >= SPLITZIP_SECTION_ALIGN)
+		return false;
+	bool bad = false;
+	if (fr.mode == SPLITZIP_MODE_STORED) {
+		const uint64_t at = SPLITZIP_FRAME_HEADER_SIZE + 2 * fr.n + t;
+		return at < fr.h.frame_size && sz_gldro_u8(fr.src + at);
+	}
+	if (fr.mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.7 */
+		splitzip_entropy_layout el;
+		splitzip_entropy_layout_of(fr.n, fr.L, fr.h.n_words, fr.h.table_first,
+		                           fr.h.table_last, &el);
+		for (int k = 0; k < SPLITZIP_ENTROPY_GAPS; k++) {
+			const uint64_t at = splitzip_entropy_gap(&el, k) + t;
+			bad |= at < splitzip_entropy_gap_end(&el, k) && sz_gldro_u8(fr.src + at);
+		}
+		const uint64_t K = splitzip_entropy_nibbles(fr.h.table_first, fr.h.table_last);
+		if (t == 0 && K % 2)
+			bad |= (sz_gldro_u8(fr.src + el.lengths_off + K / 2) >> 4) != 0;
+		return bad;
+	}
+	splitzip_layout lay;
+	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
+	for (int k = 0; k < SPLITZIP_SPLIT4_GAPS; k++) {
+		const uint64_t at = splitzip_split4_gap(&lay, k) + t;
+		bad |= at < splitzip_split4_gap_end(&lay, k) && sz_gldro_u8(fr.src + at);
+	}
+	if (t == 0 && fr.n % 2)
+		bad |= (sz_gldro_u8(fr.src + fr.codes_off + fr.n / 2) >> 4) != 0;
+	return bad;
+}
+
+/* Header h written to dst by one thread, through 64 bytes of shared memory at hb. */
+SZ_DEVICE void sz_gpu_put_header(uint8_t *dst, uint8_t *hb, const splitzip_header &h)
+{
+	splitzip_header_write(hb, &h);
+	for (unsigned i = 0; i < SPLITZIP_FRAME_HEADER_SIZE; i += 4)
+		sz_gst_le32(dst + i, (uint32_t)hb[i] | (uint32_t)hb[i + 1] << 8 |
+		                         (uint32_t)hb[i + 2] << 16 | (uint32_t)hb[i + 3] << 24);
+}
+
+
+#endif /* SZ_GPU_HEADER_CUH */
