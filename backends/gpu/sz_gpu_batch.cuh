@@ -17,7 +17,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_enc_smem<W>, S, 1);
-	for (uint64_t f = blockIdx.x; f < a.n_frames; f += gridDim.x) {
+	for (uint64_t f = blockIdx.x; f < a.run.n_frames; f += gridDim.x) {
 		sz_enc_frame_run<W, false, FI>(S[0], a, f);
 		sz_syncthreads(); /* shared memory is reused by the next frame */
 	}
@@ -39,7 +39,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 	if (t == 0)
 		S[0].fr.f = blockIdx.x;
 	sz_syncthreads();
-	while (S[0].fr.f < a.n_frames) {
+	while (S[0].fr.f < a.run.n_frames) {
 		if (t == 0) {
 			const uint64_t f = S[0].fr.f;
 			splitzip_header h; /* zeroed: nothing of it lives across frames */
@@ -50,7 +50,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 			else if (S[0].fr.status == SPLITZIP_OK)
 				sz_dec_setup(S[0].fr, a, f, h);
 			else
-				sz_put_result(a.out_elems, a.statuses, f, 0, S[0].fr.status);
+				sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0,
+				              S[0].fr.status);
 			S[0].bad = 0;
 		}
 		sz_syncthreads();
@@ -63,7 +64,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 				const int32_t s =
 				    sz_dec_status(S[0].fr.h, S[0].bad != 0, ENT ? S[0].wesc[0] : 0u,
 				                  S[0].wsum[0]);
-				sz_put_result(a.out_elems, a.statuses, S[0].fr.f,
+				sz_put_result(a.frames.out_elems, a.frames.statuses, S[0].fr.f,
 				              s == SPLITZIP_OK ? S[0].fr.n : 0, s);
 			}
 		}

@@ -22,35 +22,37 @@ template <typename T> SZ_DEVICE T *sz_gld_ptr(T *const *p)
 
 SZ_DEVICE const uint16_t *sz_enc_src(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_ptr(&a.srcs[f]) : a.src1;
+	return a.frames.srcs ? sz_gld_ptr(&a.frames.srcs[f]) : a.frames.one.src;
 }
 SZ_DEVICE uint64_t sz_enc_n(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_u64(&a.n_elems[f]) : a.n1;
+	return a.frames.srcs ? sz_gld_u64(&a.frames.n_elems[f]) : a.frames.one.n;
 }
 SZ_DEVICE uint8_t *sz_enc_dst(const sz_gpu_enc &a, uint64_t f)
 {
-	return static_cast<uint8_t *>(a.srcs ? sz_gld_ptr(&a.dsts[f]) : a.dst1);
+	return static_cast<uint8_t *>(a.frames.srcs ? sz_gld_ptr(&a.frames.dsts[f])
+	                                            : a.frames.one.dst);
 }
 SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_u64(&a.dst_caps[f]) : a.cap1;
+	return a.frames.srcs ? sz_gld_u64(&a.frames.dst_caps[f]) : a.frames.one.cap;
 }
 SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint64_t f)
 {
-	return static_cast<const uint8_t *>(a.srcs ? sz_gld_ptr(&a.srcs[f]) : a.src1);
+	return static_cast<const uint8_t *>(a.frames.srcs ? sz_gld_ptr(&a.frames.srcs[f])
+	                                                  : a.frames.one.src);
 }
 SZ_DEVICE uint64_t sz_dec_size(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_u64(&a.src_sizes[f]) : a.size1;
+	return a.frames.srcs ? sz_gld_u64(&a.frames.src_sizes[f]) : a.frames.one.size;
 }
 SZ_DEVICE uint16_t *sz_dec_dst(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_ptr(&a.dsts[f]) : a.dst1;
+	return a.frames.srcs ? sz_gld_ptr(&a.frames.dsts[f]) : a.frames.one.dst;
 }
 SZ_DEVICE uint64_t sz_dec_cap(const sz_gpu_dec &a, uint64_t f)
 {
-	return a.srcs ? sz_gld_u64(&a.dst_caps[f]) : a.cap1;
+	return a.frames.srcs ? sz_gld_u64(&a.frames.dst_caps[f]) : a.frames.one.cap;
 }
 
 /* Results: a size and a status per frame. */

@@ -34,6 +34,9 @@ template <int W> struct sz_dec_smem {
 /* Blocks per multiprocessor the decode kernels ask for (CUDA): the entropy decoder keeps a
  * lane's bit buffer, word cursor and checksum lane across its steps and gets 80 registers. */
 #define SZ_DEC_BLOCKS(ent) ((ent) ? 3 : 4)
+/* Bytes a thread of sz_dec_chunk has loaded before it decodes them: one segment's 8 codes
+ * (4 bytes) and 8 sign/mantissa bytes (the kernel model's bytes in flight). */
+#define SZ_DEC_LOAD_BYTES 12u
 
 /* The entropy decoder's shared memory, in the ENT kernels only. */
 template <bool ENT> struct sz_ent_dec_part {
@@ -58,10 +61,10 @@ SZ_DEVICE bool sz_dec_mine(bool ent, int32_t status, const splitzip_header &h)
 /* Whether exponent e is in the frame's codebook. */
 SZ_DEVICE bool sz_dec_in_codebook(const sz_dec_frame &fr, uint32_t e)
 {
-	if (fr.contig)
-		return e - fr.base <= 15u;
+	if (fr.s4.contig)
+		return e - fr.s4.base <= 15u;
 	for (uint32_t c = 0; c < 16; c++)
-		if (sz_cb_exp(fr.cblo, fr.cbhi, c) == e)
+		if (sz_cb_exp(fr.s4.cblo, fr.s4.cbhi, c) == e)
 			return true;
 	return false;
 }
@@ -86,8 +89,8 @@ SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint32
 	b.r = 0;
 	uint32_t p = 0, e = 0;
 	if (lane < b.nb) {
-		p = sz_gld_le16(fr.src + fr.epos_off + 2 * ((uint64_t)b.kb + lane));
-		e = sz_gldro_u8(fr.src + fr.eexp_off + ((uint64_t)b.kb + lane));
+		p = sz_gld_le16(fr.src + fr.s4.epos_off + 2 * ((uint64_t)b.kb + lane));
+		e = sz_gldro_u8(fr.src + fr.s4.eexp_off + ((uint64_t)b.kb + lane));
 	}
 	const uint32_t up = sz_shfl_up<W>(sz_full_mask<W>(), p, 1);
 	const int32_t prev = lane == 0 ? b.last : (int32_t)up;
@@ -119,7 +122,7 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	sz_dec_batch b = {0, 0, 0, 0, -1};
 	uint32_t k1 = 0;
 	if (!stored) {
-		const uint8_t *T = fr.src + fr.table_off;
+		const uint8_t *T = fr.src + fr.s4.table_off;
 		uint32_t t0 = 0, t1 = 0; /* one lane reads the two entries, the warp shares them */
 		if (lane == 0) {
 			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
@@ -134,7 +137,7 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 		if (k1 > k0)
 			bad |= sz_dec_load_batch<W>(fr, b, k1, len);
 	}
-	const uint8_t *codes = fr.src + fr.codes_off + e0 / 2, *sm = fr.src + fr.sm_off + e0;
+	const uint8_t *codes = fr.src + fr.s4.codes_off + e0 / 2, *sm = fr.src + fr.s4.sm_off + e0;
 	const uint16_t *body =
 	    reinterpret_cast<const uint16_t *>(fr.src + SPLITZIP_FRAME_HEADER_SIZE) + e0;
 	for (uint32_t s0 = 0; s0 < len; s0 += seg) {
@@ -171,7 +174,8 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 				}
 				cw &= valid == 0xFFu ? ~0u : (1u << (4 * sz_popc64(valid))) - 1;
 			}
-			o = sz_decode8(cw, s0w, s1w, fr.contig != 0, fr.base2, fr.cblo, fr.cbhi);
+			o = sz_decode8(cw, s0w, s1w, fr.s4.contig != 0, fr.s4.base2, fr.s4.cblo,
+			               fr.s4.cbhi);
 			/* the segment's escapes, in order (rule 3's code check on the element) */
 			while (k1 > 0 && !bad) {
 				if (b.r == b.nb) {
@@ -221,7 +225,7 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	return sz_any<W>(sz_full_mask<W>(), bad) != 0;
 }
 
-/* The frame fields the chunk decoder reads, as warp-uniform values (scalar registers on HIP;
+/* The frame fields the split4 chunk decoder reads, as warp-uniform values (scalar registers on HIP;
  * the header itself is not copied). */
 template <int W> SZ_DEVICE void sz_dec_frame_hot(sz_dec_frame &d, const sz_dec_frame &s)
 {
@@ -231,19 +235,19 @@ template <int W> SZ_DEVICE void sz_dec_frame_hot(sz_dec_frame &d, const sz_dec_f
 	d.n = sz_uniform_u64<W>(s.n);
 	d.C = sz_uniform_u64<W>(s.C);
 	d.E = sz_uniform_u64<W>(s.E);
-	d.codes_off = sz_uniform_u64<W>(s.codes_off);
-	d.sm_off = sz_uniform_u64<W>(s.sm_off);
-	d.table_off = sz_uniform_u64<W>(s.table_off);
-	d.epos_off = sz_uniform_u64<W>(s.epos_off);
-	d.eexp_off = sz_uniform_u64<W>(s.eexp_off);
-	d.cblo = sz_uniform_u64<W>(s.cblo);
-	d.cbhi = sz_uniform_u64<W>(s.cbhi);
+	d.s4.codes_off = sz_uniform_u64<W>(s.s4.codes_off);
+	d.s4.sm_off = sz_uniform_u64<W>(s.s4.sm_off);
+	d.s4.table_off = sz_uniform_u64<W>(s.s4.table_off);
+	d.s4.epos_off = sz_uniform_u64<W>(s.s4.epos_off);
+	d.s4.eexp_off = sz_uniform_u64<W>(s.s4.eexp_off);
+	d.s4.cblo = sz_uniform_u64<W>(s.s4.cblo);
+	d.s4.cbhi = sz_uniform_u64<W>(s.s4.cbhi);
 	d.L = sz_uniform_u32<W>(s.L);
 	d.mode = sz_uniform_u32<W>(s.mode);
 	d.vec = sz_uniform_u32<W>(s.vec);
-	d.contig = sz_uniform_u32<W>(s.contig);
-	d.base = sz_uniform_u32<W>(s.base);
-	d.base2 = sz_uniform_u32<W>(s.base2);
+	d.s4.contig = sz_uniform_u32<W>(s.s4.contig);
+	d.s4.base = sz_uniform_u32<W>(s.s4.base);
+	d.s4.base2 = sz_uniform_u32<W>(s.s4.base2);
 }
 
 /* The chunks [c0, c1) of a frame, warp w taking c0 + w, c0 + w + NW, ...; the block's
@@ -316,7 +320,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_init(s
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	if (t == 0) {
 		splitzip_header h;
@@ -340,9 +344,9 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_init(s
 	z.status = S[0].fr.status;
 	z.corrupt = S[0].bad;
 	z.h = S[0].fr.h;
-	sz_gst_words(a.ws + a.ws_stride * f, &z, sizeof z);
+	sz_gst_words(a.ws + a.run.ws_stride * f, &z, sizeof z);
 	if (!ok)
-		sz_put_result(a.out_elems, a.statuses, f, 0, z.status);
+		sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0, z.status);
 }
 
 /*
@@ -356,8 +360,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_DEC_BLOCKS(ENT)) void sz_k_
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
 	SZ_SHARED_ARRAY(sz_ent_dec_part<ENT>, E, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
-	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.ws_stride * f);
+	const uint64_t f = a.run.frame0 + blockIdx.y;
+	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
 	if (threadIdx.x == 0) { /* written by sz_k_dec_init; the counters are not read here */
 		S[0].fr.status = (int32_t)sz_gld_u32(&st->status);
 		if (S[0].fr.status == SPLITZIP_OK) {
@@ -387,7 +391,8 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_DEC_BLOCKS(ENT)) void sz_k_
 	/* The last block: every other block's flag and folds happen before its increment. */
 	const int32_t s = sz_dec_status(S[0].fr.h, sz_gld_u32(&st->corrupt) != 0,
 	                                ENT ? sz_gld_u32(&st->esc) : 0u, sz_gld_u64(&st->csum));
-	sz_put_result(a.out_elems, a.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0, s);
+	sz_put_result(a.frames.out_elems, a.frames.statuses, f, s == SPLITZIP_OK ? S[0].fr.n : 0,
+	              s);
 }
 
 #endif /* SZ_GPU_DECODE_CUH */

@@ -40,7 +40,6 @@
 
 #include "sz_gpu_header.cuh"
 
-
 /* Codebooks from the input of frames below this many elements come from the histogram of every
  * chunk (two reads, the second from cache); larger ones are predicted from 1 chunk in 16. */
 #define SZ_GPU_SAMPLE_ALL_ELEMS ((uint64_t)1 << 22)
@@ -101,7 +100,7 @@ struct sz_enc_pass {
 /* The encoder state of frame f in the workspace. */
 SZ_DEVICE sz_gpu_enc_state *sz_enc_state(const sz_gpu_enc &a, uint64_t f)
 {
-	return reinterpret_cast<sz_gpu_enc_state *>(a.ws + a.ws_stride * f);
+	return reinterpret_cast<sz_gpu_enc_state *>(a.ws + a.run.ws_stride * f);
 }
 
 /* Encoder table and window parameters of the codebook in fr.cb (all threads; a barrier after). */
@@ -768,7 +767,7 @@ SZ_DEVICE void sz_enc_setup(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f,
 {
 	sz_enc_frame &fr = S.fr;
 	fr.f = f;
-	fr.ws = a.ws + a.ws_stride * f;
+	fr.ws = a.ws + a.run.ws_stride * f;
 	fr.skip = 0;
 	fr.raw = 0;
 	if (MULTI) {
@@ -779,7 +778,7 @@ SZ_DEVICE void sz_enc_setup(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f,
 		const int32_t s = sz_enc_check(a, f, &me);
 		fr.max_esc = me;
 		if (s != SPLITZIP_OK) {
-			sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0, s);
 			fr.skip = 1;
 		}
 	}
@@ -807,7 +806,7 @@ SZ_DEVICE void sz_enc_setup(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f,
 	    reinterpret_cast<uint64_t *>(fr.ws + sz_gpu_ws_lookback_off(a.max_elems, fr.L, 1));
 	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
 	for (unsigned k = 0; k < 16; k++)
-		fr.cb[k] = a.codebook[k];
+		fr.cb[k] = a.split4.codebook[k];
 	S.bc[3] = 0;
 }
 
@@ -830,7 +829,7 @@ SZ_DEVICE void sz_enc_finish(sz_enc_smem<W> &S, const sz_gpu_enc &a, bool split4
 	const uint64_t size = split4 ? lay.frame_size : splitzip_stored_frame_size(fr.n);
 	if (size > fr.cap) {
 		if (b == 0 && t == 0)
-			sz_put_result(a.out_sizes, a.statuses, fr.f, 0,
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, fr.f, 0,
 			              SPLITZIP_ERROR_DST_TOO_SMALL);
 		return;
 	}
@@ -875,7 +874,7 @@ SZ_DEVICE void sz_enc_finish(sz_enc_smem<W> &S, const sz_gpu_enc &a, bool split4
 		h.content_checksum =
 		    splitzip_hash_frame_final(fr.n, MULTI ? sz_gld_u64(&st->csum) : S.bc[3]);
 	sz_gpu_put_header(dst, S.hdr, h); /* shared memory: 64 bytes need not sit in registers */
-	sz_put_result(a.out_sizes, a.statuses, fr.f, size, SPLITZIP_OK);
+	sz_put_result(a.frames.out_sizes, a.frames.statuses, fr.f, size, SPLITZIP_OK);
 }
 
 /* Whether the codebook in fr.cb equals the 16 bytes at cb. */
@@ -898,7 +897,7 @@ SZ_DEVICE void sz_enc_frame_run(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t
 	if (S.fr.skip)
 		return;
 	const bool hash = (S.fr.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
-	const bool exact = S.fr.n < a.sample_all;
+	const bool exact = S.fr.n < a.run.predict_from;
 	uint64_t E = 0;
 	if (FI && S.fr.C) {
 		sz_enc_sample<W, MULTI>(S, MULTI ? sz_enc_state(a, f) : nullptr, exact,
@@ -933,7 +932,7 @@ SZ_DEVICE void sz_enc_frame_run(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t
 	}
 	/* after the pass, the decisions come back from shared memory, not registers */
 	const bool raw = S.fr.raw != 0;
-	if (!FI || S.fr.n < a.sample_all) {
+	if (!FI || S.fr.n < a.run.predict_from) {
 		const int64_t me = S.fr.max_esc;
 		sz_enc_finish<W, MULTI>(S, a, !raw && me >= 0 && E <= (uint64_t)me, E, raw);
 		return;
@@ -973,8 +972,8 @@ SZ_DEVICE void sz_enc_frame_run(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
-	const uint64_t f = a.frame0 + blockIdx.y;
-	uint8_t *ws = a.ws + a.ws_stride * f;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
+	uint8_t *ws = a.ws + a.run.ws_stride * f;
 	const unsigned t = threadIdx.x;
 	const uint64_t n = sz_enc_n(a, f) <= a.max_elems ? sz_enc_n(a, f) : a.max_elems;
 	const uint64_t tiles = splitzip_n_chunks(n, a.chunk_log2); /* at least the tiles */
@@ -1001,8 +1000,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(s
 	z.skip = s != SPLITZIP_OK;
 	z.stored = me < 0; /* split4 never wins: no tile writes its sections */
 	if (a.encoding == SPLITZIP_ENCODING_AUTO) {
-		/* the auto encoding (sz_gpu_entropy_enc.cuh) chose the mode: split4 frames only here;
-		 * every other result is the entropy kernels' */
+		/* the auto encoding (sz_gpu_entropy_enc.cuh) chose the mode: split4 frames only
+		 * here; every other result is the entropy kernels' */
 		const sz_gpu_ent_state *es = reinterpret_cast<const sz_gpu_ent_state *>(
 		    ws + sz_gpu_ws_stride(a.max_elems, a.chunk_log2));
 		if (sz_gld_u32(&es->mode) != SPLITZIP_MODE_SPLIT4) {
@@ -1013,7 +1012,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_enc_init(s
 	}
 	sz_gst_words(ws, &z, sizeof z);
 	if (s != SPLITZIP_OK)
-		sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+		sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0, s);
 }
 
 /* One frame (blockIdx.y + frame0) by gridDim.x persistent blocks. 4 blocks of 256 threads per
@@ -1024,7 +1023,7 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_enc_smem<W>, S, 1);
-	sz_enc_frame_run<W, true, FI>(S[0], a, a.frame0 + blockIdx.y);
+	sz_enc_frame_run<W, true, FI>(S[0], a, a.run.frame0 + blockIdx.y);
 }
 
 #endif /* SZ_GPU_ENCODE_CUH */

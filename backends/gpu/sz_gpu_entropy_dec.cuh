@@ -35,6 +35,9 @@
 #define SZ_ENT_GROUPS (SZ_GPU_THREADS / SPLITZIP_ENTROPY_LANES)
 /* Steps a group decodes into its staging row before it stores them (8 x 32 elements). */
 #define SZ_ENT_BATCH_STEPS 8u
+/* Bytes a thread has loaded and not yet used at a step: the word of its refill (the sign/
+ * mantissa bytes, every 8 steps, are used at once). */
+#define SZ_ENT_DEC_LOAD_BYTES 2u
 /* A lookup-table entry: the symbol in bits 0-8, the code length above. */
 #define SZ_ENT_LUT_LEN_SHIFT 9u
 /* 32-bit words of a 257-bit set of symbols. */
@@ -65,7 +68,7 @@ SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
 {
 	const unsigned t = threadIdx.x;
 	const unsigned lo = fr.h.table_first, hi = fr.h.table_last;
-	const uint8_t *lens = fr.src + fr.codes_off; /* the code-length section */
+	const uint8_t *lens = fr.src + fr.ent.lengths_off;
 	sz_syncthreads();
 	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
 		E.mask[i / SZ_ENT_SYM_WORDS][i % SZ_ENT_SYM_WORDS] = 0;
@@ -168,8 +171,8 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 	const unsigned lane = sz_lane<W>(), hl = lane & 31u, g = sz_linear_tid() / 32u;
 	const unsigned sh = lane & 32u; /* the group's bits in a ballot */
 	const uint32_t lt = (1u << hl) - 1;
-	const uint64_t n_words = fr.eexp_off; /* Stream_Words (sz_dec_setup) */
-	const uint8_t *T = fr.src + fr.table_off;
+	const uint64_t n_words = fr.ent.n_words;
+	const uint8_t *T = fr.src + fr.ent.table_off;
 	uint8_t *stage = reinterpret_cast<uint8_t *>(E.stage[g]);
 	const bool vec = fr.vec != 0;
 	for (uint64_t cb = c0; cb < c1; cb += SZ_ENT_GROUPS) {
@@ -190,7 +193,7 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 				nw = (uint32_t)(t1 - t0);
 			}
 		}
-		const uint8_t *words = fr.src + fr.epos_off + 2 * w0;
+		const uint8_t *words = fr.src + fr.ent.stream_off + 2 * w0;
 		const uint32_t S = (len + 31) / 32;
 		/* the longer of the warp's two chunks at W = 64 (xor 0: its own at W = 32) */
 		const uint32_t So = sz_shfl_xor<W>(sz_full_mask<W>(), S, (W / 2) & 32);
@@ -256,7 +259,7 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 			const uint32_t valid = i0 >= len        ? 0u
 			                       : len - i0 >= 8u ? 0xFFu
 			                                        : (1u << (len - i0)) - 1;
-			const uint8_t *csm = fr.src + fr.sm_off + (c << fr.L);
+			const uint8_t *csm = fr.src + fr.ent.sm_off + (c << fr.L);
 			uint16_t *out = fr.dst + (c << fr.L);
 			const uint64_t xs = E.stage[g][hl];
 			uint64_t smv = 0;

@@ -23,6 +23,10 @@
  * place by the lanes' reservations in decoder order; or the stored frame's body).
  */
 
+/* Resident blocks per multiprocessor the streaming kernels of the encoder (histogram, word
+ * counts, encode) are built for (CUDA: at most 64 registers). */
+#define SZ_ENT_BLOCKS 4
+
 /* The encoder table and the staging rows of the count and encode kernels. */
 struct sz_ent_enc_smem {
 	uint32_t sym[256];
@@ -51,7 +55,7 @@ SZ_DEVICE uint8_t *sz_ent_ws(const sz_gpu_enc &a, uint64_t f)
 {
 	const uint64_t off =
 	    a.encoding == SPLITZIP_ENCODING_AUTO ? sz_gpu_ws_stride(a.max_elems, a.chunk_log2) : 0;
-	return a.ws + a.ws_stride * f + off;
+	return a.ws + a.run.ws_stride * f + off;
 }
 
 SZ_DEVICE sz_gpu_ent_state *sz_ent_state(const sz_gpu_enc &a, uint64_t f)
@@ -64,7 +68,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	uint8_t *ws = sz_ent_ws(a, f);
 	sz_gst_u32(ws + SZ_GPU_ENT_WS_HIST + 4 * t, 0);
@@ -88,13 +92,13 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 			if (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 				h.content_checksum = splitzip_hash_frame_final(0, 0);
 			sz_gpu_put_header(sz_enc_dst(a, f), S[0].hdr, h);
-			sz_put_result(a.out_sizes, a.statuses, f, SPLITZIP_FRAME_HEADER_SIZE,
-			              SPLITZIP_OK);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f,
+			              SPLITZIP_FRAME_HEADER_SIZE, SPLITZIP_OK);
 			z.skip = 1;
 		}
 	}
 	if (s != SPLITZIP_OK) {
-		sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+		sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0, s);
 		z.skip = 1;
 	}
 	z.mode = SZ_GPU_ENT_NONE;
@@ -104,12 +108,12 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 /* The exponent histogram of each frame (blockIdx.y + frame0) by gridDim.x blocks, each a
  * static range of elements: shared-memory counters, then one global add per nonzero bin. */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_hist(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_hist(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint32_t, H, 256);
 	SZ_SHARED_ARRAY(uint32_t, skip, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	H[t] = 0;
@@ -237,7 +241,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_pm_smem, P, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	uint8_t *ws = sz_ent_ws(a, f);
@@ -245,7 +249,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 		P[0].skip = sz_gld_u32(&st->skip);
 	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
 		P[0].mask[i / SZ_ENT_SYM_WORDS][i % SZ_ENT_SYM_WORDS] = 0;
-	if (a.table_from_input) {
+	if (a.entropy.from_input) {
 		const uint64_t w = sz_gld_u32(ws + SZ_GPU_ENT_WS_HIST + 4 * t);
 		P[0].w[t] = w;
 		const int m = sz_syncthreads_count(w != 0);
@@ -259,7 +263,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 		sz_ent_package_merge(P[0]);
 	} else {
 		for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS)
-			P[0].len[s] = a.table[s];
+			P[0].len[s] = a.entropy.table[s];
 		sz_syncthreads();
 		if (P[0].skip)
 			return;
@@ -368,11 +372,11 @@ SZ_DEVICE uint32_t sz_ent_staged(const uint32_t *row, unsigned q)
  * total, and the content checksum's folds.
  */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_count(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_count(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	if (!sz_ent_block_setup(S[0], a, f))
 		return;
 	const unsigned lane = sz_lane<W>(), hl = lane & 31u, g = sz_linear_tid() / 32u;
@@ -488,7 +492,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 	SZ_SHARED_ARRAY(uint8_t, hb, SPLITZIP_FRAME_HEADER_SIZE);
 	SZ_SHARED_ARRAY(uint32_t, mode, 1);
 	SZ_SHARED_ARRAY(uint32_t, covered, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	if (t == 0)
@@ -514,7 +518,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 		const uint32_t *hist = reinterpret_cast<const uint32_t *>(ws + SZ_GPU_ENT_WS_HIST);
 		const uint32_t ht = sz_gld_u32(hist + t);
 		bool in_cb = false;
-		if (a.from_input) { /* the 16 first by count descending, then exponent ascending */
+		if (a.split4.from_input) { /* the 16 first by count descending, then exponent
+			                      ascending */
 			uint32_t r = 0;
 			for (unsigned e = 0; e < 256; e++) {
 				const uint32_t he = sz_gld_u32(hist + e);
@@ -523,7 +528,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 			in_cb = r < 16;
 		} else {
 			for (unsigned k = 0; k < 16; k++)
-				in_cb |= a.codebook[k] == t;
+				in_cb |= a.split4.codebook[k] == t;
 		}
 		if (in_cb && ht)
 			sz_smem_atomic_add(&covered[0], ht);
@@ -552,7 +557,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 		if (s4 && (!ent || s4 <= se)) {
 			mode[0] = SPLITZIP_MODE_SPLIT4;
 		} else if (size > cap) {
-			sz_put_result(a.out_sizes, a.statuses, f, 0, SPLITZIP_ERROR_DST_TOO_SMALL);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0,
+			              SPLITZIP_ERROR_DST_TOO_SMALL);
 			mode[0] = SZ_GPU_ENT_NONE;
 		} else {
 			mode[0] = ent ? SPLITZIP_MODE_ENTROPY : SPLITZIP_MODE_STORED;
@@ -570,7 +576,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 				h.content_checksum =
 				    splitzip_hash_frame_final(n, sz_gld_u64(&st->csum));
 			sz_gpu_put_header(dst, hb, h);
-			sz_put_result(a.out_sizes, a.statuses, f, size, SPLITZIP_OK);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f, size, SPLITZIP_OK);
 		}
 		sz_gst_u32(&st->mode, mode[0]);
 	}
@@ -641,11 +647,11 @@ SZ_DEVICE void sz_ent_put(sz_ent_lane &l, uint32_t v, uint32_t len, uint8_t *wor
  * input behind the header.
  */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_encode(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_encode(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	if (!sz_ent_block_setup(S[0], a, f))
 		return;
 	const uint32_t mode = S[0].mode;

@@ -9,21 +9,35 @@
 
 #include "sz_gpu_common.cuh"
 
-/*
- * What a block knows about the frame it decodes (shared memory, written by thread 0). Entropy
- * frames (mode 2) reuse the section fields: codes_off is the code-length section, table_off
- * the chunk table, epos_off the words and eexp_off Stream_Words (sz_dec_setup).
- */
+/* The sections and codebook of a stored or split4 frame (FORMAT.md §4.1-4.2). */
+struct sz_dec_split4 {
+	uint64_t codes_off, sm_off, table_off, epos_off, eexp_off;
+	uint64_t cblo, cbhi;  /* the codebook, 8 exponents per word (code k: byte k) */
+	uint32_t contig;      /* a window codebook: exponent = base + code */
+	uint32_t base, base2; /* codebook[0], and base * 0x10001 (two elements per word) */
+	uint32_t reserved;
+};
+
+/* The sections of an entropy frame (FORMAT.md §4.3.2). */
+struct sz_dec_entropy {
+	uint64_t lengths_off, sm_off, table_off, stream_off;
+	uint64_t n_words; /* Stream_Words */
+};
+
+/* What a block knows about the frame it decodes (shared memory, written by thread 0): what
+ * every mode has, then the mode's own part. */
 struct sz_dec_frame {
 	const uint8_t *src;
 	uint16_t *dst;
-	uint64_t f, n, C, E, codes_off, sm_off, table_off, epos_off, eexp_off;
-	uint64_t cblo, cbhi; /* the codebook, 8 exponents per word */
-	uint32_t L, mode, vec, contig, base, base2, hash;
+	uint64_t f, n, C, E;
+	uint32_t L, mode, vec, hash;
 	int32_t status;
 	splitzip_header h;
+	union {
+		sz_dec_split4 s4;   /* mode 0 and 1 */
+		sz_dec_entropy ent; /* mode 2 */
+	};
 };
-
 
 /*
  * FORMAT.md §3.2-3.3 steps 0-13 for frame f, by one thread, with the statuses every decoder
@@ -70,29 +84,29 @@ SZ_DEVICE_COLD void sz_dec_setup(sz_dec_frame &fr, const sz_gpu_dec &a, uint64_t
 	if (fr.mode == SPLITZIP_MODE_ENTROPY) { /* FORMAT.md §4.3.2 */
 		splitzip_entropy_layout el;
 		splitzip_entropy_layout_of(fr.n, fr.L, h.n_words, h.table_first, h.table_last, &el);
-		fr.sm_off = el.sm_off;
-		fr.codes_off = el.lengths_off;
-		fr.table_off = el.chunk_table_off;
-		fr.epos_off = el.stream_off;
-		fr.eexp_off = el.n_words;
-		fr.base = fr.base2 = fr.contig = 0;
-		fr.cblo = fr.cbhi = 0;
+		fr.ent.sm_off = el.sm_off;
+		fr.ent.lengths_off = el.lengths_off;
+		fr.ent.table_off = el.chunk_table_off;
+		fr.ent.stream_off = el.stream_off;
+		fr.ent.n_words = el.n_words;
 		return;
 	}
 	splitzip_layout lay;
 	splitzip_split4_layout(fr.n, fr.L, fr.E, &lay);
-	fr.codes_off = lay.codes_off;
-	fr.sm_off = lay.sm_off;
-	fr.table_off = lay.table_off;
-	fr.epos_off = lay.epos_off;
-	fr.eexp_off = lay.eexp_off;
-	fr.base = h.codebook[0];
-	fr.base2 = fr.base * 0x10001u;
-	fr.contig = h.codebook[15] == fr.base + 15;
-	fr.cblo = fr.cbhi = 0;
+	sz_dec_split4 &d = fr.s4;
+	d.codes_off = lay.codes_off;
+	d.sm_off = lay.sm_off;
+	d.table_off = lay.table_off;
+	d.epos_off = lay.epos_off;
+	d.eexp_off = lay.eexp_off;
+	d.base = h.codebook[0];
+	d.base2 = d.base * 0x10001u;
+	d.contig = h.codebook[15] == d.base + 15;
+	d.reserved = 0;
+	d.cblo = d.cbhi = 0;
 	for (unsigned k = 0; k < 8; k++) {
-		fr.cblo |= (uint64_t)h.codebook[k] << (8 * k);
-		fr.cbhi |= (uint64_t)h.codebook[8 + k] << (8 * k);
+		d.cblo |= (uint64_t)h.codebook[k] << (8 * k);
+		d.cbhi |= (uint64_t)h.codebook[8 + k] << (8 * k);
 	}
 }
 
@@ -127,7 +141,7 @@ SZ_DEVICE_COLD bool sz_dec_padding_bad(const sz_dec_frame &fr, unsigned t)
 		bad |= at < splitzip_split4_gap_end(&lay, k) && sz_gldro_u8(fr.src + at);
 	}
 	if (t == 0 && fr.n % 2)
-		bad |= (sz_gldro_u8(fr.src + fr.codes_off + fr.n / 2) >> 4) != 0;
+		bad |= (sz_gldro_u8(fr.src + fr.s4.codes_off + fr.n / 2) >> 4) != 0;
 	return bad;
 }
 
@@ -139,6 +153,5 @@ SZ_DEVICE void sz_gpu_put_header(uint8_t *dst, uint8_t *hb, const splitzip_heade
 		sz_gst_le32(dst + i, (uint32_t)hb[i] | (uint32_t)hb[i + 1] << 8 |
 		                         (uint32_t)hb[i + 2] << 16 | (uint32_t)hb[i + 3] << 24);
 }
-
 
 #endif /* SZ_GPU_HEADER_CUH */

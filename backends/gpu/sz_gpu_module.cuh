@@ -161,13 +161,13 @@ splitzip_status mod_host_compress(const sz_gpu_enc *p, const uint16_t *src, size
 	if (n && SZ_RT(Memcpy)(s.base + o_src, src, 2 * n, SZ_RT_H2D) != SZ_RT_OK)
 		return SPLITZIP_ERROR_DEVICE;
 	sz_gpu_enc a = *p;
-	a.srcs = nullptr;
-	a.src1 = n ? reinterpret_cast<const uint16_t *>(s.base + o_src) : nullptr;
-	a.n1 = n;
-	a.dst1 = s.base + o_dst;
-	a.cap1 = cap;
-	a.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
-	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.frames = sz_gpu_enc_frames{};
+	a.frames.one.src = n ? reinterpret_cast<const uint16_t *>(s.base + o_src) : nullptr;
+	a.frames.one.n = n;
+	a.frames.one.dst = s.base + o_dst;
+	a.frames.one.cap = cap;
+	a.frames.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
 	a.max_elems = n;
 	splitzip_status st = mod_compress(&a, 1, nullptr);
@@ -210,12 +210,12 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 		return SPLITZIP_ERROR_DEVICE;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.src1 = s.base + o_src;
-	a.size1 = src_size;
-	a.dst1 = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
-	a.cap1 = cap;
-	a.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
-	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.frames.one.src = s.base + o_src;
+	a.frames.one.size = src_size;
+	a.frames.one.dst = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
+	a.frames.one.cap = cap;
+	a.frames.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
 	splitzip_status st = mod_decompress(&a, 1, cap, nullptr);
 	if (st != SPLITZIP_OK)
