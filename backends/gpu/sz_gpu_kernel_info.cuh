@@ -25,12 +25,12 @@ enum sz_gpu_kernel_kind {
 };
 
 struct sz_gpu_kernel_info {
-	const char *name; /* as ptxas names it, demangled, with W for the warp width */
-	const void *fn;   /* the kernel (the host stub under nvcc and hipcc) */
-	unsigned kind;    /* sz_gpu_kernel_kind */
-	unsigned blocks;  /* resident blocks per SM it is built for; 0: none asked */
-	unsigned smem;    /* static shared memory, bytes */
-	unsigned inflight; /* bytes a thread has loaded and not used yet in its hot loop */
+	const char *name;   /* as ptxas names it, demangled, with W for the warp width */
+	const void *fn;     /* the kernel (the host stub under nvcc and hipcc) */
+	unsigned kind;      /* sz_gpu_kernel_kind */
+	unsigned blocks;    /* resident blocks per SM it is built for; 0: none asked */
+	unsigned smem;      /* static shared memory, bytes */
+	unsigned inflight;  /* bytes a thread has loaded and not used yet in its hot loop */
 	double read, write; /* global bytes per element of input (streaming kernels) */
 	const char *why;    /* why the kernel may miss a budget of the model, or NULL */
 };
@@ -46,10 +46,10 @@ template <int W, bool ENT> constexpr unsigned sz_gpu_dec_smem_bytes()
 
 /* Why these kernels may miss a budget of the model (doc/BENCHMARKS.md, "Kernel model"). */
 #define SZ_WHY_ENC_FI                                                                              \
-	"the histogram counters, the sample and the second pass take 80 registers: 3 blocks, one "  \
+	"the histogram counters, the sample and the second pass take 80 registers: 3 blocks, one " \
 	"segment in flight"
 #define SZ_WHY_ENT_DEC                                                                             \
-	"a lane's bit stream is serial (one word per step): the independent chunks of 24 warps, "   \
+	"a lane's bit stream is serial (one word per step): the independent chunks of 24 warps, "  \
 	"not bytes in flight, hide the latency; issue-bound"
 #define SZ_WHY_ENT_COUNT "replays the decoder's refills per element: issue-bound, not load-bound"
 #define SZ_WHY_ENT_HIST "within 10 % of the need; one pass of a few per frame"
@@ -65,9 +65,8 @@ template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_table(size_t *n)
 	    {"sz_k_encode<W, true>", SZ_KFN_((sz_k_encode<W, true>)), SZ_GPU_K_STREAM,
 	     SZ_GPU_ENC_BLOCKS(1), sizeof(sz_enc_smem<W>), 16 * SZ_ENC_SEGS(CSI), 2.15, 1.51,
 	     SZ_WHY_ENC_FI},
-	    {"sz_k_encode_pages<W, false>", SZ_KFN_((sz_k_encode_pages<W, false>)),
-	     SZ_GPU_K_STREAM, SZ_GPU_ENC_BLOCKS(0), sizeof(sz_enc_smem<W>), 16 * SZ_ENC_SEGS(CS),
-	     2.0, 1.5, nullptr},
+	    {"sz_k_encode_pages<W, false>", SZ_KFN_((sz_k_encode_pages<W, false>)), SZ_GPU_K_STREAM,
+	     SZ_GPU_ENC_BLOCKS(0), sizeof(sz_enc_smem<W>), 16 * SZ_ENC_SEGS(CS), 2.0, 1.5, nullptr},
 	    {"sz_k_encode_pages<W, true>", SZ_KFN_((sz_k_encode_pages<W, true>)), SZ_GPU_K_STREAM,
 	     SZ_GPU_ENC_BLOCKS(1), sizeof(sz_enc_smem<W>), 16 * SZ_ENC_SEGS(CSI), 4.0, 1.5,
 	     SZ_WHY_ENC_FI},
@@ -79,16 +78,16 @@ template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_table(size_t *n)
 	    {"sz_k_decode<W, true>", SZ_KFN_((sz_k_decode<W, true>)), SZ_GPU_K_STREAM,
 	     SZ_DEC_BLOCKS(1), sz_gpu_dec_smem_bytes<W, true>(), SZ_ENT_DEC_LOAD_BYTES, 1.35, 2.0,
 	     SZ_WHY_ENT_DEC},
-	    {"sz_k_decode_pages<W, false>", SZ_KFN_((sz_k_decode_pages<W, false>)),
-	     SZ_GPU_K_STREAM, SZ_DEC_BLOCKS(0), sz_gpu_dec_smem_bytes<W, false>(),
-	     SZ_DEC_LOAD_BYTES, 1.5, 2.0, nullptr},
+	    {"sz_k_decode_pages<W, false>", SZ_KFN_((sz_k_decode_pages<W, false>)), SZ_GPU_K_STREAM,
+	     SZ_DEC_BLOCKS(0), sz_gpu_dec_smem_bytes<W, false>(), SZ_DEC_LOAD_BYTES, 1.5, 2.0,
+	     nullptr},
 	    {"sz_k_decode_pages<W, true>", SZ_KFN_((sz_k_decode_pages<W, true>)), SZ_GPU_K_STREAM,
 	     SZ_DEC_BLOCKS(1), sz_gpu_dec_smem_bytes<W, true>(), SZ_ENT_DEC_LOAD_BYTES, 1.35, 2.0,
 	     SZ_WHY_ENT_DEC},
 	    {"sz_k_ent_init<W>", SZ_KFN_(sz_k_ent_init<W>), SZ_GPU_K_FRAME, 0,
 	     sizeof(sz_ent_enc_smem), 0, 0, 0, nullptr},
-	    {"sz_k_ent_hist<W>", SZ_KFN_(sz_k_ent_hist<W>), SZ_GPU_K_STREAM, SZ_ENT_BLOCKS,
-	     257 * 4, 16, 2.0, 0.0, SZ_WHY_ENT_HIST},
+	    {"sz_k_ent_hist<W>", SZ_KFN_(sz_k_ent_hist<W>), SZ_GPU_K_STREAM, SZ_ENT_BLOCKS, 257 * 4,
+	     16, 2.0, 0.0, SZ_WHY_ENT_HIST},
 	    {"sz_k_ent_table<W>", SZ_KFN_(sz_k_ent_table<W>), SZ_GPU_K_FRAME, 0,
 	     sizeof(sz_ent_pm_smem), 0, 0, 0, nullptr},
 	    {"sz_k_ent_count<W>", SZ_KFN_(sz_k_ent_count<W>), SZ_GPU_K_STREAM, SZ_ENT_BLOCKS,
@@ -117,9 +116,9 @@ template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_info_of(const void *fn)
 
 /* The limits of one multiprocessor that occupancy depends on (H100/H200, sm_90, by default). */
 struct sz_gpu_sm_limits {
-	unsigned regs = 65536;          /* 32-bit registers */
-	unsigned smem = 233472;         /* shared memory, bytes (228 KiB) */
-	unsigned smem_reserved = 1024;  /* per block, kept by the system */
+	unsigned regs = 65536;         /* 32-bit registers */
+	unsigned smem = 233472;        /* shared memory, bytes (228 KiB) */
+	unsigned smem_reserved = 1024; /* per block, kept by the system */
 	unsigned threads = 2048;
 	unsigned blocks = 32;
 };

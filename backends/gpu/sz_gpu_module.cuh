@@ -2,7 +2,11 @@
  * sz_gpu_module.cuh -- the body of a GPU module (libsplitzip_cuda.so, libsplitzip_hip.so):
  * the launcher over the vendor runtime, the host-memory staging calls, and the exported
  * module table (sz_gpu_module.h). Included once by backends/cuda/sz_cuda.cu and
- * backends/hip/sz_hip.hip, after the vendor's sz_gpu_runtime.h.
+ * backends/hip/sz_hip.hip, after the vendor's sz_gpu_runtime.h, and by the CPU SIMT harness's
+ * module (tests/gpu/gpu_simt_module.cpp, its runtime in tests/gpu/simt_rt/sz_gpu_runtime.h),
+ * which the tests load in place of a GPU module. The runtime header provides the SZ_RT(...)
+ * calls, sz_rt_warp_size(), sz_rt_sm_count(), sz_rt_blocks_per_sm() (the occupancy query) and
+ * sz_rt_launch().
  */
 #ifndef SZ_GPU_MODULE_CUH
 #define SZ_GPU_MODULE_CUH
@@ -22,12 +26,6 @@
 
 namespace
 {
-
-#if defined(SZ_GPU_FLAVOUR_CUDA)
-#define SZ_RT_ATTR_SMS cudaDevAttrMultiProcessorCount
-#else
-#define SZ_RT_ATTR_SMS hipDeviceAttributeMultiprocessorCount
-#endif
 
 /*
  * Blocks of SZ_GPU_THREADS threads of kernel k that the current device runs at once
@@ -54,9 +52,8 @@ unsigned rt_resident(const void *k)
 				return cache[i].blocks;
 	}
 	int sms = 0, per = 0;
-	if (SZ_RT(DeviceGetAttribute)(&sms, SZ_RT_ATTR_SMS, dev) != SZ_RT_OK ||
-	    SZ_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per, k, SZ_GPU_THREADS, 0) !=
-	        SZ_RT_OK)
+	if (sz_rt_sm_count(dev, &sms) != SZ_RT_OK ||
+	    sz_rt_blocks_per_sm(&per, k, SZ_GPU_THREADS) != SZ_RT_OK)
 		return 1;
 	const unsigned blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per > 0 ? per : 1);
 	std::lock_guard<std::mutex> g(mu);
@@ -74,8 +71,7 @@ struct rt_launcher {
 	{
 		if (err != SZ_RT_OK)
 			return;
-		k<<<dim3(g.x, g.y), block, 0, stream>>>(args...);
-		err = SZ_RT(GetLastError)();
+		err = sz_rt_launch(k, g.x, g.y, block, stream, args...);
 	}
 	template <typename... P> unsigned resident(void (*k)(P...))
 	{

@@ -1160,6 +1160,134 @@ template <int W> static void test_entropy_corrupt()
 	(void)n_ok;
 }
 
+/*
+ * Histogram k of the package-merge test: a few of each shape the code construction meets --
+ * real-KV-like skew, a flat random subset, weights that grow like Fibonacci numbers (the
+ * 11-bit limit decides), many ties, one or two exponents only, counts near 2^32.
+ */
+static void pm_histogram(uint32_t h[256], unsigned k, uint64_t *seed)
+{
+	memset(h, 0, 256 * sizeof(uint32_t));
+	const uint64_t r = sz_test_rand(seed);
+	const unsigned shape = k % 6, lo = (unsigned)(r % 200), n = 1 + (unsigned)((r >> 8) % 56);
+	if (shape == 0) { /* skewed window around one exponent, a sparse tail */
+		for (unsigned e = 0; e < 256; e++) {
+			const unsigned d = e > lo + 20 ? e - lo - 20 : lo + 20 - e;
+			h[e] = d < 16 ? (uint32_t)((1u << 24) >> d) +
+			                    (uint32_t)(sz_test_rand(seed) % 997)
+			       : sz_test_rand(seed) % 7 == 0 ? (uint32_t)(sz_test_rand(seed) % 5)
+			                                     : 0;
+		}
+	} else if (shape == 1) { /* a random subset, uniform counts of random magnitude */
+		const unsigned bits = 1 + (unsigned)((r >> 16) % 31);
+		for (unsigned e = 0; e < 256; e++)
+			if (sz_test_rand(seed) % 4 == 0)
+				h[e] = (uint32_t)(sz_test_rand(seed) & ((1ull << bits) - 1));
+	} else if (shape == 2) { /* Fibonacci weights: the unlimited code would be deeper */
+		uint32_t a = 1, b = 1;
+		for (unsigned j = 0; j < 40 && j < 256; j++) {
+			h[(lo + 5 * j) & 255] = a;
+			const uint32_t c = a + b;
+			a = b;
+			b = c > a ? c : a;
+		}
+	} else if (shape == 3) { /* ties: n exponents of one weight, n of another */
+		const uint32_t w1 = 1 + (uint32_t)(r >> 40) % 1000, w2 = w1 * 2;
+		for (unsigned j = 0; j < 2 * n; j++)
+			h[(lo + 3 * j) & 255] = j < n ? w1 : w2;
+	} else if (shape == 4) { /* one or two exponents */
+		h[lo] = 1 + (uint32_t)(r >> 32);
+		if (r & 1)
+			h[(lo + 1 + (r >> 20) % 50) & 255] = 1 + (uint32_t)((r >> 24) % 3);
+	} else { /* counts near 2^32 on many exponents */
+		for (unsigned j = 0; j < 60 + n; j++)
+			h[(lo + 7 * j) & 255] =
+			    0xFFFFFFFFu - (uint32_t)(sz_test_rand(seed) % 1000000);
+	}
+	bool any = false;
+	for (unsigned e = 0; e < 256; e++)
+		any |= h[e] != 0;
+	if (!any)
+		h[lo] = 1;
+}
+
+/*
+ * The GPU's package-merge (sz_k_ent_table, a table from the input) against the core's
+ * (splitzip_entropy_table_from_histogram) on 3000 histograms in one launch (1000 at W = 64:
+ * the kernel uses block-wide steps only, and the harness's cost is per thread): the same code
+ * lengths for every exponent and the escape symbol, the same code-length range and section,
+ * and the encoder table of the canonical codes of those lengths.
+ */
+template <int W> static void test_entropy_tables()
+{
+	const unsigned nf = W == 32 ? 3000 : 1000, L = 14;
+	const uint64_t stride = sz_gpu_ent_ws_stride(1, L);
+	std::vector<uint8_t> ws(stride * nf, 0);
+	std::vector<std::vector<uint32_t>> hists(nf, std::vector<uint32_t>(256));
+	uint64_t seed = 0x5EED + W;
+	for (unsigned f = 0; f < nf; f++) {
+		pm_histogram(hists[f].data(), f, &seed);
+		memcpy(&ws[stride * f + SZ_GPU_ENT_WS_HIST], hists[f].data(), 1024);
+	}
+	sz_gpu_enc a;
+	memset(&a, 0, sizeof a);
+	a.ws = ws.data();
+	a.max_elems = 1;
+	a.chunk_log2 = L;
+	a.encoding = SPLITZIP_ENCODING_ENTROPY;
+	a.entropy.from_input = 1;
+	a.run.ws_stride = stride;
+	a.run.n_frames = nf;
+	simt_launcher lc{W, k_default_sched};
+	lc.launch("ent_table", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_ent_table<W>, a);
+	CHECK(!lc.failed, "harness: %s", lc.first.msg);
+	unsigned bad = 0;
+	for (unsigned f = 0; f < nf && !lc.failed; f++) {
+		uint64_t h64[256];
+		for (unsigned e = 0; e < 256; e++)
+			h64[e] = hists[f][e];
+		splitzip_entropy_table t;
+		CHECK(splitzip_entropy_table_from_histogram(h64, &t) == SPLITZIP_OK, "core %u", f);
+		const uint8_t *w = &ws[stride * f];
+		const sz_gpu_ent_state *st = (const sz_gpu_ent_state *)w;
+		unsigned first = 256, last = 0;
+		for (unsigned e = 0; e < 256; e++)
+			if (t.lengths[e]) {
+				first = e < first ? e : first;
+				last = e;
+			}
+		bool ok = st->first == first && st->last == last &&
+		          st->esc_len == t.escape_length && st->lbytes == (last - first + 2) / 2;
+		for (unsigned e = first; ok && e <= last; e++) {
+			const unsigned k = e - first;
+			ok = ((w[SZ_GPU_ENT_WS_LENS + k / 2] >> (4 * (k & 1))) & 15u) ==
+			     t.lengths[e];
+		}
+		/* the encoder table of core/sz_entropy.h from the canonical codes of core's lengths
+		 */
+		uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
+		uint16_t code[SPLITZIP_ENTROPY_SYMBOLS];
+		splitzip_entropy_lengths_of(&t, len);
+		splitzip_entropy_codes(len, code);
+		const unsigned le = len[SPLITZIP_ENTROPY_ESC];
+		for (unsigned e = 0; ok && e < 256; e++) {
+			const uint32_t want =
+			    len[e] ? splitzip_entropy_reverse(code[e], len[e]) |
+			                 (uint32_t)len[e] << SPLITZIP_ENTROPY_ENC_LEN_SHIFT
+			           : splitzip_entropy_reverse(code[SPLITZIP_ENTROPY_ESC], le) |
+			                 (uint32_t)le << SPLITZIP_ENTROPY_ENC_LEN_SHIFT |
+			                 SPLITZIP_ENTROPY_ENC_ESCAPE;
+			uint32_t got;
+			memcpy(&got, w + SZ_GPU_ENT_WS_SYM + 4 * e, 4);
+			ok = got == want;
+		}
+		if (!ok && ++bad <= 5)
+			CHECK(ok, "histogram %u (shape %u): the device's table differs from core's",
+			      f, f % 6);
+	}
+	CHECK(bad == 0, "%u of %u tables differ", bad, nf);
+}
+
 /* A batch of entropy frames (one block per frame: sz_k_decode_pages), with split4 and stored
  * frames among them, one damaged and one cut short. */
 template <int W> static void test_entropy_batch()
@@ -1302,6 +1430,7 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_entropy_decode),     SZ_SIMT_TEST(test_entropy_real_kv),
     SZ_SIMT_TEST(test_entropy_corrupt),    SZ_SIMT_TEST(test_entropy_batch),
     SZ_SIMT_TEST(test_entropy_encode),     SZ_SIMT_TEST(test_entropy_alignment),
+    SZ_SIMT_TEST(test_entropy_tables),
 };
 
 int main(int argc, char **argv)
