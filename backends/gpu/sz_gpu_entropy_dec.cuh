@@ -35,9 +35,9 @@
 #define SZ_ENT_GROUPS (SZ_GPU_THREADS / SPLITZIP_ENTROPY_LANES)
 /* Steps a group decodes into its staging row before it stores them (8 x 32 elements). */
 #define SZ_ENT_BATCH_STEPS 8u
-/* Bytes a thread has loaded and not yet used at a step: the word of its refill (the sign/
- * mantissa bytes, every 8 steps, are used at once). */
-#define SZ_ENT_DEC_LOAD_BYTES 2u
+/* Bytes a thread has loaded and not yet used at a step: the word of its refill, and the
+ * sign/mantissa bytes of the batch (loaded when the batch starts, used when it ends). */
+#define SZ_ENT_DEC_LOAD_BYTES 10u
 /* A lookup-table entry: the symbol in bits 0-8, the code length above. */
 #define SZ_ENT_LUT_LEN_SHIFT 9u
 /* 32-bit words of a 257-bit set of symbols. */
@@ -157,12 +157,98 @@ SZ_DEVICE uint32_t sz_ent_join(uint64_t x, uint64_t sm, unsigned i)
 	return (s & 0x80u) << 8 | e << 7 | (s & 0x7Fu);
 }
 
+/* The 16-bit word at p of a chunk's words: one load where the frame is 2-byte aligned (all
+ * its words then are: the section starts on 16 bytes), else two. */
+SZ_DEVICE uint32_t sz_ent_word(const uint8_t *p, bool a2)
+{
+	return a2 ? sz_gldro_u16(p) : (uint32_t)sz_gldro_u8(p) | (uint32_t)sz_gldro_u8(p + 1) << 8;
+}
+
+/* The elements of a batch a thread stores and hashes: 8 from chunk offset i0 ('valid': those
+ * inside the chunk), and their sign/mantissa bytes, loaded when the batch starts so that they
+ * arrive while its 8 steps decode. */
+struct sz_ent_batch {
+	uint64_t smv;
+	uint32_t i0, valid;
+};
+
+SZ_DEVICE sz_ent_batch sz_ent_batch_load(const uint8_t *csm, uint32_t s, unsigned hl, uint32_t len,
+                                         bool vec)
+{
+	sz_ent_batch t;
+	t.i0 = (s / SZ_ENT_BATCH_STEPS) * SZ_ENT_BATCH_STEPS * 32 + 8 * hl;
+	t.valid = t.i0 >= len ? 0u : len - t.i0 >= 8u ? 0xFFu : (1u << (len - t.i0)) - 1;
+	t.smv = 0;
+	if (vec && t.valid == 0xFFu) {
+		t.smv = sz_gldro_u64(csm + t.i0);
+	} else {
+		for (unsigned i = 0; i < 8; i++)
+			if (t.valid >> i & 1)
+				t.smv |= (uint64_t)sz_gldro_u8(csm + t.i0 + i) << (8 * i);
+	}
+	return t;
+}
+
+/* The end of a batch: a thread's 8 exponents xs (from the staging row) joined with their
+ * sign/mantissa bytes, stored unless the chunk is dead, and hashed (FORMAT.md §7.1: hash lane
+ * h takes words h and h + 32 of the batch's 64). */
+template <int W>
+SZ_DEVICE void sz_ent_batch_end(const sz_ent_batch &t, uint64_t xs, uint16_t *out, uint32_t len,
+                                unsigned hl, bool dead, bool vec, bool hash, uint64_t &acc)
+{
+	const uint64_t smv = t.smv;
+	sz_u32x4 o = sz_u32x4_make(sz_ent_join(xs, smv, 0) | sz_ent_join(xs, smv, 1) << 16,
+	                           sz_ent_join(xs, smv, 2) | sz_ent_join(xs, smv, 3) << 16,
+	                           sz_ent_join(xs, smv, 4) | sz_ent_join(xs, smv, 5) << 16,
+	                           sz_ent_join(xs, smv, 6) | sz_ent_join(xs, smv, 7) << 16);
+	if (t.valid != 0xFFu)
+		o = sz_mask8(o, t.valid);
+	if (!dead) {
+		if (vec && t.valid == 0xFFu) {
+			sz_gst_x4(out + t.i0, o);
+		} else {
+			for (unsigned i = 0; i < 8; i++)
+				if (t.valid >> i & 1)
+					sz_gst_u16(out + t.i0 + i, (uint16_t)sz_elem8(o, i));
+		}
+	}
+	if (!hash)
+		return;
+	const uint64_t a = (uint64_t)o.y << 32 | o.x, b = (uint64_t)o.w << 32 | o.z;
+	const uint32_t word0 = t.i0 / 4 - 2 * hl, nwh = (len + 3) / 4;
+	SZ_UNROLL
+	for (int k = 0; k < 2; k++) {
+		const int from = (int)(hl >> 1) + 16 * k;
+		const uint64_t va = sz_shfl<W>(sz_full_mask<W>(), a, from, 32);
+		const uint64_t vb = sz_shfl<W>(sz_full_mask<W>(), b, from, 32);
+		if (word0 + hl + 32u * (unsigned)k < nwh)
+			acc = splitzip_hash_round(acc, (hl & 1) ? vb : va);
+	}
+}
+
+/* FORMAT.md §4.3.6 rule 3 for chunk c, before its words are used: its words [w0, w0 + nw)
+ * from the chunk table; false if the table breaks the rule. */
+SZ_DEVICE bool sz_ent_chunk_words(const sz_dec_frame &fr, uint64_t c, uint64_t &w0, uint32_t &nw)
+{
+	const uint8_t *T = fr.src + fr.ent.table_off;
+	const uint64_t n_words = fr.ent.n_words;
+	const uint64_t t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
+	const uint64_t t1 = sz_gld_le32(T + 4 * c);
+	if (t0 > t1 || t1 > n_words || (c + 1 == fr.C && t1 != n_words))
+		return false;
+	w0 = t0;
+	nw = (uint32_t)(t1 - t0);
+	return true;
+}
+
 /*
  * Chunks [c0, c1) of the entropy frame 'fr' by the block (a barrier-free loop; E built by
  * sz_ent_table). Group g of the block decodes chunks c0 + g, c0 + g + SZ_ENT_GROUPS, ...; every
  * warp runs the same number of iterations (a group without a chunk idles through its votes).
  * Adds to csum (the checksum folds, in the group's thread 0), nesc (this thread's escapes) and
- * bad (a broken rule 3 or 4 in this thread's group).
+ * bad (a broken rule 3 or 4 in this thread's group). Per step: a refill ballot, the symbol
+ * from the lookup table, and -- only when some lane has an escape -- the escape's refill
+ * ballot; a batch's sign/mantissa bytes are loaded when it starts.
  */
 template <int W>
 SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uint64_t c0,
@@ -171,29 +257,23 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 	const unsigned lane = sz_lane<W>(), hl = lane & 31u, g = sz_linear_tid() / 32u;
 	const unsigned sh = lane & 32u; /* the group's bits in a ballot */
 	const uint32_t lt = (1u << hl) - 1;
-	const uint64_t n_words = fr.ent.n_words;
-	const uint8_t *T = fr.src + fr.ent.table_off;
 	uint8_t *stage = reinterpret_cast<uint8_t *>(E.stage[g]);
-	const bool vec = fr.vec != 0;
+	const bool vec = fr.vec != 0, a2 = sz_aligned(fr.src, 2);
 	for (uint64_t cb = c0; cb < c1; cb += SZ_ENT_GROUPS) {
 		const uint64_t c = cb + g;
 		const bool live = c < c1;
 		uint32_t len = 0, nw = 0;
 		uint64_t w0 = 0;
 		bool dead = !live; /* this group's chunk is absent or broken: no more reads */
-		if (live) {        /* rule 3 for this chunk, before its words are used */
+		if (live) {
 			len = (uint32_t)splitzip_chunk_len(fr.n, fr.L, c);
-			const uint64_t t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
-			const uint64_t t1 = sz_gld_le32(T + 4 * c);
-			if (t0 > t1 || t1 > n_words || (c + 1 == fr.C && t1 != n_words)) {
+			if (!sz_ent_chunk_words(fr, c, w0, nw)) {
 				dead = true;
 				bad = true;
-			} else {
-				w0 = t0;
-				nw = (uint32_t)(t1 - t0);
 			}
 		}
 		const uint8_t *words = fr.src + fr.ent.stream_off + 2 * w0;
+		const uint8_t *csm = fr.src + fr.ent.sm_off + (c << fr.L);
 		const uint32_t S = (len + 31) / 32;
 		/* the longer of the warp's two chunks at W = 64 (xor 0: its own at W = 32) */
 		const uint32_t So = sz_shfl_xor<W>(sz_full_mask<W>(), S, (W / 2) & 32);
@@ -201,7 +281,10 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 		uint32_t buf = 0, bits = 0, next = 0;
 		bool fail = false; /* this lane broke rule 4 */
 		uint64_t acc = splitzip_hash_lane_init(hl);
+		sz_ent_batch t = {0, 0, 0};
 		for (uint32_t s = 0; s < steps; s++) {
+			if (s % SZ_ENT_BATCH_STEPS == 0)
+				t = sz_ent_batch_load(csm, s, hl, len, vec);
 			const uint32_t p = 32 * s + hl;
 			const bool act = !dead && !fail && p < len;
 			/* A: a word for each lane below 11 bits, lanes in order */
@@ -212,7 +295,7 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 			if (need && pos >= nw)
 				fail = true; /* never read: past the chunk's words */
 			else if (need) {
-				buf |= sz_gld_le16(words + 2 * (uint64_t)pos) << bits;
+				buf |= sz_ent_word(words + 2 * (uint64_t)pos, a2) << bits;
 				bits += SPLITZIP_ENTROPY_WORD_BITS;
 			}
 			/* D: the symbol */
@@ -226,17 +309,19 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 				x = e & 0xFFu;
 				esc = (e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC;
 			}
-			/* B: a word for each escape below 8 bits, lanes in order */
-			need = esc && bits < SPLITZIP_ENTROPY_REFILL_RAW;
-			m = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), need) >> sh);
-			pos = next + (uint32_t)sz_popc64(m & lt);
-			next += (uint32_t)sz_popc64(m);
-			if (need && pos >= nw) {
-				fail = true;
-				esc = false;
-			} else if (need) {
-				buf |= sz_gld_le16(words + 2 * (uint64_t)pos) << bits;
-				bits += SPLITZIP_ENTROPY_WORD_BITS;
+			if (sz_any<W>(sz_full_mask<W>(), esc)) { /* warp-uniform */
+				/* B: a word for each escape below 8 bits, lanes in order */
+				need = esc && bits < SPLITZIP_ENTROPY_REFILL_RAW;
+				m = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), need) >> sh);
+				pos = next + (uint32_t)sz_popc64(m & lt);
+				next += (uint32_t)sz_popc64(m);
+				if (need && pos >= nw) {
+					fail = true;
+					esc = false;
+				} else if (need) {
+					buf |= sz_ent_word(words + 2 * (uint64_t)pos, a2) << bits;
+					bits += SPLITZIP_ENTROPY_WORD_BITS;
+				}
 			}
 			/* R: the raw exponent of an escape, which must have no code of its own */
 			if (esc) {
@@ -254,55 +339,8 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
 			 * hashed, 8 per thread (bytes i0 .. i0 + 15 of the batch). */
 			dead |= (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), fail) >> sh) != 0;
 			sz_syncwarp<W>(sz_full_mask<W>());
-			const uint32_t i0 =
-			    (s / SZ_ENT_BATCH_STEPS) * SZ_ENT_BATCH_STEPS * 32 + 8 * hl;
-			const uint32_t valid = i0 >= len        ? 0u
-			                       : len - i0 >= 8u ? 0xFFu
-			                                        : (1u << (len - i0)) - 1;
-			const uint8_t *csm = fr.src + fr.ent.sm_off + (c << fr.L);
-			uint16_t *out = fr.dst + (c << fr.L);
-			const uint64_t xs = E.stage[g][hl];
-			uint64_t smv = 0;
-			if (vec && valid == 0xFFu) {
-				smv = sz_gldro_u64(csm + i0);
-			} else {
-				for (unsigned i = 0; i < 8; i++)
-					if (valid >> i & 1)
-						smv |= (uint64_t)sz_gldro_u8(csm + i0 + i)
-						       << (8 * i);
-			}
-			sz_u32x4 o =
-			    sz_u32x4_make(sz_ent_join(xs, smv, 0) | sz_ent_join(xs, smv, 1) << 16,
-			                  sz_ent_join(xs, smv, 2) | sz_ent_join(xs, smv, 3) << 16,
-			                  sz_ent_join(xs, smv, 4) | sz_ent_join(xs, smv, 5) << 16,
-			                  sz_ent_join(xs, smv, 6) | sz_ent_join(xs, smv, 7) << 16);
-			if (valid != 0xFFu)
-				o = sz_mask8(o, valid);
-			if (!dead) {
-				if (vec && valid == 0xFFu) {
-					sz_gst_x4(out + i0, o);
-				} else {
-					for (unsigned i = 0; i < 8; i++)
-						if (valid >> i & 1)
-							sz_gst_u16(out + i0 + i,
-							           (uint16_t)sz_elem8(o, i));
-				}
-			}
-			if (hash) { /* FORMAT.md §7.1: hash lane h takes words h and h + 32 */
-				const uint64_t a = (uint64_t)o.y << 32 | o.x,
-				               b = (uint64_t)o.w << 32 | o.z;
-				const uint32_t word0 = i0 / 4 - 2 * hl, nwh = (len + 3) / 4;
-				SZ_UNROLL
-				for (int k = 0; k < 2; k++) {
-					const int from = (int)(hl >> 1) + 16 * k;
-					const uint64_t va =
-					    sz_shfl<W>(sz_full_mask<W>(), a, from, 32);
-					const uint64_t vb =
-					    sz_shfl<W>(sz_full_mask<W>(), b, from, 32);
-					if (word0 + hl + 32u * (unsigned)k < nwh)
-						acc = splitzip_hash_round(acc, (hl & 1) ? vb : va);
-				}
-			}
+			sz_ent_batch_end<W>(t, E.stage[g][hl], fr.dst + (c << fr.L), len, hl, dead,
+			                    vec, hash, acc);
 			sz_syncwarp<W>(sz_full_mask<W>());
 		}
 		/* Rule 4 at the end: every word read, no bit left in any lane. */
