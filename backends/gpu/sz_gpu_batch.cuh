@@ -24,7 +24,54 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 }
 
 /*
- * Batches of small frames: one block per frame at a time; no workspace. The frame index lives
+ * The header of the block's frame (S.fr.f) in the decoder of stored and split4 frames, by warp
+ * 0 (sz_dec_header_warp): its status and fields into the frame's decode state, for the
+ * entropy kernel that runs next; the result of a frame whose header failed; an entropy frame
+ * is the other kernel's.
+ */
+template <int W> SZ_DEVICE void sz_dec_page_header(sz_dec_smem<W> &S, const sz_gpu_dec &a)
+{
+	const uint64_t f = sz_uniform_u64<W>(S.fr.f);
+	const int32_t s = sz_dec_header_warp<W>(S.fr, a, f, S.hdr);
+	if (sz_lane<W>() != 0)
+		return;
+	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
+	sz_gst_u32(&st->status, (uint32_t)s);
+	sz_gst_words(&st->h, &S.fr.h, sizeof S.fr.h);
+	if (s != SPLITZIP_OK)
+		sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0, s);
+	if (s != SPLITZIP_OK || S.fr.h.mode == SPLITZIP_MODE_ENTROPY)
+		S.fr.status = SZ_DEC_NOT_MINE;
+	S.bad = 0;
+}
+
+/* The block's frame (S.fr.f) in the decoder of entropy frames, by thread 0: the status and
+ * header the split4 kernel left in the frame's decode state; every other frame is not this
+ * kernel's. */
+template <int W> SZ_DEVICE void sz_dec_page_state(sz_dec_smem<W> &S, const sz_gpu_dec &a)
+{
+	if (threadIdx.x != 0)
+		return;
+	const uint64_t f = S.fr.f;
+	const sz_gpu_dec_state *st =
+	    reinterpret_cast<const sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
+	splitzip_header h;
+	__builtin_memset(&h, 0, sizeof h);
+	const int32_t s = (int32_t)sz_gld_u32(&st->status);
+	if (s == SPLITZIP_OK)
+		sz_gld_words(&h, &st->h, sizeof h);
+	S.fr.status = SZ_DEC_NOT_MINE;
+	if (s == SPLITZIP_OK && h.mode == SPLITZIP_MODE_ENTROPY) {
+		S.fr.status = SPLITZIP_OK;
+		sz_dec_setup(S.fr, a, f, h);
+	}
+	S.bad = 0;
+}
+
+/*
+ * Batches of small frames: one block per frame at a time. The decoder of stored and split4
+ * frames reads and checks each header with a warp and leaves it in the frame's decode state
+ * (sz_gpu_dec_state), where the entropy decoder, launched next, finds it. The frame index lives
  * in shared memory (S.fr.f): only thread 0 uses it, and no thread keeps it in a register across
  * the chunk loop, which has the kernel's whole register budget.
  */
@@ -40,20 +87,10 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 		S[0].fr.f = blockIdx.x;
 	sz_syncthreads();
 	while (S[0].fr.f < a.run.n_frames) {
-		if (t == 0) {
-			const uint64_t f = S[0].fr.f;
-			splitzip_header h; /* zeroed: nothing of it lives across frames */
-			__builtin_memset(&h, 0, sizeof h);
-			S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
-			if (!sz_dec_mine(ENT, S[0].fr.status, h))
-				S[0].fr.status = SZ_DEC_NOT_MINE;
-			else if (S[0].fr.status == SPLITZIP_OK)
-				sz_dec_setup(S[0].fr, a, f, h);
-			else
-				sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0,
-				              S[0].fr.status);
-			S[0].bad = 0;
-		}
+		if (ENT)
+			sz_dec_page_state(S[0], a);
+		else if (sz_warp<W>() == 0) /* warp-uniform */
+			sz_dec_page_header<W>(S[0], a);
 		sz_syncthreads();
 		if (S[0].fr.status == SPLITZIP_OK) {
 			if (sz_dec_padding_bad(S[0].fr, t))

@@ -34,9 +34,10 @@ template <int W> struct sz_dec_smem {
 /* Blocks per multiprocessor the decode kernels ask for (CUDA): the entropy decoder keeps a
  * lane's bit buffer, word cursor and checksum lane across its steps and gets 80 registers. */
 #define SZ_DEC_BLOCKS(ent) ((ent) ? 3 : 4)
-/* Bytes a thread of sz_dec_chunk has loaded before it decodes them: one segment's 8 codes
- * (4 bytes) and 8 sign/mantissa bytes (the kernel model's bytes in flight). */
-#define SZ_DEC_LOAD_BYTES 12u
+/* Bytes a thread of sz_dec_chunk has loaded and not yet decoded: two segments' 8 codes (4
+ * bytes) and 8 sign/mantissa bytes each, the next segment's issued before the current one is
+ * decoded (the kernel model's bytes in flight). */
+#define SZ_DEC_LOAD_BYTES 24u
 
 /* The entropy decoder's shared memory, in the ENT kernels only. */
 template <bool ENT> struct sz_ent_dec_part {
@@ -103,9 +104,112 @@ SZ_DEVICE bool sz_dec_load_batch(const sz_dec_frame &fr, sz_dec_batch &b, uint32
 }
 
 /*
+ * One segment's loads, 8 elements of a lane at chunk offset i0: the stored frame's body (w:
+ * the 8 elements), or the codes (w.x) and sign/mantissa bytes (w.y, w.z) of a split4 frame;
+ * 'valid' has a bit per element inside the chunk. One 16-byte load, or one 4-byte and one
+ * 8-byte load, when the segment is whole and the buffers aligned; else byte loads.
+ */
+struct sz_dec_seg {
+	sz_u32x4 w;
+	uint32_t valid;
+};
+
+SZ_DEVICE sz_dec_seg sz_dec_load_seg(const uint8_t *codes, const uint8_t *sm, const uint16_t *body,
+                                     bool stored, bool vec, uint32_t i0, uint32_t len)
+{
+	sz_dec_seg g;
+	if (stored) {
+		g.w = sz_load8(body, i0, len, vec, &g.valid);
+		return g;
+	}
+	uint32_t cw = 0, s0w = 0, s1w = 0;
+	if (vec && i0 + 8 <= len) {
+		g.valid = 0xFFu;
+		cw = sz_gldro_u32(codes + i0 / 2);
+		const uint64_t smv = sz_gldro_u64(sm + i0);
+		s0w = (uint32_t)smv;
+		s1w = (uint32_t)(smv >> 32);
+	} else {
+		g.valid = 0;
+		SZ_UNROLL
+		for (unsigned i = 0; i < 8; i++) {
+			if (i0 + i >= len)
+				continue;
+			g.valid |= 1u << i;
+			if (i % 2 == 0) /* a missing odd element's nibble is masked below */
+				cw |= (uint32_t)sz_gldro_u8(codes + (i0 + i) / 2) << (4 * i);
+			const uint32_t sb = sz_gldro_u8(sm + i0 + i);
+			if (i < 4)
+				s0w |= sb << (8 * i);
+			else
+				s1w |= sb << (8 * (i - 4));
+		}
+		cw &= g.valid == 0xFFu ? ~0u : (1u << (4 * sz_popc64(g.valid))) - 1;
+	}
+	g.w = sz_u32x4_make(cw, s0w, s1w, 0);
+	return g;
+}
+
+/* FORMAT.md §4.2.7 rule 2 for chunk c: its escape range [k0, k1) from the chunk table (one
+ * lane reads the two entries, the warp shares them); false if the range breaks the rule. */
+template <int W>
+SZ_DEVICE bool sz_dec_chunk_range(const sz_dec_frame &fr, uint64_t c, uint32_t len, uint32_t &k0,
+                                  uint32_t &k1)
+{
+	const uint8_t *T = fr.src + fr.s4.table_off;
+	uint32_t t0 = 0, t1 = 0;
+	if (sz_lane<W>() == 0) {
+		t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
+		t1 = sz_gld_le32(T + 4 * c);
+	}
+	k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
+	k1 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t1, 0));
+	return !(k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E));
+}
+
+/*
+ * The escapes of the segment at chunk offset s0 applied to the lane's decoded elements o, in
+ * order, with rule 3's code check on the element (the records were checked when loaded).
+ * Returns the warp's 'bad'.
+ */
+template <int W>
+SZ_DEVICE bool sz_dec_patch_seg(const sz_dec_frame &fr, sz_dec_batch &b, uint32_t k1, uint32_t len,
+                                uint32_t s0, uint32_t i0, const sz_dec_seg &g, sz_u32x4 &o,
+                                bool bad)
+{
+	const uint32_t seg = (uint32_t)W * 8;
+	while (!bad) {
+		if (b.r == b.nb) {
+			if (b.kb >= k1)
+				break;
+			bad |= sz_dec_load_batch<W>(fr, b, k1, len);
+			continue;
+		}
+		const uint32_t rec =
+		    sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r));
+		const uint32_t p = rec & 0xFFFFu;
+		if (p >= s0 + seg)
+			break;
+		b.r++;
+		if (p >= i0 && p < i0 + 8) {
+			const unsigned i = p - i0;
+			if ((g.w.x >> (4 * i)) & 15u)
+				bad = true;
+			const uint32_t sb = ((i < 4 ? g.w.y : g.w.z) >> (8 * (i & 3))) & 0xFFu;
+			o = sz_set_elem8(o, i,
+			                 splitzip_bf16_join((uint8_t)(rec >> 16), (uint8_t)sb));
+		}
+		bad = sz_any<W>(sz_full_mask<W>(), bad) != 0;
+	}
+	return bad;
+}
+
+/*
  * Decode chunk c by one warp: checks its table entries (rule 2) and escape records (rule 3)
  * before using them, decodes 8 elements per lane per segment, applies the segment's escapes to
- * the registers, stores, hashes. Returns whether a body rule failed (every lane).
+ * the registers, stores, hashes. The loads of the next segment are issued before the current
+ * one is decoded, so a lane has two segments in flight (SZ_DEC_LOAD_BYTES). Returns whether a
+ * body rule failed (every lane).
  */
 template <int W>
 SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, bool hash)
@@ -122,17 +226,9 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	sz_dec_batch b = {0, 0, 0, 0, -1};
 	uint32_t k1 = 0;
 	if (!stored) {
-		const uint8_t *T = fr.src + fr.s4.table_off;
-		uint32_t t0 = 0, t1 = 0; /* one lane reads the two entries, the warp shares them */
-		if (lane == 0) {
-			t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
-			t1 = sz_gld_le32(T + 4 * c);
-		}
-		const uint32_t k0 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t0, 0));
-		k1 = sz_uniform_u32<W>(sz_shfl<W>(sz_full_mask<W>(), t1, 0));
-		if (k0 > k1 || k1 - k0 > len || k1 > fr.E || (c == fr.C - 1 && k1 != fr.E))
-			return true; /* rule 2: the escape range must lie inside its chunk's share
-			              */
+		uint32_t k0;
+		if (!sz_dec_chunk_range<W>(fr, c, len, k0, k1))
+			return true;
 		b.kb = k0;
 		if (k1 > k0)
 			bad |= sz_dec_load_batch<W>(fr, b, k1, len);
@@ -140,77 +236,27 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	const uint8_t *codes = fr.src + fr.s4.codes_off + e0 / 2, *sm = fr.src + fr.s4.sm_off + e0;
 	const uint16_t *body =
 	    reinterpret_cast<const uint16_t *>(fr.src + SPLITZIP_FRAME_HEADER_SIZE) + e0;
+	sz_dec_seg next = sz_dec_load_seg(codes, sm, body, stored, vec, 8 * lane, len);
 	for (uint32_t s0 = 0; s0 < len; s0 += seg) {
 		const uint32_t i0 = s0 + 8 * lane;
-		uint32_t valid;
-		sz_u32x4 o;
-		uint32_t cw = 0;
-		if (stored) {
-			o = sz_load8(body, i0, len, vec, &valid);
-		} else {
-			uint32_t s0w = 0, s1w = 0;
-			if (vec && i0 + 8 <= len) {
-				valid = 0xFFu;
-				cw = sz_gldro_u32(codes + i0 / 2);
-				const uint64_t smv = sz_gldro_u64(sm + i0);
-				s0w = (uint32_t)smv;
-				s1w = (uint32_t)(smv >> 32);
-			} else {
-				valid = 0;
-				SZ_UNROLL
-				for (unsigned i = 0; i < 8; i++) {
-					if (i0 + i >= len)
-						continue;
-					valid |= 1u << i;
-					if (i % 2 ==
-					    0) /* a missing odd element's nibble is masked below */
-						cw |= (uint32_t)sz_gldro_u8(codes + (i0 + i) / 2)
-						      << (4 * i);
-					const uint32_t sb = sz_gldro_u8(sm + i0 + i);
-					if (i < 4)
-						s0w |= sb << (8 * i);
-					else
-						s1w |= sb << (8 * (i - 4));
-				}
-				cw &= valid == 0xFFu ? ~0u : (1u << (4 * sz_popc64(valid))) - 1;
-			}
-			o = sz_decode8(cw, s0w, s1w, fr.s4.contig != 0, fr.s4.base2, fr.s4.cblo,
-			               fr.s4.cbhi);
-			/* the segment's escapes, in order (rule 3's code check on the element) */
-			while (k1 > 0 && !bad) {
-				if (b.r == b.nb) {
-					if (b.kb >= k1)
-						break;
-					bad |= sz_dec_load_batch<W>(fr, b, k1, len);
-					continue;
-				}
-				const uint32_t rec = sz_uniform_u32<W>(
-				    sz_shfl<W>(sz_full_mask<W>(), b.rec, (int)b.r));
-				const uint32_t p = rec & 0xFFFFu;
-				if (p >= s0 + seg)
-					break;
-				b.r++;
-				if (p >= i0 && p < i0 + 8) {
-					const unsigned i = p - i0;
-					if ((cw >> (4 * i)) & 15u)
-						bad = true;
-					const uint32_t sb =
-					    ((i < 4 ? s0w : s1w) >> (8 * (i & 3))) & 0xFFu;
-					o = sz_set_elem8(
-					    o, i,
-					    splitzip_bf16_join((uint8_t)(rec >> 16), (uint8_t)sb));
-				}
-				bad = sz_any<W>(sz_full_mask<W>(), bad) != 0;
-			}
-			if (valid !=
+		const sz_dec_seg g = next;
+		if (s0 + seg < len) /* warp-uniform */
+			next = sz_dec_load_seg(codes, sm, body, stored, vec, i0 + seg, len);
+		sz_u32x4 o = g.w;
+		if (!stored) {
+			o = sz_decode8(g.w.x, g.w.y, g.w.z, fr.s4.contig != 0, fr.s4.base2,
+			               fr.s4.cblo, fr.s4.cbhi);
+			if (k1 > 0)
+				bad = sz_dec_patch_seg<W>(fr, b, k1, len, s0, i0, g, o, bad);
+			if (g.valid !=
 			    0xFFu) /* elements past the end are zero (the hash reads them) */
-				o = sz_mask8(o, valid);
+				o = sz_mask8(o, g.valid);
 		}
-		if (vec && valid == 0xFFu) {
+		if (vec && g.valid == 0xFFu) {
 			sz_gst_x4(out + i0, o);
 		} else {
 			for (unsigned i = 0; i < 8; i++)
-				if (valid >> i & 1)
+				if (g.valid >> i & 1)
 					sz_gst_u16(out + i0 + i, (uint16_t)sz_elem8(o, i));
 		}
 		if (hash)
@@ -314,24 +360,18 @@ SZ_DEVICE int32_t sz_dec_status(const splitzip_header &h, bool bad, uint32_t esc
 	return SPLITZIP_OK;
 }
 
-/* Per frame (blockIdx.y, one block of SZ_GPU_THREADS): the header, parsed once, and the
- * padding rule; the state sz_k_decode reads. */
+/* Per frame (blockIdx.y, one block of SZ_GPU_THREADS): the header, read and checked once by
+ * warp 0, and the padding rule; the state sz_k_decode reads. */
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_init(sz_gpu_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dec_smem<W>, S, 1);
 	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
-	if (t == 0) {
-		splitzip_header h;
-		__builtin_memset(&h, 0, sizeof h);
-		S[0].fr.status = sz_dec_parse(a, f, &h, S[0].hdr);
-		if (S[0].fr.status == SPLITZIP_OK)
-			sz_dec_setup(S[0].fr, a, f, h);
-		else
-			S[0].fr.h = h;
+	if (sz_warp<W>() == 0) /* warp-uniform */
+		(void)sz_dec_header_warp<W>(S[0].fr, a, f, S[0].hdr);
+	if (t == 0)
 		S[0].bad = 0;
-	}
 	sz_syncthreads();
 	const bool ok = S[0].fr.status == SPLITZIP_OK;
 	if (ok && sz_dec_padding_bad(S[0].fr, t))

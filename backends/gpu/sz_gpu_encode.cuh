@@ -861,20 +861,24 @@ SZ_DEVICE void sz_enc_finish(sz_enc_smem<W> &S, const sz_gpu_enc &a, bool split4
 		if (b == 0 && SPLITZIP_FRAME_HEADER_SIZE + bytes + t < size)
 			sz_gst_u8(d8 + bytes + t, 0); /* FORMAT.md §4.1 padding */
 	}
-	if (b != 0 || t != 0)
+	if (b != 0 || sz_warp<W>() != 0) /* the header: warp 0 of block 0 */
 		return;
-	splitzip_header h;
-	splitzip_header_init(&h, split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED, fr.L,
-	                     fr.flags, fr.n);
-	h.n_escapes = split4 ? (uint32_t)E : 0;
-	for (unsigned k = 0; k < 16; k++)
-		h.codebook[k] = split4 ? fr.cb[k] : 0;
-	h.frame_size = size;
-	if (fr.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) /* every fold was added before the waits */
-		h.content_checksum =
-		    splitzip_hash_frame_final(fr.n, MULTI ? sz_gld_u64(&st->csum) : S.bc[3]);
-	sz_gpu_put_header(dst, S.hdr, h); /* shared memory: 64 bytes need not sit in registers */
-	sz_put_result(a.frames.out_sizes, a.frames.statuses, fr.f, size, SPLITZIP_OK);
+	if (t == 0) {
+		splitzip_header h;
+		splitzip_header_init(&h, split4 ? SPLITZIP_MODE_SPLIT4 : SPLITZIP_MODE_STORED, fr.L,
+		                     fr.flags, fr.n);
+		h.n_escapes = split4 ? (uint32_t)E : 0;
+		for (unsigned k = 0; k < 16; k++)
+			h.codebook[k] = split4 ? fr.cb[k] : 0;
+		h.frame_size = size;
+		if (fr.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) /* every fold was added before */
+			h.content_checksum = splitzip_hash_frame_final(
+			    fr.n, MULTI ? sz_gld_u64(&st->csum) : S.bc[3]);
+		splitzip_header_write_fields(S.hdr, &h); /* shared memory, not registers */
+	}
+	sz_gpu_put_header_warp<W>(dst, S.hdr);
+	if (t == 0)
+		sz_put_result(a.frames.out_sizes, a.frames.statuses, fr.f, size, SPLITZIP_OK);
 }
 
 /* Whether the codebook in fr.cb equals the 16 bytes at cb. */
