@@ -72,13 +72,13 @@ def demangle(mangled):
 def parse_log(path):
     """{arch: {kernel: {regs, smem, stack, spill}}} from one nvcc -Xptxas -v log."""
     out = {}
-    cur = None
+    cur = owner = None  # the entry until its "Used" line; the entry whose callees follow
     props = None
     with open(path, errors="replace") as f:
         for line in f:
             m = ENTRY.search(line)
             if m:
-                cur = (demangle(m.group(1)), m.group(2))
+                cur = owner = (demangle(m.group(1)), m.group(2))
                 out.setdefault(cur[1], {})[cur[0]] = dict(regs=0, smem=0, stack=0, spill=0)
                 continue
             m = PROPS.search(line)
@@ -86,10 +86,11 @@ def parse_log(path):
                 props = demangle(m.group(1))
                 continue
             m = FRAME.search(line)
-            if m and cur and props == cur[0]:
-                k = out[cur[1]][cur[0]]
-                k["stack"] = int(m.group(1))
-                k["spill"] = int(m.group(2)) + int(m.group(3))
+            if m and owner:  # the entry's own frame, or a function it calls (spills count)
+                k = out[owner[1]][owner[0]]
+                if props == owner[0]:
+                    k["stack"] = int(m.group(1))
+                k["spill"] += int(m.group(2)) + int(m.group(3))
                 continue
             m = USED.search(line)
             if m and cur:
