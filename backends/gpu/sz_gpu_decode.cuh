@@ -35,10 +35,10 @@ template <int W> struct sz_dec_smem {
  * lane's bit buffer, word cursor and checksum lane across its steps and gets 80 registers. */
 #define SZ_DEC_BLOCKS(ent) ((ent) ? 3 : 4)
 /* Whether sz_dec_chunk<W> issues the next segment's loads before it decodes the current one:
- * not on sm_120, whose allocation of the 64-register batched decoder spills with it (ptxas; as
- * SZ_ENC_SEGS), nor at W = 64 on AMD, where it takes the batched decoder past the 96-VGPR
- * budget on gfx942 (99; ci/hip-bundle-check.py). */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1200
+ * not on sm_100 and sm_120, whose allocation of the 64-register batched decoder spills with it
+ * (ptxas: 20 and 200 bytes; as SZ_ENC_SEGS), nor at W = 64 on AMD, where it takes the batched
+ * decoder past the 96-VGPR budget on gfx942 (99; ci/hip-bundle-check.py). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
 #define SZ_DEC_PREFETCH(w) 0
 #elif defined(SZ_GPU_FLAVOUR_HIP)
 #define SZ_DEC_PREFETCH(w) ((w) == 32)
