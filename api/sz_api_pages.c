@@ -278,8 +278,8 @@ splitzip_status splitzip_pages_compress_async(splitzip_ctx *ctx, uint32_t codebo
 	memset(&a, 0, sizeof a);
 	a.codec.chunk_log2 = ctx->params.chunk_log2;
 	a.codec.flags = ctx->params.flags;
-	a.codec.from_input = cb == NULL;
-	memcpy(a.codec.codebook, ctx->params.codebook.exponents, 16);
+	a.codec.split4.from_input = cb == NULL;
+	memcpy(a.codec.split4.codebook, ctx->params.codebook.exponents, 16);
 	a.n_pages = n_pages;
 	a.pages = d_pages;
 	a.page_bytes = d_page_bytes;
