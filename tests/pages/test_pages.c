@@ -248,6 +248,15 @@ static dst_pages dst_alloc(size_t n, const size_t *caps)
 	return d;
 }
 
+/* Back to the state of dst_alloc(): every page filled, no sizes, no states. */
+static void dst_reset(dst_pages *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		memset(d->p[i], 0xA5, d->caps[i]);
+	memset(d->sizes, 0, d->n * sizeof *d->sizes);
+	memset(d->states, 0, d->n);
+}
+
 static void dst_free(dst_pages *d)
 {
 	for (size_t i = 0; i < d->n; i++)
@@ -299,9 +308,12 @@ static uint8_t *roundtrip(const pu_pages *l, const opts *o, size_t *size)
 	size_t want_size = 0;
 	uint8_t *want = oracle(l, o, &want_size);
 	ck_assert_uint_eq(*size, want_size);
-	for (size_t k = 0; k < *size; k++)
-		ck_assert_msg(s[k] == want[k], "stream byte %zu: %02x, the spec says %02x", k, s[k],
-		              want[k]);
+	if (memcmp(s, want, *size) != 0) {
+		size_t k = 0;
+		while (s[k] == want[k])
+			k++;
+		ck_abort_msg("stream byte %zu: %02x, the spec says %02x", k, s[k], want[k]);
+	}
 	free(want);
 	dst_pages d = dst_alloc(l->n, l->bytes);
 	size_t n_out = 999;
@@ -990,6 +1002,11 @@ START_TEST(hostile_random)
 		splitzip_ctx *ctx = ctx_of(&o);
 		size_t size;
 		uint8_t *s0 = pack(ctx, &l, &o, &size);
+		/* One input buffer ending at a guard page (a shorter input ends there too) and one
+		 * set of destination pages, reset for every mutation. */
+		sz_guard_buf in;
+		ck_assert_int_eq(sz_guard_alloc(&in, size, SZ_GUARD_END), 0);
+		dst_pages dp = dst_alloc(5, l.bytes);
 		for (int k = 0; k < 1500; k++) {
 			uint8_t *s = malloc(size);
 			memcpy(s, s0, size);
@@ -1016,21 +1033,21 @@ START_TEST(hostile_random)
 				s[head + (r >> 8) % (z - head)] = (uint8_t)r;
 				break;
 			}
-			sz_guard_buf in;
-			ck_assert_int_eq(sz_guard_dup(&in, s, z, SZ_GUARD_END), 0);
-			dst_pages dp = dst_alloc(5, l.bytes);
+			uint8_t *at = in.ptr + (size - z);
+			memcpy(at, s, z);
+			dst_reset(&dp);
 			size_t n_out = 0;
-			splitzip_status st = unpack(ctx, in.ptr, in.size, &dp, &n_out);
+			splitzip_status st = unpack(ctx, at, z, &dp, &n_out);
 			ck_assert_msg(is_decode_status(st), "mutation %d: %s", k, splitzip_status_name(st));
 			ck_assert(st == SPLITZIP_OK ? n_out == 5 : n_out == 0);
 			if (st == SPLITZIP_OK) /* damage the checks cannot see: a padding byte ... none */
 				for (size_t i = 0; i < 5; i++)
 					ck_assert(memcmp(dp.p[i], l.p[i], l.bytes[i]) == 0);
 			check_states(&dp, &l);
-			dst_free(&dp);
-			sz_guard_free(&in);
 			free(s);
 		}
+		dst_free(&dp);
+		sz_guard_free(&in);
 		free(s0);
 		splitzip_ctx_free(ctx);
 	}
