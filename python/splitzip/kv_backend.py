@@ -2,7 +2,7 @@
 Disaggregated Serving") asks for, over splitzip page streams. No SGLang import is needed: the
 serving stack calls these methods (doc/INTEGRATION.md shows where).
 
-    backend = SplitzipKVBackend(codebook=splitzip.calibrate(sample_kv), codebook_id=model_hash)
+    backend = SplitzipKVBackend(codebook=splitzip.calibrate(sample_kv), table_id=model_hash)
     spec = KVCompressionSpec(page_bytes=32768, max_pages=512, device="cuda")
     if backend.supports(spec):
         req = backend.buffer_requirements("compress", spec)   # finite bounds, alignment
@@ -85,9 +85,10 @@ class SplitzipKVBackend:
     name = "splitzip"
     lossless = True
 
-    def __init__(self, *, codebook=None, codebook_id=0, checksum=False, chunk_log2=12):
-        self._kw = dict(codebook=codebook, codebook_id=codebook_id, checksum=checksum,
-                        chunk_log2=chunk_log2)
+    def __init__(self, *, mode="split4", codebook=None, table=None, table_id=0, checksum=True,
+                 chunk_log2=0):
+        self._kw = dict(mode=mode, codebook=codebook, table=table, table_id=table_id,
+                        checksum=checksum, chunk_log2=chunk_log2)
         self._codecs = {}
 
     def _codec(self, device):
