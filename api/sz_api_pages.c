@@ -85,7 +85,8 @@ splitzip_status splitzip_pages_get_manifest(const void *src, size_t src_size,
 		const uint32_t e = splitzip_pages_entry(s, i);
 		const uint64_t m = splitzip_pages_entry_elems(e);
 		entries[i].page_bytes = 2 * m;
-		entries[i].encoding = splitzip_pages_entry_raw(e) ? SPLITZIP_PAGE_RAW : SPLITZIP_PAGE_FRAME;
+		entries[i].encoding =
+		    splitzip_pages_entry_raw(e) ? SPLITZIP_PAGE_RAW : SPLITZIP_PAGE_FRAME;
 		entries[i].position = splitzip_pages_entry_raw(e) ? 2 * raw : coded;
 		if (splitzip_pages_entry_raw(e))
 			raw += m;

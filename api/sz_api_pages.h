@@ -16,11 +16,11 @@ enum { SZ_PG_SPLIT4 = 0, SZ_PG_ENTROPY = 1 };
 typedef struct splitzip_pages_list {
 	void *mem;
 	size_t n;
-	uint16_t **page;  /* page i's elements (a destination when decoding) */
-	uint64_t *elems;  /* page i's element count */
-	uint64_t *esc;    /* encoding: page i's escapes under the split4 candidate's codebook */
-	uint8_t *raw[2];  /* page i travels raw, per candidate (decoding: raw[0], from the table) */
-	uint64_t total;   /* elements of all pages */
+	uint16_t **page; /* page i's elements (a destination when decoding) */
+	uint64_t *elems; /* page i's element count */
+	uint64_t *esc;   /* encoding: page i's escapes under the split4 candidate's codebook */
+	uint8_t *raw[2]; /* page i travels raw, per candidate (decoding: raw[0], from the table) */
+	uint64_t total;  /* elements of all pages */
 	/* Segments of the coded and the raw pages, in page order (empty pages left out). */
 	uint16_t **seg_coded, **seg_raw;
 	uint64_t *start_coded, *start_raw;
@@ -41,12 +41,8 @@ SZ_INTERNAL splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint
                                                          const void *const *pages,
                                                          const size_t *page_bytes, uint8_t *dst,
                                                          size_t dst_cap, size_t *dst_size);
-SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, const uint8_t *src,
-                                                           size_t src_size, size_t n_pages,
-                                                           void *const *pages,
-                                                           const size_t *page_caps,
-                                                           size_t *page_sizes,
-                                                           uint8_t *page_states,
-                                                           size_t *n_pages_out);
+SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(
+    splitzip_ctx *ctx, const uint8_t *src, size_t src_size, size_t n_pages, void *const *pages,
+    const size_t *page_caps, size_t *page_sizes, uint8_t *page_states, size_t *n_pages_out);
 
 #endif /* SZ_API_PAGES_H */

@@ -92,18 +92,51 @@ static unsigned candidates(splitzip_encoding enc)
 	return enc == SPLITZIP_ENCODING_SPLIT4 ? 1u : enc == SPLITZIP_ENCODING_ENTROPY ? 2u : 3u;
 }
 
+/* Pages shorter than this are gathered into batches for the histogram of all pages: a SIMD
+ * histogram has a cost per call that short inputs do not amortise. */
+#define SZ_PAGES_HIST_BATCH ((size_t)1 << 15)
+
+/* hist += the exponent histogram of every element of every page. */
+static splitzip_status all_histogram(const splitzip_host_kernels *k, const splitzip_pages_list *l,
+                                     uint64_t hist[256])
+{
+	uint16_t *buf = NULL;
+	size_t fill = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const size_t n = (size_t)l->elems[i];
+		if (n >= SZ_PAGES_HIST_BATCH / 4) {
+			k->histogram(l->page[i], n, hist);
+			continue;
+		}
+		if (!buf && !(buf = (uint16_t *)malloc(SZ_PAGES_HIST_BATCH * sizeof *buf)))
+			return SPLITZIP_ERROR_OUT_OF_MEMORY;
+		if (fill + n > SZ_PAGES_HIST_BATCH) {
+			k->histogram(buf, fill, hist);
+			fill = 0;
+		}
+		memcpy(buf + fill, l->page[i], n * 2);
+		fill += n;
+	}
+	if (fill)
+		k->histogram(buf, fill, hist);
+	free(buf);
+	return SPLITZIP_OK;
+}
+
 /* The tables of the candidates: fixed ones from the context, the others from the histogram of
  * every element of every page. */
-static void choose_tables(const splitzip_ctx *ctx, const splitzip_pages_list *l, unsigned cand,
-                          splitzip_pages_tables *t)
+static splitzip_status choose_tables(const splitzip_ctx *ctx, const splitzip_pages_list *l,
+                                     unsigned cand, splitzip_pages_tables *t)
 {
 	const splitzip_params *p = &ctx->params;
 	t->fixed[SZ_PG_SPLIT4] = p->codebook_mode == SPLITZIP_CODEBOOK_FIXED;
 	t->fixed[SZ_PG_ENTROPY] = p->table_mode == SPLITZIP_CODEBOOK_FIXED;
 	uint64_t hist[256] = {0};
-	if (((cand & 1) && !t->fixed[SZ_PG_SPLIT4]) || ((cand & 2) && !t->fixed[SZ_PG_ENTROPY]))
-		for (size_t i = 0; i < l->n; i++)
-			ctx->backend->host->histogram(l->page[i], (size_t)l->elems[i], hist);
+	if (((cand & 1) && !t->fixed[SZ_PG_SPLIT4]) || ((cand & 2) && !t->fixed[SZ_PG_ENTROPY])) {
+		splitzip_status st = all_histogram(ctx->backend->host, l, hist);
+		if (st != SPLITZIP_OK)
+			return st;
+	}
 	uint8_t cb[16];
 	if (t->fixed[SZ_PG_SPLIT4])
 		memcpy(cb, p->codebook.exponents, 16);
@@ -114,36 +147,75 @@ static void choose_tables(const splitzip_ctx *ctx, const splitzip_pages_list *l,
 		t->table = p->table;
 	else if (!(cand & 2) || !splitzip_entropy_table_select(hist, &t->table))
 		memset(&t->table, 0, sizeof t->table); /* no elements: no frame either */
+	return SPLITZIP_OK;
 }
 
-/* Page i's raw bits under the candidates' tables, and its escapes under the codebook. */
+/* Pages at least this long get their costs from a (SIMD) histogram, shorter ones from the
+ * per-element cost tables (a histogram costs too much per call for them). */
+#define SZ_PAGES_HIST_MIN_ELEMS ((size_t)4096)
+
+/* The per-exponent costs of a decision, and what is known about the codebook. */
+typedef struct pk_costs {
+	uint8_t c4[256], ce[256]; /* split4: 1 for an escape; entropy: the code length (+ 8) */
+	unsigned cand;
+	int window; /* the codebook is the window base..base+15 */
+	uint8_t base;
+} pk_costs;
+
+/*
+ * Page i's raw bits under the candidates' tables (splitzip_pages_raw_split4() and
+ * splitzip_pages_raw_entropy() of its histogram, as sums over its elements of a cost per
+ * exponent), and its escapes under the codebook.
+ */
 static void page_decide(const splitzip_host_kernels *k, splitzip_pages_list *l, size_t i,
-                        unsigned cand, const splitzip_pages_tables *t)
+                        const pk_costs *c)
 {
-	uint64_t h[256] = {0};
-	k->histogram(l->page[i], (size_t)l->elems[i], h);
-	uint64_t esc = 0;
-	for (unsigned e = 0; e < 256; e++)
-		esc += t->cb.is_escape[e] ? h[e] : 0;
+	const uint16_t *x = l->page[i];
+	const size_t n = (size_t)l->elems[i];
+	uint64_t esc = 0, bits = 0;
+	if (n >= SZ_PAGES_HIST_MIN_ELEMS && (c->cand & 2)) {
+		uint64_t h[256] = {0};
+		k->histogram(x, n, h);
+		for (unsigned e = 0; e < 256; e++) {
+			esc += h[e] * c->c4[e];
+			bits += h[e] * c->ce[e];
+		}
+	} else if (c->cand == 1 && c->window) {
+		esc = splitzip_pages_outside(x, n, c->base);
+	} else {
+		splitzip_pages_costs(x, n, c->c4, c->ce, &esc, &bits);
+	}
 	l->esc[i] = esc;
-	l->raw[SZ_PG_SPLIT4][i] = 6 * esc >= l->elems[i]; /* splitzip_pages_raw_split4() */
-	l->raw[SZ_PG_ENTROPY][i] =
-	    (uint8_t)((cand & 2) && splitzip_pages_raw_entropy(h, t->table.lengths,
-	                                                       t->table.escape_length, l->elems[i]));
+	l->raw[SZ_PG_SPLIT4][i] = 6 * esc >= n;
+	l->raw[SZ_PG_ENTROPY][i] = 8 * n + bits >= 16 * n;
 }
 
-static void decide(const splitzip_ctx *ctx, splitzip_pages_list *l, unsigned cand,
-                   splitzip_pages_tables *t)
+static splitzip_status decide(const splitzip_ctx *ctx, splitzip_pages_list *l, unsigned cand,
+                              splitzip_pages_tables *t)
 {
-	choose_tables(ctx, l, cand, t);
+	splitzip_status st = choose_tables(ctx, l, cand, t);
+	if (st != SPLITZIP_OK)
+		return st;
+	pk_costs c;
+	c.cand = cand;
+	c.window = t->cb.contiguous;
+	c.base = t->cb.base;
+	for (unsigned e = 0; e < 256; e++) {
+		c.c4[e] = t->cb.is_escape[e];
+		c.ce[e] = (uint8_t)(!(cand & 2) ? 0
+		                    : t->table.lengths[e]
+		                        ? t->table.lengths[e]
+		                        : t->table.escape_length + SPLITZIP_ENTROPY_RAW_BITS);
+	}
 	const splitzip_host_kernels *k = ctx->backend->host;
 #ifdef _OPENMP
 	const int T = ctx->params.n_threads ? (int)ctx->params.n_threads : omp_get_max_threads();
 	const int par = l->total >= SZ_PAGES_PARALLEL_MIN_ELEMS && l->n > 1 && T > 1;
-#pragma omp parallel for num_threads(T) schedule(dynamic, 16) if (par)
+#pragma omp parallel for num_threads(T) schedule(dynamic, 64) if (par)
 #endif
 	for (int64_t i = 0; i < (int64_t)l->n; i++)
-		page_decide(k, l, (size_t)i, cand, t);
+		page_decide(k, l, (size_t)i, &c);
+	return SPLITZIP_OK;
 }
 
 /* ---- Encoding a candidate ------------------------------------------------------------------ */
@@ -156,7 +228,9 @@ static uint64_t bytes_checksum(const splitzip_host_kernels *k, const uint8_t *p,
 	uint64_t sum = 0;
 	for (uint64_t c = 0; c < C; c++)
 		sum += splitzip_hash_chunk_fold(
-		    k->hash_chunk(p + (c << (log2 + 1)), (size_t)splitzip_chunk_len(n, log2, c) * 2), c);
+		    k->hash_chunk(p + (c << (log2 + 1)),
+		                  (size_t)splitzip_chunk_len(n, log2, c) * 2),
+		    c);
 	return splitzip_hash_frame_final(n, sum);
 }
 
@@ -171,9 +245,10 @@ static splitzip_status encode_frames(splitzip_ctx *ctx, const splitzip_encoder *
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
 		coded->first = j << SPLITZIP_PAGES_FRAME_LOG2;
 		size_t fs = 0;
-		splitzip_status st = splitzip_driver_compress_segments(
-		    e, &ctx->scratch, &ctx->verify, coded, splitzip_pages_frame_elems(coded_elems, j),
-		    dst + *off, cap - (size_t)*off, &fs);
+		splitzip_status st =
+		    splitzip_driver_compress_segments(e, &ctx->scratch, &ctx->verify, coded,
+		                                      splitzip_pages_frame_elems(coded_elems, j),
+		                                      dst + *off, cap - (size_t)*off, &fs);
 		if (st != SPLITZIP_OK)
 			return st;
 		*off += fs;
@@ -193,8 +268,8 @@ static void write_raw(const splitzip_segments *raw, uint8_t *dst)
 typedef struct pk_job {
 	splitzip_pages_list *l;
 	const splitzip_pages_tables *t;
-	int c;            /* the candidate */
-	unsigned flags;   /* Stream_Flags */
+	int c;          /* the candidate */
+	unsigned flags; /* Stream_Flags */
 	uint32_t table_id;
 } pk_job;
 
@@ -249,10 +324,10 @@ static splitzip_status encode_candidate(splitzip_ctx *ctx, const pk_job *j, uint
 	memset(dst + table_end, 0, (size_t)(L.frames_off - table_end));
 	memset(dst + L.frames_end, 0, (size_t)(L.raw_off - L.frames_end));
 	write_raw(&raw, dst + L.raw_off);
-	const uint64_t raw_sum = (j->flags & SPLITZIP_PAGES_FLAG_CHECKSUM)
-	                             ? bytes_checksum(e.k, dst + L.raw_off, 2 * l->raw_elems,
-	                                              e.chunk_log2)
-	                             : 0;
+	const uint64_t raw_sum =
+	    (j->flags & SPLITZIP_PAGES_FLAG_CHECKSUM)
+	        ? bytes_checksum(e.k, dst + L.raw_off, 2 * l->raw_elems, e.chunk_log2)
+	        : 0;
 	write_head(ctx, j, &L, raw_sum, dst);
 	*size = L.stream_size;
 	return SPLITZIP_OK;
@@ -296,8 +371,10 @@ static splitzip_status split4_size(const splitzip_ctx *ctx, splitzip_pages_list 
 			E[o >> L2] += l->esc[i];
 		} else { /* cut by frame boundaries: count each piece */
 			for (uint64_t a = o; a < end;) {
-				const uint64_t b = ((a >> L2) + 1) << L2 < end ? ((a >> L2) + 1) << L2 : end;
-				E[a >> L2] += piece_escapes(ctx->backend->host, l, i, a - o, b - o, cb);
+				const uint64_t b =
+				    ((a >> L2) + 1) << L2 < end ? ((a >> L2) + 1) << L2 : end;
+				E[a >> L2] +=
+				    piece_escapes(ctx->backend->host, l, i, a - o, b - o, cb);
 				a = b;
 			}
 		}
@@ -307,8 +384,9 @@ static splitzip_status split4_size(const splitzip_ctx *ctx, splitzip_pages_list 
 	uint64_t frames = 0;
 	for (uint64_t j = 0; j < F; j++) {
 		const uint64_t n = splitzip_pages_frame_elems(l->coded_elems, j);
-		frames += splitzip_split4_wins(n, log2, E[j]) ? splitzip_split4_frame_size(n, log2, E[j])
-		                                             : splitzip_stored_frame_size(n);
+		frames += splitzip_split4_wins(n, log2, E[j])
+		              ? splitzip_split4_frame_size(n, log2, E[j])
+		              : splitzip_stored_frame_size(n);
 	}
 	free(E);
 	splitzip_pages_layout L;
@@ -349,10 +427,10 @@ static splitzip_status encode_auto(splitzip_ctx *ctx, pk_job *j, uint8_t *dst, s
 	return encode_candidate(ctx, j, dst, cap, size);
 }
 
-splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_id,
-                                             unsigned options, size_t n_pages,
-                                             const void *const *pages, const size_t *page_bytes,
-                                             uint8_t *dst, size_t dst_cap, size_t *dst_size)
+splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_id, unsigned options,
+                                             size_t n_pages, const void *const *pages,
+                                             const size_t *page_bytes, uint8_t *dst, size_t dst_cap,
+                                             size_t *dst_size)
 {
 	const unsigned cand = candidates(ctx->params.encoding);
 	splitzip_pages_list l;
@@ -360,7 +438,11 @@ splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_i
 	if (st != SPLITZIP_OK)
 		return st;
 	splitzip_pages_tables t;
-	decide(ctx, &l, cand, &t);
+	st = decide(ctx, &l, cand, &t);
+	if (st != SPLITZIP_OK) {
+		list_free(&l);
+		return st;
+	}
 	if (table_id && !(((cand & 1) == 0 || t.fixed[SZ_PG_SPLIT4]) &&
 	                  ((cand & 2) == 0 || t.fixed[SZ_PG_ENTROPY]))) {
 		list_free(&l);

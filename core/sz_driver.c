@@ -274,10 +274,10 @@ static uint64_t encode_workers(enc_pass *p)
 #pragma omp parallel for num_threads(p->T) reduction(+ : csum) schedule(static)
 #endif
 	for (int64_t w = 0; w < (int64_t)p->T; w++)
-		p->wcount[w] = encode_range(p, (unsigned)w,
-		                            splitzip_driver_range_start(C, p->T, (unsigned)w),
-		                            splitzip_driver_range_start(C, p->T, (unsigned)w + 1),
-		                            &csum, p->whist ? p->whist + 256 * (size_t)w : NULL);
+		p->wcount[w] =
+		    encode_range(p, (unsigned)w, splitzip_driver_range_start(C, p->T, (unsigned)w),
+		                 splitzip_driver_range_start(C, p->T, (unsigned)w + 1), &csum,
+		                 p->whist ? p->whist + 256 * (size_t)w : NULL);
 	return csum;
 }
 
@@ -541,7 +541,8 @@ static splitzip_status decode_range(const dec_pass *p, unsigned w, uint64_t c0, 
 		if (st != SPLITZIP_OK)
 			return st;
 		if (p->want_sum)
-			*csum += splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
+			*csum +=
+			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
 		splitzip_out_flush(&p->out, e0, len, win);
 	}
 	return SPLITZIP_OK;
@@ -606,9 +607,9 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 #pragma omp parallel for num_threads(T) reduction(+ : csum) reduction(max : worst) schedule(static)
 #endif
 		for (int64_t w = 0; w < (int64_t)T; w++) {
-			int st =
-			    decode_range(&p, (unsigned)w, splitzip_driver_range_start(C, T, (unsigned)w),
-			                 splitzip_driver_range_start(C, T, (unsigned)w + 1), &csum);
+			int st = decode_range(
+			    &p, (unsigned)w, splitzip_driver_range_start(C, T, (unsigned)w),
+			    splitzip_driver_range_start(C, T, (unsigned)w + 1), &csum);
 			worst = st > worst ? st : worst;
 		}
 	}
@@ -626,14 +627,16 @@ static splitzip_status decode_stored(const splitzip_host_kernels *k, unsigned n_
 {
 	const uint64_t n = h->n_elems;
 	const uint8_t *body = src + SPLITZIP_FRAME_HEADER_SIZE;
-	if (!splitzip_driver_all_zero(body + 2 * n, h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
+	if (!splitzip_driver_all_zero(body + 2 * n,
+	                              h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	if (n && dst->p) {
 		memcpy(dst->p, body, (size_t)n * 2);
 	} else { /* segments, chunk by chunk */
 		const uint64_t C = splitzip_n_chunks(n, dst->log2);
 		for (uint64_t c = 0; c < C; c++) {
-			const uint64_t e0 = c << dst->log2, len = splitzip_chunk_len(n, dst->log2, c);
+			const uint64_t e0 = c << dst->log2,
+			               len = splitzip_chunk_len(n, dst->log2, c);
 			uint16_t *win = splitzip_out_window(dst, 0, e0, len);
 			memcpy(win, body + 2 * e0, (size_t)len * 2);
 			splitzip_out_flush(dst, e0, len, win);

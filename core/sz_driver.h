@@ -87,22 +87,21 @@ SZ_INTERNAL splitzip_status splitzip_driver_decode(const splitzip_host_kernels *
  * frame is the one splitzip_driver_compress() writes for the same elements in one array.
  * 'gather' lends a chunk of gather space per worker, 's' the rest.
  */
-SZ_INTERNAL splitzip_status splitzip_driver_compress_segments(const splitzip_encoder *e,
-                                                              splitzip_scratch *s,
-                                                              splitzip_scratch *gather,
-                                                              const splitzip_segments *src,
-                                                              uint64_t n, uint8_t *dst,
-                                                              size_t dst_cap, size_t *dst_size);
+SZ_INTERNAL splitzip_status splitzip_driver_compress_segments(
+    const splitzip_encoder *e, splitzip_scratch *s, splitzip_scratch *gather,
+    const splitzip_segments *src, uint64_t n, uint8_t *dst, size_t dst_cap, size_t *dst_size);
 
 /*
  * Decode the one frame at the start of src into the elements [0, dst_cap) of the segments
  * 'dst', as splitzip_driver_decode() does into one array (same checks, same statuses); 's'
  * lends the gather space of chunks that span segments.
  */
-SZ_INTERNAL splitzip_status splitzip_driver_decode_segments(
-    const splitzip_host_kernels *k, unsigned n_threads, splitzip_scratch *s, const uint8_t *src,
-    size_t src_size, size_t *src_consumed, const splitzip_segments *dst, uint64_t dst_cap,
-    size_t *n_elems);
+SZ_INTERNAL splitzip_status splitzip_driver_decode_segments(const splitzip_host_kernels *k,
+                                                            unsigned n_threads, splitzip_scratch *s,
+                                                            const uint8_t *src, size_t src_size,
+                                                            size_t *src_consumed,
+                                                            const splitzip_segments *dst,
+                                                            uint64_t dst_cap, size_t *n_elems);
 
 /* ---- Shared by the split4 (sz_driver.c) and entropy (sz_driver_entropy.c) drivers ---------- */
 
@@ -195,8 +194,7 @@ SZ_INTERNAL uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, un
                                               const uint16_t *src, uint64_t n, unsigned log2);
 /* The same of the elements of 'in' (chunks of 2^in->log2 when it is segmented). */
 SZ_INTERNAL uint64_t splitzip_driver_checksum_in(const splitzip_host_kernels *k, unsigned n_threads,
-                                                 const splitzip_in *in, uint64_t n,
-                                                 unsigned log2);
+                                                 const splitzip_in *in, uint64_t n, unsigned log2);
 
 /* Gather space of T workers for chunks of 2^log2 elements, in bytes. */
 static inline size_t splitzip_driver_tmp_bytes(unsigned T, unsigned log2)

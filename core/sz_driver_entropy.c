@@ -277,7 +277,8 @@ static splitzip_status ent_decode_range(const ent_dec *p, unsigned w, uint64_t c
 			return st;
 		*n_esc += esc;
 		if (p->want_sum)
-			*csum += splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
+			*csum +=
+			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
 		splitzip_out_flush(&p->out, e0, len, win);
 	}
 	return SPLITZIP_OK;

@@ -88,3 +88,48 @@ splitzip_status splitzip_pages_check_dst(const uint8_t *src, const splitzip_page
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
 	return SPLITZIP_OK;
 }
+
+void splitzip_pages_costs(const uint16_t *x, size_t n, const uint8_t c4[256], const uint8_t ce[256],
+                          uint64_t *s4, uint64_t *se)
+{
+	/* Four independent sums of each kind: the table loads of consecutive elements overlap. */
+	uint32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+	size_t i = 0;
+	uint64_t ta = 0, tb = 0;
+	while (i < n) {
+		/* Flush every 2^24 elements, before 19 * 2^24 / 4 could overflow a u32 sum. */
+		const size_t end = n - i > ((size_t)1 << 24) ? i + ((size_t)1 << 24) : n;
+		for (; i + 4 <= end; i += 4)
+			for (unsigned k = 0; k < 4; k++) {
+				const uint8_t e = splitzip_bf16_exponent(x[i + k]);
+				a[k] += c4[e];
+				b[k] += ce[e];
+			}
+		for (; i < end; i++) {
+			const uint8_t e = splitzip_bf16_exponent(x[i]);
+			a[0] += c4[e];
+			b[0] += ce[e];
+		}
+		for (unsigned k = 0; k < 4; k++) {
+			ta += a[k];
+			tb += b[k];
+			a[k] = b[k] = 0;
+		}
+	}
+	*s4 += ta;
+	*se += tb;
+}
+
+uint64_t splitzip_pages_outside(const uint16_t *x, size_t n, uint8_t base)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < n;) {
+		/* A u16 count per block of 2^15 elements: the inner loop stays in 16-bit lanes. */
+		const size_t end = n - i > 32768 ? i + 32768 : n;
+		uint16_t m = 0;
+		for (; i < end; i++)
+			m += (uint16_t)((uint8_t)(((x[i] >> 7) & 0xFF) - base) > 15);
+		total += m;
+	}
+	return total;
+}

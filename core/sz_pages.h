@@ -30,8 +30,8 @@
 
 #define SPLITZIP_PAGES_MAGIC 0x47505A53u /* bytes 53 5A 50 47: "SZPG" */
 #define SPLITZIP_PAGES_FLAGS_KNOWN (SPLITZIP_PAGES_FLAG_CHECKSUM | SPLITZIP_PAGES_FLAG_FIXED_TABLE)
-#define SPLITZIP_PAGES_FRAME_LOG2 24u       /* frames of 2^24 elements, the last shorter */
-#define SPLITZIP_PAGES_RAW_BIT 0x80000000u  /* bit 31 of a table entry: the page travels raw */
+#define SPLITZIP_PAGES_FRAME_LOG2 24u         /* frames of 2^24 elements, the last shorter */
+#define SPLITZIP_PAGES_RAW_BIT 0x80000000u    /* bit 31 of a table entry: the page travels raw */
 #define SPLITZIP_PAGES_ELEMS_MASK 0x7FFFFFFFu /* bits 0-30: the page's element count */
 
 SZ_STATIC_ASSERT(SPLITZIP_PAGES_ALIGN % SPLITZIP_SECTION_ALIGN == 0,
@@ -214,7 +214,8 @@ SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint
 	if (src[SZ_PG_H_VERSION] == 0)
 		return SPLITZIP_ERROR_CORRUPT_STREAM; /* step 2: version 0 never existed */
 	if (src[SZ_PG_H_VERSION] != SPLITZIP_PAGES_FORMAT_VERSION)
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT; /* version 1 is no longer read; 3+ later */
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT; /* version 1 is no longer read; 3+ later
+		                                           */
 	if (splitzip_get_u8s(src + SZ_PG_H_HEADER_CHECKSUM, 4) !=
 	    splitzip_pages_header_checksum(src))
 		return SPLITZIP_ERROR_HEADER_CHECKSUM; /* step 3 */
@@ -297,7 +298,8 @@ SPLITZIP_HD int splitzip_pages_raw_entropy(const uint64_t hist[256], const uint8
 {
 	uint64_t bits = 8 * n;
 	for (unsigned e = 0; e < 256; e++)
-		bits += hist[e] * (lengths[e] ? lengths[e] : escape_length + SPLITZIP_ENTROPY_RAW_BITS);
+		bits +=
+		    hist[e] * (lengths[e] ? lengths[e] : escape_length + SPLITZIP_ENTROPY_RAW_BITS);
 	return bits >= 16 * n;
 }
 
@@ -308,8 +310,8 @@ SPLITZIP_HD int splitzip_pages_raw_entropy(const uint64_t hist[256], const uint8
  * Table_First, Table_Last, Escape_Length and code-length bytes (§4.3.3), all inside the frame
  * once its header passed §3.2. 'n_bytes' receives the length of the code-length section.
  */
-SPLITZIP_HD const uint8_t *splitzip_pages_frame_table(const uint8_t *frame, const splitzip_header *h,
-                                                      uint64_t *n_bytes)
+SPLITZIP_HD const uint8_t *splitzip_pages_frame_table(const uint8_t *frame,
+                                                      const splitzip_header *h, uint64_t *n_bytes)
 {
 	if (h->mode == SPLITZIP_MODE_SPLIT4) {
 		*n_bytes = 16;
@@ -390,6 +392,19 @@ SZ_INTERNAL splitzip_status splitzip_pages_validate(const uint8_t *src, size_t s
 SZ_INTERNAL splitzip_status splitzip_pages_check_dst(const uint8_t *src,
                                                      const splitzip_pages_header *h, size_t n_dst,
                                                      const size_t *dst_caps);
+
+/*
+ * The sums over the n elements at x of c4[exponent] and ce[exponent] (the per-exponent costs
+ * of splitzip_pages_raw_split4() and splitzip_pages_raw_entropy(): 1 for an escape; a code
+ * length, or the escape length plus 8), added to '*s4' and '*se'. The same as the histogram
+ * weighted with the costs, in one pass and without a histogram per page.
+ */
+SZ_INTERNAL void splitzip_pages_costs(const uint16_t *x, size_t n, const uint8_t c4[256],
+                                      const uint8_t ce[256], uint64_t *s4, uint64_t *se);
+
+/* The number of the n elements at x whose exponent is outside base..base+15 (the escapes of a
+ * window codebook): a loop compilers vectorise. */
+SZ_INTERNAL uint64_t splitzip_pages_outside(const uint16_t *x, size_t n, uint8_t base);
 
 /* Table_Checksum: the low 32 bits of the chunk digest of the n_pages table entries. */
 SZ_INTERNAL uint32_t splitzip_pages_table_checksum(const uint8_t *src, uint64_t n_pages);

@@ -733,7 +733,8 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
 
 /* How a page travels (its bit in the page table). */
 typedef enum splitzip_page_encoding {
-	SPLITZIP_PAGE_RAW = 0,  /* the page's bytes verbatim, in the raw section: it does not shrink */
+	SPLITZIP_PAGE_RAW =
+	    0, /* the page's bytes verbatim, in the raw section: it does not shrink */
 	SPLITZIP_PAGE_FRAME = 1 /* coded: part of the stream's frames */
 } splitzip_page_encoding;
 
@@ -742,7 +743,7 @@ typedef enum splitzip_page_state {
 	SPLITZIP_PAGE_UNTOUCHED = 0, /* nothing was written to the page */
 	SPLITZIP_PAGE_WRITTEN = 1,   /* the page holds the stream's page, validated (and, with the
 	                              * stream's checksums, verified) */
-	SPLITZIP_PAGE_DAMAGED = 2    /* a failing frame covered the page: its bytes are unspecified */
+	SPLITZIP_PAGE_DAMAGED = 2 /* a failing frame covered the page: its bytes are unspecified */
 } splitzip_page_state;
 
 /*
@@ -921,9 +922,8 @@ SPLITZIP_API splitzip_status splitzip_pages_compress_async(
  */
 SPLITZIP_API splitzip_status splitzip_pages_decompress_async(
     splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *const *d_pages,
-    const size_t *d_page_caps, size_t max_page_bytes, size_t *d_page_sizes,
-    uint8_t *d_page_states, size_t *d_n_pages, int32_t *d_status, void *d_workspace,
-    size_t ws_bytes, void *stream);
+    const size_t *d_page_caps, size_t max_page_bytes, size_t *d_page_sizes, uint8_t *d_page_states,
+    size_t *d_n_pages, int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

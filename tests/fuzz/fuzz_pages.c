@@ -101,9 +101,11 @@ static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, si
 		splitzip_status st =
 		    splitzip_pages_decompress(ctx, p, size, m, pages, caps, NULL, states, &n_out);
 		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL && n_out == 0, "%s: %s",
-		           fewer ? "one page too few" : "a page too small", splitzip_status_name(st));
+		           fewer ? "one page too few" : "a page too small",
+		           splitzip_status_name(st));
 		for (size_t i = 0; i < m; i++)
-			FUZZ_CHECK(states[i] == SPLITZIP_PAGE_UNTOUCHED && all_fill(pages[i], caps[i]),
+			FUZZ_CHECK(states[i] == SPLITZIP_PAGE_UNTOUCHED &&
+			               all_fill(pages[i], caps[i]),
 			           "page %zu written", i);
 		free_pages(pages, m);
 		if (!fewer)
@@ -204,7 +206,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 		FUZZ_CHECK(st == mst, "decompress %s, get_manifest %s", splitzip_status_name(st),
 		           splitzip_status_name(mst));
 		for (size_t i = 0; i < 3; i++)
-			FUZZ_CHECK(n_out == 0 && sizes[i] == 0 && states[i] == SPLITZIP_PAGE_UNTOUCHED &&
+			FUZZ_CHECK(n_out == 0 && sizes[i] == 0 &&
+			               states[i] == SPLITZIP_PAGE_UNTOUCHED &&
 			               all_fill(pages[i], 64),
 			           "page %zu after a broken structure", i);
 		free_pages(pages, 3);

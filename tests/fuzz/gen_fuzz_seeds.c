@@ -317,8 +317,8 @@ static void pages_seed_one(const pages_seed *s)
 	size_t cap = splitzip_pages_bound(s->n, s->bytes), size = 0;
 	uint8_t *out = (uint8_t *)malloc(cap);
 	if (!out || splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK ||
-	    splitzip_pages_compress(ctx, s->fixed ? 0x5EED : 0, s->options, s->n, pages, bytes,
-	                            out, cap, &size) != SPLITZIP_OK) {
+	    splitzip_pages_compress(ctx, s->fixed ? 0x5EED : 0, s->options, s->n, pages, bytes, out,
+	                            cap, &size) != SPLITZIP_OK) {
 		fprintf(stderr, "pages_compress failed\n");
 		exit(1);
 	}

@@ -77,7 +77,8 @@ static void bad(const char *name, splitzip_status st, buf b)
 {
 	char file[512];
 	n_pg_invalid++;
-	snprintf(file, sizeof file, "%04u_%s.%s.szpg", n_pg_invalid, name, splitzip_status_name(st));
+	snprintf(file, sizeof file, "%04u_%s.%s.szpg", n_pg_invalid, name,
+	         splitzip_status_name(st));
 	write_file("pages/invalid", file, b.p, b.n);
 	free(b.p);
 }
@@ -138,7 +139,8 @@ static void gen_invalid(buf t)
 	set_le(b, F0 + 48, 0, 8);
 	fix_hcs(b, F0);
 	bad("frame_without_checksum", SPLITZIP_ERROR_CORRUPT_STREAM, b);
-	bad("frame_sign_mantissa", SPLITZIP_ERROR_CONTENT_CHECKSUM, with_xor(t, F0 + 64 + 64 + 3, 0x01));
+	bad("frame_sign_mantissa", SPLITZIP_ERROR_CONTENT_CHECKSUM,
+	    with_xor(t, F0 + 64 + 64 + 3, 0x01));
 	bad("raw_page_byte", SPLITZIP_ERROR_CONTENT_CHECKSUM, with_xor(t, t.n - 1, 0x01));
 }
 

@@ -402,7 +402,8 @@ static void pages_reencode(const char *name, const blob *sz, const pg_dst *d)
 		if (fi.mode == SPLITZIP_MODE_ENTROPY) {
 			p.codebook_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
 			p.table_mode = SPLITZIP_CODEBOOK_FIXED;
-			ck_assert_int_eq(splitzip_frame_entropy_table(f, sz->n, &p.table), SPLITZIP_OK);
+			ck_assert_int_eq(splitzip_frame_entropy_table(f, sz->n, &p.table),
+			                 SPLITZIP_OK);
 		}
 	}
 	splitzip_ctx *ctx = NULL;
@@ -413,9 +414,11 @@ static void pages_reencode(const char *name, const blob *sz, const pg_dst *d)
 	const size_t cap = splitzip_pages_bound(d->n, maxb);
 	uint8_t *out = (uint8_t *)malloc(cap);
 	size_t size = 0;
-	const unsigned opt = (info.flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? 0 : SPLITZIP_PAGES_NO_CHECKSUM;
+	const unsigned opt =
+	    (info.flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? 0 : SPLITZIP_PAGES_NO_CHECKSUM;
 	ck_assert_int_eq(splitzip_pages_compress(ctx, info.table_id, opt, d->n,
-	                                         (const void *const *)d->p, d->sizes, out, cap, &size),
+	                                         (const void *const *)d->p, d->sizes, out, cap,
+	                                         &size),
 	                 SPLITZIP_OK);
 	ck_assert_msg(size == sz->n && memcmp(out, sz->p, size) == 0, "%s: re-encoded differently",
 	              name);
@@ -439,12 +442,14 @@ START_TEST(pages_valid)
 		size_t got = 0;
 		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, n, d.p, d.caps,
 		                                               d.sizes, d.states, &got);
-		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, splitzip_ctx_backend_name(ctxs[c]),
-		              splitzip_status_name(st));
+		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name,
+		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
 		size_t at = 0;
 		for (size_t i = 0; i < n; i++) {
-			ck_assert(d.states[i] == SPLITZIP_PAGE_WRITTEN && d.sizes[i] == e[i].page_bytes);
-			ck_assert(at + d.sizes[i] <= raw.n && memcmp(d.p[i], raw.p + at, d.sizes[i]) == 0);
+			ck_assert(d.states[i] == SPLITZIP_PAGE_WRITTEN &&
+			          d.sizes[i] == e[i].page_bytes);
+			ck_assert(at + d.sizes[i] <= raw.n &&
+			          memcmp(d.p[i], raw.p + at, d.sizes[i]) == 0);
 			at += d.sizes[i];
 		}
 		ck_assert_uint_eq(at, raw.n);
@@ -471,8 +476,8 @@ START_TEST(pages_invalid)
 		size_t got = 0;
 		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, 16, d.p, d.caps,
 		                                               d.sizes, d.states, &got);
-		ck_assert_msg((int)st == expect, "%s [%s]: %s", name, splitzip_ctx_backend_name(ctxs[c]),
-		              splitzip_status_name(st));
+		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
+		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
 		pg_free(&d);
 	}
 	close_contexts();
