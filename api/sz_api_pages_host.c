@@ -235,7 +235,7 @@ static uint64_t bytes_checksum(const splitzip_host_kernels *k, const uint8_t *p,
 }
 
 /* The frames of the coded segments, at dst + off (room up to cap); '*off' moves past them. */
-static splitzip_status encode_frames(splitzip_ctx *ctx, const splitzip_encoder *e,
+static splitzip_status encode_frames(splitzip_workmem *w, const splitzip_encoder *e,
                                      splitzip_segments *coded, uint64_t coded_elems, uint8_t *dst,
                                      size_t cap, uint64_t *off)
 {
@@ -246,7 +246,7 @@ static splitzip_status encode_frames(splitzip_ctx *ctx, const splitzip_encoder *
 		coded->first = j << SPLITZIP_PAGES_FRAME_LOG2;
 		size_t fs = 0;
 		splitzip_status st =
-		    splitzip_driver_compress_segments(e, &ctx->scratch, &ctx->verify, coded,
+		    splitzip_driver_compress_segments(e, &w->scratch, &w->gather, coded,
 		                                      splitzip_pages_frame_elems(coded_elems, j),
 		                                      dst + *off, cap - (size_t)*off, &fs);
 		if (st != SPLITZIP_OK)
@@ -266,6 +266,7 @@ static void write_raw(const splitzip_segments *raw, uint8_t *dst)
 
 /* What a candidate writes besides its frames and pages. */
 typedef struct pk_job {
+	splitzip_workmem *w; /* the call's work memory */
 	splitzip_pages_list *l;
 	const splitzip_pages_tables *t;
 	int c;          /* the candidate */
@@ -314,7 +315,7 @@ static splitzip_status encode_candidate(splitzip_ctx *ctx, const pk_job *j, uint
 	const uint64_t table_end = splitzip_pages_table_end(l->n);
 	const uint64_t frames_off = splitzip_pages_frames_offset(l->n);
 	uint64_t off = frames_off;
-	splitzip_status st = encode_frames(ctx, &e, &coded, l->coded_elems, dst, cap, &off);
+	splitzip_status st = encode_frames(j->w, &e, &coded, l->coded_elems, dst, cap, &off);
 	if (st != SPLITZIP_OK)
 		return st;
 	splitzip_pages_layout L;
@@ -448,9 +449,13 @@ splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_i
 		list_free(&l);
 		return SPLITZIP_ERROR_INVALID_ARGUMENT; /* only a fixed table has a name */
 	}
-	pk_job j = {&l, &t, cand == 2 ? SZ_PG_ENTROPY : SZ_PG_SPLIT4,
+	pk_job j = {splitzip_ctx_take(ctx), &l, &t, cand == 2 ? SZ_PG_ENTROPY : SZ_PG_SPLIT4,
 	            (options & SPLITZIP_PAGES_NO_CHECKSUM) ? 0u : SPLITZIP_PAGES_FLAG_CHECKSUM,
 	            table_id};
+	if (!j.w) {
+		list_free(&l);
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	}
 	uint64_t size = 0;
 	if (cand == 3) {
 		const uint64_t bytes = 2 * l.total;
@@ -460,6 +465,7 @@ splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_i
 	} else {
 		st = encode_candidate(ctx, &j, dst, dst_cap, &size);
 	}
+	splitzip_ctx_give(ctx, j.w);
 	list_free(&l);
 	if (st == SPLITZIP_OK)
 		*dst_size = (size_t)size;
@@ -510,9 +516,9 @@ static splitzip_status dec_list(splitzip_pages_list *l, const uint8_t *src,
 
 /* Frames in order straight into the coded pages; on a failing frame the states say which
  * pages it reached. */
-static splitzip_status dec_frames(splitzip_ctx *ctx, splitzip_pages_list *l, const uint8_t *src,
-                                  const splitzip_pages_layout *L, splitzip_segments *coded,
-                                  uint8_t *states)
+static splitzip_status dec_frames(splitzip_ctx *ctx, splitzip_workmem *w, splitzip_pages_list *l,
+                                  const uint8_t *src, const splitzip_pages_layout *L,
+                                  splitzip_segments *coded, uint8_t *states)
 {
 	uint64_t off = L->frames_off;
 	for (uint64_t j = 0; j < L->n_frames; j++) {
@@ -520,7 +526,7 @@ static splitzip_status dec_frames(splitzip_ctx *ctx, splitzip_pages_list *l, con
 		const uint64_t n = splitzip_pages_frame_elems(L->coded_elems, j);
 		size_t used = 0, got = 0;
 		splitzip_status st = splitzip_driver_decode_segments(
-		    ctx->backend->host, ctx->params.n_threads, &ctx->verify, src + off,
+		    ctx->backend->host, ctx->params.n_threads, &w->gather, src + off,
 		    (size_t)(L->frames_end - off), &used, coded, n, &got);
 		if (st != SPLITZIP_OK) {
 			coded_states(l, j, states);
@@ -574,12 +580,16 @@ splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, const uint8_t 
 		states = own;
 	}
 	st = dec_list(&l, src, &h, pages, page_sizes, states);
+	splitzip_workmem *w = st == SPLITZIP_OK ? splitzip_ctx_take(ctx) : NULL;
+	if (st == SPLITZIP_OK && !w)
+		st = SPLITZIP_ERROR_OUT_OF_MEMORY;
 	if (st == SPLITZIP_OK) {
 		splitzip_segments coded, raw;
 		list_segments(&l, 0, &coded, &raw);
-		st = dec_frames(ctx, &l, src, &L, &coded, states);
+		st = dec_frames(ctx, w, &l, src, &L, &coded, states);
 		if (st == SPLITZIP_OK)
 			st = dec_raw(ctx, &l, src, &h, &L, &raw, states);
+		splitzip_ctx_give(ctx, w);
 	}
 	list_free(&l);
 	free(own);

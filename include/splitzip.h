@@ -17,8 +17,13 @@
  *   - Unless a function says otherwise, NULL pointers are rejected with
  *     SPLITZIP_ERROR_INVALID_ARGUMENT (a NULL data pointer is allowed when its count is 0).
  *   - On failure, output buffers may have been partly written; their contents are unspecified.
- *   - Functions that take no splitzip_ctx are thread-safe. A splitzip_ctx must not be used by
- *     two threads at once; separate contexts may be used concurrently.
+ *   - Threads. Functions that take no splitzip_ctx are thread-safe. A splitzip_ctx may be
+ *     used by any number of threads at once, for every call that takes one (host and device
+ *     alike): its parameters are fixed when it is created, and each call takes its own work
+ *     memory from the context's pool (grown to the number of calls that ever ran at once, kept
+ *     until splitzip_ctx_free()). Only splitzip_ctx_free() must not overlap another call on
+ *     the same context. What the caller passes in is the caller's to share or not: two calls
+ *     must not write the same output, and a device workspace serves one call at a time.
  *   - The library never prints, never aborts and never calls exit().
  */
 #ifndef SPLITZIP_H
@@ -346,11 +351,13 @@ SPLITZIP_API void splitzip_params_init(splitzip_params *p);
  * Errors: INVALID_ARGUMENT (out NULL, struct_size too small, a field out of range, an invalid
  * FIXED codebook or FIXED entropy table), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out'
  * is set to NULL.
- * The context owns its scratch memory; free it with splitzip_ctx_free().
+ * The context owns its scratch memory (a pool of work memory sets, one per call running at
+ * once); free it with splitzip_ctx_free(). The context may be shared between threads.
  */
 SPLITZIP_API splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out);
 
-/* splitzip_ctx_free() frees a context and its scratch memory. NULL is a no-op. */
+/* splitzip_ctx_free() frees a context and its scratch memory. NULL is a no-op. No other call on
+ * the context may be running or start afterwards. */
 SPLITZIP_API void splitzip_ctx_free(splitzip_ctx *ctx);
 
 /*
@@ -709,7 +716,8 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
  * pages were written (splitzip_page_state). The statuses, in the order of the checks, are in
  * doc/FORMAT.md §12.5-§12.6.
  *
- * Threads: as everywhere in this header, a context must not be used by two threads at once.
+ * Threads: a context may pack and scatter streams from any number of threads at once (see the
+ * conventions at the top of this header); a serving engine can share one between its workers.
  */
 
 /* Page stream format version written by this library (doc/FORMAT.md §12). */
