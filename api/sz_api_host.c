@@ -87,8 +87,8 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	splitzip_workmem *w = splitzip_ctx_take(ctx);
 	if (!w)
 		return SPLITZIP_ERROR_OUT_OF_MEMORY;
-	const splitzip_status st =
-	    splitzip_driver_compress(&e, &w->scratch, src, n_elems, (uint8_t *)dst, dst_cap, dst_size);
+	const splitzip_status st = splitzip_driver_compress(&e, &w->scratch, src, n_elems,
+	                                                    (uint8_t *)dst, dst_cap, dst_size);
 	splitzip_ctx_give(ctx, w);
 	return st;
 }

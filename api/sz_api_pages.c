@@ -100,10 +100,11 @@ splitzip_status splitzip_pages_get_manifest(const void *src, size_t src_size,
 
 splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
                                           size_t n_pages, void *const *pages,
-                                          const size_t *page_caps, size_t *page_sizes,
-                                          uint8_t *page_states, size_t *n_pages_out)
+                                          const size_t *page_caps, unsigned options,
+                                          size_t *page_sizes, uint8_t *page_states,
+                                          size_t *n_pages_out)
 {
-	if (!ctx || !src || !n_pages_out)
+	if (!ctx || !src || !n_pages_out || (options & ~(unsigned)SPLITZIP_PAGES_EXACT))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	splitzip_status st = check_page_list(n_pages, (const void *const *)pages, page_caps, 0);
 	if (st != SPLITZIP_OK)
@@ -114,5 +115,6 @@ splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const void *src, si
 		memset(page_states, SPLITZIP_PAGE_UNTOUCHED, n_pages);
 	*n_pages_out = 0;
 	return splitzip_pages_decompress_host(ctx, (const uint8_t *)src, src_size, n_pages, pages,
-	                                      page_caps, page_sizes, page_states, n_pages_out);
+	                                      page_caps, (options & SPLITZIP_PAGES_EXACT) != 0,
+	                                      page_sizes, page_states, n_pages_out);
 }

@@ -41,8 +41,11 @@ SZ_INTERNAL splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint
                                                          const void *const *pages,
                                                          const size_t *page_bytes, uint8_t *dst,
                                                          size_t dst_cap, size_t *dst_size);
-SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(
-    splitzip_ctx *ctx, const uint8_t *src, size_t src_size, size_t n_pages, void *const *pages,
-    const size_t *page_caps, size_t *page_sizes, uint8_t *page_states, size_t *n_pages_out);
+SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, const uint8_t *src,
+                                                           size_t src_size, size_t n_pages,
+                                                           void *const *pages,
+                                                           const size_t *page_caps, int exact,
+                                                           size_t *page_sizes, uint8_t *page_states,
+                                                           size_t *n_pages_out);
 
 #endif /* SZ_API_PAGES_H */

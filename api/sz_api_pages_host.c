@@ -245,10 +245,9 @@ static splitzip_status encode_frames(splitzip_workmem *w, const splitzip_encoder
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
 		coded->first = j << SPLITZIP_PAGES_FRAME_LOG2;
 		size_t fs = 0;
-		splitzip_status st =
-		    splitzip_driver_compress_segments(e, &w->scratch, &w->gather, coded,
-		                                      splitzip_pages_frame_elems(coded_elems, j),
-		                                      dst + *off, cap - (size_t)*off, &fs);
+		splitzip_status st = splitzip_driver_compress_segments(
+		    e, &w->scratch, &w->gather, coded, splitzip_pages_frame_elems(coded_elems, j),
+		    dst + *off, cap - (size_t)*off, &fs);
 		if (st != SPLITZIP_OK)
 			return st;
 		*off += fs;
@@ -449,7 +448,10 @@ splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_i
 		list_free(&l);
 		return SPLITZIP_ERROR_INVALID_ARGUMENT; /* only a fixed table has a name */
 	}
-	pk_job j = {splitzip_ctx_take(ctx), &l, &t, cand == 2 ? SZ_PG_ENTROPY : SZ_PG_SPLIT4,
+	pk_job j = {splitzip_ctx_take(ctx),
+	            &l,
+	            &t,
+	            cand == 2 ? SZ_PG_ENTROPY : SZ_PG_SPLIT4,
 	            (options & SPLITZIP_PAGES_NO_CHECKSUM) ? 0u : SPLITZIP_PAGES_FLAG_CHECKSUM,
 	            table_id};
 	if (!j.w) {
@@ -560,14 +562,15 @@ static splitzip_status dec_raw(const splitzip_ctx *ctx, const splitzip_pages_lis
 
 splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, const uint8_t *src,
                                                size_t src_size, size_t n_pages, void *const *pages,
-                                               const size_t *page_caps, size_t *page_sizes,
-                                               uint8_t *page_states, size_t *n_pages_out)
+                                               const size_t *page_caps, int exact,
+                                               size_t *page_sizes, uint8_t *page_states,
+                                               size_t *n_pages_out)
 {
 	splitzip_pages_header h;
 	splitzip_pages_layout L;
 	splitzip_status st = splitzip_pages_validate(src, src_size, &h, &L);
 	if (st == SPLITZIP_OK)
-		st = splitzip_pages_check_dst(src, &h, n_pages, page_caps);
+		st = splitzip_pages_check_dst(src, &h, n_pages, page_caps, exact);
 	if (st != SPLITZIP_OK)
 		return st;
 	uint8_t *states = page_states;

@@ -116,7 +116,8 @@ static void ratio_row(const data *d, size_t n, size_t bytes, splitzip_encoding e
 	}
 	splitzip_ctx *c = ctx_for(enc, 1, SPLITZIP_FLAG_CONTENT_CHECKSUM);
 	const size_t cap = splitzip_pages_bound(n, bytes);
-	uint8_t *s = (uint8_t *)malloc(cap), *f = (uint8_t *)malloc(splitzip_compress_bound(n * bytes / 2));
+	uint8_t *s = (uint8_t *)malloc(cap),
+	        *f = (uint8_t *)malloc(splitzip_compress_bound(n * bytes / 2));
 	size_t ssize = 0, fsize = 0;
 	if (splitzip_pages_compress(c, 0, 0, n, (const void *const *)pg, sizes, s, cap, &ssize) ||
 	    splitzip_compress(c, all, n * bytes / 2, f, splitzip_compress_bound(n * bytes / 2),
@@ -131,8 +132,8 @@ static void ratio_row(const data *d, size_t n, size_t bytes, splitzip_encoding e
 		       "\"stream_ratio\":%.4f,\"frame_ratio\":%.4f,\"stream_over_frame\":%.4f}",
 		       *first ? "" : ",", d->name, bytes, n, m, rs, rf, rs / rf);
 	else
-		printf("| %s | %zu KiB | %s | %.3fx | %.3fx | %.3f |\n", d->name, bytes / 1024, m, rs, rf,
-		       rs / rf);
+		printf("| %s | %zu KiB | %s | %.3fx | %.3fx | %.3f |\n", d->name, bytes / 1024, m,
+		       rs, rf, rs / rf);
 	*first = 0;
 	splitzip_ctx_free(c);
 	free(s);
@@ -154,8 +155,8 @@ static void ratios(const data *ds, size_t nd, size_t n, int json)
 	for (size_t k = 0; k < nd; k++)
 		for (size_t p = 0; p < sizeof page / sizeof page[0]; p++)
 			for (int e = 0; e < 2; e++)
-				ratio_row(&ds[k], n, page[p], e ? SPLITZIP_ENCODING_ENTROPY
-				                                : SPLITZIP_ENCODING_SPLIT4,
+				ratio_row(&ds[k], n, page[p],
+				          e ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4,
 				          json, &first);
 	if (json)
 		printf("\n  ]");
@@ -191,7 +192,8 @@ static void run_decompress(speed_job *j)
 {
 	size_t got = 0;
 	if (splitzip_pages_decompress(j->ctx, j->stream, j->size, j->n, (void *const *)j->back,
-	                              j->sizes, NULL, NULL, &got) != SPLITZIP_OK) {
+	                              j->sizes, SPLITZIP_PAGES_EXACT, NULL, NULL,
+	                              &got) != SPLITZIP_OK) {
 		fprintf(stderr, "splitzip-pages-bench: pages_decompress failed\n");
 		exit(1);
 	}
@@ -265,17 +267,19 @@ static void speeds(const data *d, size_t total, unsigned threads, int reps, int 
 	if (json)
 		printf(",\n  \"speed\": [");
 	else
-		printf("\n%s, %zu MiB of pages, %u thread(s), GB/s (median of %d) and ratio to memcpy "
-		       "of the same pages into one buffer:\n\n"
-		       "| page | mode | checksum | memcpy | compress | decompress | ratio |\n"
-		       "|---:|---|---|---:|---:|---:|---:|\n",
-		       d->name, total >> 20, threads, reps);
+		printf(
+		    "\n%s, %zu MiB of pages, %u thread(s), GB/s (median of %d) and ratio to memcpy "
+		    "of the same pages into one buffer:\n\n"
+		    "| page | mode | checksum | memcpy | compress | decompress | ratio |\n"
+		    "|---:|---|---|---:|---:|---:|---:|\n",
+		    d->name, total >> 20, threads, reps);
 	for (size_t p = 0; p < 2; p++)
 		for (int e = 0; e < 2; e++)
 			for (int ck = 1; ck >= 0; ck--)
 				speed_row(d, page[p], total,
 				          e ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4,
-				          ck ? 0 : SPLITZIP_PAGES_NO_CHECKSUM, threads, reps, json, &first);
+				          ck ? 0 : SPLITZIP_PAGES_NO_CHECKSUM, threads, reps, json,
+				          &first);
 	if (json)
 		printf("\n  ]");
 }
@@ -306,8 +310,9 @@ int main(int argc, char **argv)
 		else if (a[0] != '-' && nd < 32 && load(a, &ds[nd]))
 			nd++;
 		else {
-			fprintf(stderr, "usage: splitzip-pages-bench [--ratio] [--speed] [--pages N] "
-			                "[--total MiB] [--repeats R] [--threads T] [--json] [FILE...]\n");
+			fprintf(stderr,
+			        "usage: splitzip-pages-bench [--ratio] [--speed] [--pages N] "
+			        "[--total MiB] [--repeats R] [--threads T] [--json] [FILE...]\n");
 			return 2;
 		}
 	}

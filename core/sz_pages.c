@@ -79,13 +79,19 @@ splitzip_status splitzip_pages_validate(const uint8_t *src, size_t size, splitzi
 }
 
 splitzip_status splitzip_pages_check_dst(const uint8_t *src, const splitzip_pages_header *h,
-                                         size_t n_dst, const size_t *dst_caps)
+                                         size_t n_dst, const size_t *dst_caps, int exact)
 {
+	if (exact && h->n_pages != n_dst)
+		return SPLITZIP_ERROR_GEOMETRY;
 	if (h->n_pages > n_dst)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	for (uint64_t i = 0; i < h->n_pages; i++)
-		if (2 * splitzip_pages_entry_elems(splitzip_pages_entry(src, i)) > dst_caps[i])
+	for (uint64_t i = 0; i < h->n_pages; i++) {
+		const uint64_t bytes = 2 * splitzip_pages_entry_elems(splitzip_pages_entry(src, i));
+		if (exact && bytes != dst_caps[i])
+			return SPLITZIP_ERROR_GEOMETRY;
+		if (bytes > dst_caps[i])
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
+	}
 	return SPLITZIP_OK;
 }
 

@@ -232,7 +232,8 @@ SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	const uint64_t off = splitzip_pages_frames_offset(f->n_pages); /* step 6 */
 	if (f->frames_size % SPLITZIP_SECTION_ALIGN || f->stream_size < off ||
-	    f->frames_size > f->stream_size - off)
+	    f->frames_size > f->stream_size - off ||
+	    f->total_elems > (uint64_t)f->n_pages * SPLITZIP_PAGES_ELEMS_MASK)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	return SPLITZIP_OK;
 }
@@ -387,11 +388,13 @@ SZ_INTERNAL splitzip_status splitzip_pages_validate(const uint8_t *src, size_t s
 
 /*
  * The destination checks of FORMAT.md §12.6 for a validated stream: no more pages than
- * destinations, and every page no larger than its destination (DST_TOO_SMALL otherwise).
+ * destinations, and every page no larger than its destination (DST_TOO_SMALL otherwise); with
+ * 'exact', the same number of pages and every page exactly its destination's size (GEOMETRY
+ * otherwise).
  */
 SZ_INTERNAL splitzip_status splitzip_pages_check_dst(const uint8_t *src,
                                                      const splitzip_pages_header *h, size_t n_dst,
-                                                     const size_t *dst_caps);
+                                                     const size_t *dst_caps, int exact);
 
 /*
  * The sums over the n elements at x of c4[exponent] and ce[exponent] (the per-exponent costs

@@ -104,11 +104,14 @@ typedef enum splitzip_status {
 	/* The frame decoded, but the decoded data does not match the content checksum. */
 	SPLITZIP_ERROR_CONTENT_CHECKSUM = 11,
 	/* A codebook file or codebook value is invalid (bad magic, checksum, order). */
-	SPLITZIP_ERROR_BAD_CODEBOOK = 12
+	SPLITZIP_ERROR_BAD_CODEBOOK = 12,
+	/* A valid page stream whose pages are not the destination's: another page count or page
+	 * size, where the receiver asked for exact geometry (SPLITZIP_PAGES_EXACT). */
+	SPLITZIP_ERROR_GEOMETRY = 13
 } splitzip_status;
 
 /* The number of status codes defined above (for tests and language bindings). */
-#define SPLITZIP_STATUS_COUNT 13
+#define SPLITZIP_STATUS_COUNT 14
 
 /*
  * splitzip_error_string() returns a short English description of a status code, e.g.
@@ -738,6 +741,11 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
 #define SPLITZIP_PAGES_FLAG_FIXED_TABLE 0x02u /* the caller's codebook or table, Table_Id */
 /* Options of splitzip_pages_compress() and splitzip_pages_compress_async(). */
 #define SPLITZIP_PAGES_NO_CHECKSUM 0x01u /* leave the checksums out (not recommended) */
+/* Option of splitzip_pages_decompress() and splitzip_pages_decompress_async(): the stream must
+ * hold exactly the destination's pages, n_pages of exactly page_caps[i] bytes each; anything
+ * else is SPLITZIP_ERROR_GEOMETRY before a byte is written (a serving engine knows the geometry
+ * of what it receives). */
+#define SPLITZIP_PAGES_EXACT 0x02u
 
 /* How a page travels (its bit in the page table). */
 typedef enum splitzip_page_encoding {
@@ -856,28 +864,29 @@ SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t
 /*
  * splitzip_pages_decompress() validates the page stream at 'src' ('src_size' bytes; bytes after
  * the stream's own size are ignored) and scatters its pages into host memory: page i of the
- * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). The stream
- * may hold fewer pages than 'n_pages' and smaller pages than the capacities; '*n_pages_out'
- * receives its page count, page_sizes[i] (may be NULL, else n_pages entries) the bytes of
- * page i in the stream (0 beyond the stream's pages), and page_states[i] (may be NULL, else
- * n_pages entries) a splitzip_page_state: what was done to destination i, on success and on
- * failure alike. Order: the structural checks of splitzip_pages_get_manifest(), then the
- * destinations (more pages than 'n_pages', or a page larger than its capacity: DST_TOO_SMALL);
- * only then is anything written: the frames in order, each decoded and validated as
- * splitzip_frame_decompress() does (content checksum included) straight into the pages it
- * covers; then the raw pages, after their checksum. So on a failing frame, the pages of
- * earlier frames are WRITTEN, those the failing frame covers DAMAGED, the rest UNTOUCHED.
+ * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). Without
+ * options the stream may hold fewer pages than 'n_pages' and smaller pages than the
+ * capacities; with SPLITZIP_PAGES_EXACT it must hold exactly those (else GEOMETRY, after the
+ * structural checks, before anything is written). '*n_pages_out' receives its page count,
+ * page_sizes[i] (may be NULL, else n_pages entries) the bytes of page i in the stream (0 beyond the
+ * stream's pages), and page_states[i] (may be NULL, else n_pages entries) a splitzip_page_state:
+ * what was done to destination i, on success and on failure alike. Order: the structural checks of
+ * splitzip_pages_get_manifest(), then the destinations (more pages than 'n_pages', or a page larger
+ * than its capacity: DST_TOO_SMALL); only then is anything written: the frames in order, each
+ * decoded and validated as splitzip_frame_decompress() does (content checksum included) straight
+ * into the pages it covers; then the raw pages, after their checksum. So on a failing frame, the
+ * pages of earlier frames are WRITTEN, those the failing frame covers DAMAGED, the rest UNTOUCHED.
  * Never reads outside src[0..src_size) nor writes outside pages[i][0..page_caps[i]).
  * Errors: INVALID_ARGUMENT (NULL ctx/src/n_pages_out, pages or page_caps NULL with n_pages > 0,
- * a NULL or misaligned page with a nonzero capacity), every status of
- * splitzip_pages_get_manifest(), DST_TOO_SMALL, CORRUPT_STREAM and CONTENT_CHECKSUM (a frame
- * body, the raw pages' checksum), OUT_OF_MEMORY, DEVICE.
+ * a NULL or misaligned page with a nonzero capacity, unknown options), every status of
+ * splitzip_pages_get_manifest(), DST_TOO_SMALL, GEOMETRY, CORRUPT_STREAM and CONTENT_CHECKSUM
+ * (a frame body, the raw pages' checksum), OUT_OF_MEMORY, DEVICE.
  */
 SPLITZIP_API splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const void *src,
                                                        size_t src_size, size_t n_pages,
                                                        void *const *pages, const size_t *page_caps,
-                                                       size_t *page_sizes, uint8_t *page_states,
-                                                       size_t *n_pages_out);
+                                                       unsigned options, size_t *page_sizes,
+                                                       uint8_t *page_states, size_t *n_pages_out);
 
 /*
  * Device memory (CUDA / HIP): the same streams, with the contract of the *_async calls above
@@ -921,17 +930,18 @@ SPLITZIP_API splitzip_status splitzip_pages_compress_async(
  * splitzip_pages_decompress_async() enqueues the validation of the page stream at 'd_src'
  * ('src_size' bytes available, e.g. what the transport received) and the scatter of its pages
  * into d_pages[i] (room for d_page_caps[i] bytes, at most 'max_page_bytes'; device arrays of
- * 'n_pages' entries). It writes the stream's page count to '*d_n_pages', the bytes of each page
- * to d_page_sizes[i] (may be NULL; 0 beyond the stream's pages), a splitzip_page_state per
- * page to d_page_states[i] (may be NULL) and the status to '*d_status': exactly the status,
- * sizes and states splitzip_pages_decompress() gives for the same bytes and capacities, from
- * the same checks in the same order; nothing is written to any page unless the structural and
- * destination checks pass.
+ * 'n_pages' entries), with the options of splitzip_pages_decompress(). It writes the stream's page
+ * count to '*d_n_pages', the bytes of each page to d_page_sizes[i] (may be NULL; 0 beyond the
+ * stream's pages), a splitzip_page_state per page to d_page_states[i] (may be NULL) and the status
+ * to '*d_status': exactly the status, sizes and states splitzip_pages_decompress() gives for the
+ * same bytes and capacities, from the same checks in the same order; nothing is written to any page
+ * unless the structural and destination checks pass.
  */
 SPLITZIP_API splitzip_status splitzip_pages_decompress_async(
     splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *const *d_pages,
-    const size_t *d_page_caps, size_t max_page_bytes, size_t *d_page_sizes, uint8_t *d_page_states,
-    size_t *d_n_pages, int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
+    const size_t *d_page_caps, size_t max_page_bytes, unsigned options, size_t *d_page_sizes,
+    uint8_t *d_page_states, size_t *d_n_pages, int32_t *d_status, void *d_workspace,
+    size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,7 @@ __all__ = ["PageCodec", "PageOp", "PagesError", "compress_pages", "decompress_pa
 PAGES_ALIGN = 64
 PAGE_RAW, PAGE_FRAME = 0, 1
 PAGE_UNTOUCHED, PAGE_WRITTEN, PAGE_DAMAGED = 0, 1, 2
-_NO_CHECKSUM = 1
+_NO_CHECKSUM, _EXACT = 1, 2
 _STATE_NAMES = {PAGE_UNTOUCHED: "untouched", PAGE_WRITTEN: "written", PAGE_DAMAGED: "damaged"}
 _ENC_NAMES = {1: "split4", 2: "entropy"}
 _U32, _U64, _I32P = ctypes.c_uint32, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int32)
@@ -62,13 +62,14 @@ for _name, _res, _args in [
     ("splitzip_pages_get_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_PagesInfo)]),
     ("splitzip_pages_get_manifest", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Entry), _SZ,
                                                    ctypes.POINTER(_U64)]),
-    ("splitzip_pages_decompress", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _P, _P,
+    ("splitzip_pages_decompress", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, ctypes.c_uint, _P, _P,
                                                  ctypes.POINTER(_SZ)]),
     ("splitzip_pages_workspace_size", ctypes.c_int, [_P, _SZ, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_pages_compress_async", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _P, _SZ,
                                                      _P, _SZ, _P, _P, _P, _SZ, _P]),
-    ("splitzip_pages_decompress_async", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _SZ, _P, _P,
-                                                       _P, _P, _P, _SZ, _P]),
+    ("splitzip_pages_decompress_async", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _SZ,
+                                                       ctypes.c_uint, _P, _P, _P, _P, _P, _SZ,
+                                                       _P]),
 ]:
     _fn = getattr(_lib, _name)
     _fn.restype = _res
@@ -193,11 +194,13 @@ class PageCodec:
                "splitzip_pages_compress")
         return buf.raw[:size.value] if out is None else size.value
 
-    def decompress(self, stream, pages, states=None):
+    def decompress(self, stream, pages, states=None, exact=False):
         """Validate the stream and scatter it into 'pages' (writable contiguous arrays or CPU
-        tensors, in place). Returns the bytes of each page (0 beyond the stream's). On failure
-        raises PagesError, whose .page_states says which pages were written, damaged or left
-        untouched; 'states' (a list) receives the same on success and failure."""
+        tensors, in place). Returns the bytes of each page (0 beyond the stream's). With exact,
+        the stream must hold exactly these pages, each of exactly its size (else
+        ERROR_GEOMETRY, nothing written). On failure raises PagesError, whose .page_states says
+        which pages were written, damaged or left untouched; 'states' (a list) receives the
+        same on success and failure."""
         src = np.frombuffer(stream, dtype=np.uint8) if not isinstance(stream, np.ndarray) \
             else np.ascontiguousarray(stream).view(np.uint8).reshape(-1)
         dst = [_host_page(p, True) for p in pages]
@@ -208,7 +211,8 @@ class PageCodec:
         st_arr = (ctypes.c_uint8 * max(n, 1))()
         got = _SZ()
         st = _lib.splitzip_pages_decompress(self._ctx, src.ctypes.data, src.nbytes, n, arr, caps,
-                                            out, st_arr, ctypes.byref(got))
+                                            _EXACT if exact else 0, out, st_arr,
+                                            ctypes.byref(got))
         names = [_STATE_NAMES.get(st_arr[i], str(st_arr[i])) for i in range(n)]
         if states is not None:
             states[:] = names
@@ -269,7 +273,7 @@ class PageCodec:
         wptr, wcap, _ = _device_page(ws)
         _raise(_lib.splitzip_pages_decompress_async(
             self._ctx, sptr, src_size if src_size is not None else sbytes, n, ptrs.data_ptr(),
-            caps.data_ptr(), maxb, out_sizes.data_ptr(), None, res.data_ptr(),
+            caps.data_ptr(), maxb, 0, out_sizes.data_ptr(), None, res.data_ptr(),
             res.data_ptr() + 8, wptr, wcap, s), "splitzip_pages_decompress_async")
         return PageOp(res, out_sizes, keep=(pg, ws, ptrs, caps, stream_buf), device=dev,
                       stream=stream)

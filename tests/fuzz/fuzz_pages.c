@@ -71,7 +71,8 @@ static void check_repack(const splitzip_pages_info *info, void **pages, const si
 	    splitzip_pages_compress(ctx, 0, 0, n, (const void *const *)pages, sizes, s, cap, &size);
 	FUZZ_CHECK(st == SPLITZIP_OK, "repack: %s", splitzip_status_name(st));
 	void **back = alloc_pages(n, sizes);
-	st = splitzip_pages_decompress(ctx, s, size, n, back, sizes, NULL, NULL, &n_out);
+	st = splitzip_pages_decompress(ctx, s, size, n, back, sizes, SPLITZIP_PAGES_EXACT, NULL,
+	                               NULL, &n_out);
 	FUZZ_CHECK(st == SPLITZIP_OK && n_out == n, "repacked stream: %s",
 	           splitzip_status_name(st));
 	for (size_t i = 0; i < n; i++)
@@ -98,8 +99,8 @@ static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, si
 		if (!fewer)
 			caps[k] -= 2;
 		void **pages = alloc_pages(m, caps);
-		splitzip_status st =
-		    splitzip_pages_decompress(ctx, p, size, m, pages, caps, NULL, states, &n_out);
+		splitzip_status st = splitzip_pages_decompress(ctx, p, size, m, pages, caps, 0,
+		                                               NULL, states, &n_out);
 		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL && n_out == 0, "%s: %s",
 		           fewer ? "one page too few" : "a page too small",
 		           splitzip_status_name(st));
@@ -142,7 +143,7 @@ static void check_decode(splitzip_ctx *ctx, const uint8_t *p, size_t size,
 	uint8_t *states = (uint8_t *)calloc(nd + 1, 1);
 	FUZZ_CHECK(sizes && states, "out of memory");
 	const splitzip_status st =
-	    splitzip_pages_decompress(ctx, p, size, nd, pages, caps, sizes, states, &n_out);
+	    splitzip_pages_decompress(ctx, p, size, nd, pages, caps, 0, sizes, states, &n_out);
 	FUZZ_CHECK(st == SPLITZIP_OK || st == SPLITZIP_ERROR_CORRUPT_STREAM ||
 	               st == SPLITZIP_ERROR_CONTENT_CHECKSUM,
 	           "decompress of a valid structure: %s", splitzip_status_name(st));
@@ -201,8 +202,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 		size_t caps[3] = {64, 64, 64}, sizes[3] = {1, 1, 1}, n_out = 3;
 		uint8_t states[3] = {9, 9, 9};
 		void **pages = alloc_pages(3, caps);
-		const splitzip_status st =
-		    splitzip_pages_decompress(ctx, p, size, 3, pages, caps, sizes, states, &n_out);
+		const splitzip_status st = splitzip_pages_decompress(ctx, p, size, 3, pages, caps,
+		                                                     0, sizes, states, &n_out);
 		FUZZ_CHECK(st == mst, "decompress %s, get_manifest %s", splitzip_status_name(st),
 		           splitzip_status_name(mst));
 		for (size_t i = 0; i < 3; i++)

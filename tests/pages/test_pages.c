@@ -274,7 +274,7 @@ static void dst_free(dst_pages *d)
 static splitzip_status unpack(splitzip_ctx *ctx, const uint8_t *s, size_t size, dst_pages *d,
                               size_t *n_out)
 {
-	return splitzip_pages_decompress(ctx, s, size, d->n, d->p, d->caps, d->sizes, d->states,
+	return splitzip_pages_decompress(ctx, s, size, d->n, d->p, d->caps, 0, d->sizes, d->states,
 	                                 n_out);
 }
 
@@ -614,16 +614,17 @@ START_TEST(arguments)
 	size_t n_out = 0;
 	void *dp[2] = {page, NULL};
 	size_t caps[2] = {128, 0};
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, out, got, 2, dp, caps, NULL, NULL, &n_out),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, out, got, 2, dp, caps, 0, NULL, NULL, &n_out),
+	    SPLITZIP_OK);
 	ck_assert_uint_eq(n_out, 2);
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, out, got, 2, dp, caps, NULL, NULL, NULL),
+	ck_assert_int_eq(splitzip_pages_decompress(ctx, out, got, 2, dp, caps, 0, NULL, NULL, NULL),
 	                 inval);
-	ck_assert_int_eq(splitzip_pages_decompress(NULL, out, got, 2, dp, caps, NULL, NULL, &n_out),
-	                 inval);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(NULL, out, got, 2, dp, caps, 0, NULL, NULL, &n_out), inval);
 	caps[1] = 2; /* NULL destination with room */
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, out, got, 2, dp, caps, NULL, NULL, &n_out),
-	                 inval);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, out, got, 2, dp, caps, 0, NULL, NULL, &n_out), inval);
 	ck_assert_int_eq(splitzip_pages_get_info(NULL, 64, NULL), inval);
 	ck_assert_int_eq(splitzip_pages_get_manifest(out, got, NULL, 3, NULL), inval);
 	splitzip_ctx_free(ctx);
@@ -652,6 +653,30 @@ START_TEST(destinations)
 	}
 	check_states(&d, &l);
 	dst_free(&d);
+	/* Exact geometry (SPLITZIP_PAGES_EXACT): the destinations of the stream's sizes pass, more
+	 * pages or other sizes are GEOMETRY, nothing written. */
+	size_t exact[5] = {4096, 8192, 100, 0, 4096};
+	d = dst_alloc(5, exact);
+	ck_assert_int_eq(splitzip_pages_decompress(ctx, s, size, 5, d.p, d.caps,
+	                                           SPLITZIP_PAGES_EXACT, d.sizes, d.states, &n_out),
+	                 SPLITZIP_OK);
+	dst_free(&d);
+	for (int k = 0; k < 3; k++) {
+		size_t caps[7] = {4096, 8192, 100, 0, 4096, 64, 64};
+		caps[1] += k == 1 ? 2 : 0;
+		caps[2] -= k == 2 ? 2 : 0;
+		d = dst_alloc(k == 0 ? 6 : 5, caps);
+		ck_assert_int_eq(splitzip_pages_decompress(ctx, s, size, d.n, d.p, d.caps,
+		                                           SPLITZIP_PAGES_EXACT, d.sizes, d.states,
+		                                           &n_out),
+		                 SPLITZIP_ERROR_GEOMETRY);
+		for (size_t i = 0; i < d.n; i++)
+			ck_assert(d.states[i] == SPLITZIP_PAGE_UNTOUCHED && untouched(&d, i));
+		dst_free(&d);
+	}
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, s, size, 0, NULL, NULL, 4, NULL, NULL, &n_out),
+	    SPLITZIP_ERROR_INVALID_ARGUMENT);
 	/* Fewer destinations, or one page too small: DST_TOO_SMALL, nothing written. */
 	d = dst_alloc(4, big);
 	ck_assert_int_eq(unpack(ctx, s, size, &d, &n_out), SPLITZIP_ERROR_DST_TOO_SMALL);
@@ -809,6 +834,7 @@ SET8(d_tcsum, PG_TCSUM, s[PG_TCSUM] ^ 1)
 SET8(d_table_padding, 80, 1)
 ADD64(d_frames_odd, PG_FRAMES, 8)
 ADD64(d_total, PG_TOTAL, 1)
+ADD64(d_total_huge, PG_TOTAL, 0x7F00000000000000ull)
 ADD64(d_size_more, PG_SIZE, 64)
 static void d_frames_beyond(uint8_t *s, size_t *z)
 {
@@ -930,6 +956,7 @@ static const damage k_damage[] = {
     {"stream size beyond the input", d_size_more, 1, SPLITZIP_ERROR_TRUNCATED, 0},
     {"table checksum", d_tcsum, 2, SPLITZIP_ERROR_HEADER_CHECKSUM, 0},
     {"total", d_total, 1, SPLITZIP_ERROR_CORRUPT_STREAM, 0},
+    {"total beyond 2^31 - 1 a page", d_total_huge, 1, SPLITZIP_ERROR_CORRUPT_STREAM, 0},
     {"page count", d_count_more, 1, SPLITZIP_ERROR_CORRUPT_STREAM, 0},
     {"page elements", d_page_elems, 1, SPLITZIP_ERROR_CORRUPT_STREAM, 0},
     {"raw bit set", d_raw_bit_set, 1, SPLITZIP_ERROR_CORRUPT_STREAM, 0},

@@ -64,11 +64,13 @@ static int one_stream(splitzip_ctx *ctx, uint16_t **pg, const size_t *bytes, siz
 		back[i] = (uint16_t *)malloc(bytes[i] + 2);
 	uint8_t states[MAX_PAGES];
 	if (!bad)
-		bad = splitzip_pages_decompress(ctx, s, size, n, (void *const *)back, bytes, NULL,
-		                                states, &got) != SPLITZIP_OK ||
+		bad = splitzip_pages_decompress(ctx, s, size, n, (void *const *)back, bytes,
+		                                SPLITZIP_PAGES_EXACT, NULL, states,
+		                                &got) != SPLITZIP_OK ||
 		      got != n;
 	for (size_t i = 0; i < n; i++) {
-		bad |= !bad && (states[i] != SPLITZIP_PAGE_WRITTEN || memcmp(back[i], pg[i], bytes[i]));
+		bad |= !bad &&
+		       (states[i] != SPLITZIP_PAGE_WRITTEN || memcmp(back[i], pg[i], bytes[i]));
 		free(back[i]);
 	}
 	*out = s;

@@ -440,8 +440,9 @@ START_TEST(pages_valid)
 	for (size_t c = 0; c < n_ctx; c++) {
 		pg_dst d = pg_alloc(e, n);
 		size_t got = 0;
-		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, n, d.p, d.caps,
-		                                               d.sizes, d.states, &got);
+		splitzip_status st =
+		    splitzip_pages_decompress(ctxs[c], sz.p, sz.n, n, d.p, d.caps,
+		                              SPLITZIP_PAGES_EXACT, d.sizes, d.states, &got);
 		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name,
 		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
 		size_t at = 0;
@@ -475,7 +476,7 @@ START_TEST(pages_invalid)
 		pg_dst d = pg_alloc(NULL, 16); /* room for any page of the tiny stream */
 		size_t got = 0;
 		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, 16, d.p, d.caps,
-		                                               d.sizes, d.states, &got);
+		                                               0, d.sizes, d.states, &got);
 		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
 		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
 		pg_free(&d);
