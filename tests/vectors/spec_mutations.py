@@ -77,7 +77,7 @@ def declare(lib):
     lib.splitzip_pages_get_manifest.argtypes = [ctypes.c_char_p, SZ, ctypes.POINTER(Entry), SZ,
                                                 ctypes.POINTER(ctypes.c_uint64)]
     lib.splitzip_pages_decompress.argtypes = [P, ctypes.c_char_p, SZ, SZ, ctypes.POINTER(P),
-                                              ctypes.POINTER(SZ), ctypes.POINTER(SZ),
+                                              ctypes.POINTER(SZ), ctypes.c_uint, ctypes.POINTER(SZ),
                                               ctypes.POINTER(ctypes.c_uint8), ctypes.POINTER(SZ)]
 
 
@@ -406,7 +406,7 @@ def lib_pages_decompress(lib, ctx, b, caps):
     sizes = (ctypes.c_size_t * max(1, m))()
     states = (ctypes.c_uint8 * max(1, m))(*([0xEE] * m))
     n_out = ctypes.c_size_t()
-    st = lib.splitzip_pages_decompress(ctx, b, len(b), m, ptrs, cp, sizes, states,
+    st = lib.splitzip_pages_decompress(ctx, b, len(b), m, ptrs, cp, 0, sizes, states,
                                        ctypes.byref(n_out))
     return (status_name(lib, st), list(states[:m]),
             [ctypes.string_at(ctypes.addressof(x), c) for x, c in zip(bufs, caps)],
