@@ -19,6 +19,13 @@ set(SZ_GPU_SOURCES
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_compat.cuh
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_args.h
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_kernels.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_common.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_header.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_encode.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_entropy_enc.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_entropy_dec.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_decode.cuh
+	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_batch.cuh
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_driver.cuh
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_module.h
 	${PROJECT_SOURCE_DIR}/backends/gpu/sz_gpu_module.cuh

@@ -235,7 +235,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pages_plan
 					h.codebook_id = a.codebook_id;
 					SZ_UNROLL
 					for (unsigned k = 0; k < 16; k++)
-						h.codebook[k] = a.codec.codebook[k];
+						h.codebook[k] = a.codec.split4.codebook[k];
 				}
 				h.stream_size = end;
 				h.total_page_bytes = sum;
@@ -499,13 +499,18 @@ template <int W, class Launcher> void sz_gpu_pages_compress(Launcher &lc, sz_gpu
 	lc.launch("pages_enc_init", sz_gpu_dim{gi, 1}, SZ_GPU_THREADS, sz_k_pages_enc_init<W>, a);
 	if (n) {
 		sz_gpu_enc c = a.codec;
-		c.srcs =
+		c.frames.srcs =
 		    reinterpret_cast<const uint16_t *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_SRCS));
-		c.n_elems = reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS));
-		c.dsts = reinterpret_cast<void *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_DSTS));
-		c.dst_caps = reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_CAPS));
-		c.out_sizes = reinterpret_cast<size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_SIZES));
-		c.statuses = reinterpret_cast<int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
+		c.frames.n_elems =
+		    reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_NELEMS));
+		c.frames.dsts =
+		    reinterpret_cast<void *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_DSTS));
+		c.frames.dst_caps =
+		    reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_CAPS));
+		c.frames.out_sizes =
+		    reinterpret_cast<size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_SIZES));
+		c.frames.statuses =
+		    reinterpret_cast<int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
 		c.ws = a.ws + sz_gpu_pages_codec_ws_off(n, a.max_page_bytes);
 		c.max_elems = a.max_page_bytes / 2;
 		sz_gpu_compress<W>(lc, c, n);
@@ -539,13 +544,18 @@ template <int W, class Launcher> void sz_gpu_pages_decompress(Launcher &lc, sz_g
 	if (n) {
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
-		d.srcs = reinterpret_cast<const void *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_SRCS));
-		d.src_sizes =
+		d.frames.srcs =
+		    reinterpret_cast<const void *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_SRCS));
+		d.frames.src_sizes =
 		    reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_SIZES));
-		d.dsts = reinterpret_cast<uint16_t *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_DSTS));
-		d.dst_caps = reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_CAPS));
-		d.out_elems = reinterpret_cast<size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_DECODED));
-		d.statuses = reinterpret_cast<int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
+		d.frames.dsts =
+		    reinterpret_cast<uint16_t *const *>(sz_pg_array(a.ws, n, SZ_PG_WS_DSTS));
+		d.frames.dst_caps =
+		    reinterpret_cast<const size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_CAPS));
+		d.frames.out_elems =
+		    reinterpret_cast<size_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_DECODED));
+		d.frames.statuses =
+		    reinterpret_cast<int32_t *>(sz_pg_array(a.ws, n, SZ_PG_WS_STATUSES));
 		d.ws = a.ws + sz_gpu_pages_codec_ws_off(n, a.max_page_bytes);
 		sz_gpu_decompress<W>(lc, d, n, max_elems);
 	}

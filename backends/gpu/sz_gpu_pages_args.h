@@ -22,7 +22,7 @@
 
 /* Compression of n_pages pages into one stream. Arrays are device arrays of n_pages entries. */
 typedef struct sz_gpu_pages_enc {
-	sz_gpu_enc codec; /* chunk_log2, flags, from_input, codebook; pointers unused */
+	sz_gpu_enc codec; /* chunk_log2, flags, split4; frames unused */
 	uint64_t n_pages;
 	const void *const *pages;
 	const size_t *page_bytes;

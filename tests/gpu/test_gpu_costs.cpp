@@ -100,7 +100,8 @@ static std::vector<uint16_t> kv(size_t n, size_t offset)
 struct call {
 	unsigned flags;
 	bool from_input;
-	uint64_t sample_all; /* 1: the codebook predicted from a sample (frames >= 2^22 elements) */
+	uint64_t
+	    predict_from; /* 1: the codebook predicted from a sample (frames >= 2^22 elements) */
 	uint8_t cb[16];
 	bool entropy = false; /* the entropy encoding (mode 2), chunks of 2^14 */
 	const splitzip_entropy_table *table = nullptr; /* entropy: fixed, else from the input */
@@ -132,26 +133,25 @@ static void compress(launcher &lc, const call &k, const std::vector<std::vector<
 	std::vector<uint8_t> ws(sz_gpu_workspace_size_for(nf, max_elems, L, enc));
 	sz_gpu_enc a;
 	memset(&a, 0, sizeof a);
-	a.srcs = srcs.data();
-	a.n_elems = n.data();
-	a.dsts = dsts.data();
-	a.dst_caps = caps.data();
-	a.out_sizes = sizes.data();
-	a.statuses = st.data();
+	a.frames.srcs = srcs.data();
+	a.frames.n_elems = n.data();
+	a.frames.dsts = dsts.data();
+	a.frames.dst_caps = caps.data();
+	a.frames.out_sizes = sizes.data();
+	a.frames.statuses = st.data();
 	a.ws = ws.data();
 	a.max_elems = max_elems;
 	a.chunk_log2 = L;
 	a.flags = k.flags;
-	a.from_input = k.from_input;
-	a.sample_all = k.sample_all;
-	memcpy(a.codebook, k.cb, 16);
+	a.split4.from_input = k.from_input;
+	memcpy(a.split4.codebook, k.cb, 16);
 	a.encoding = enc;
-	a.table_from_input = k.table == nullptr;
+	a.entropy.from_input = k.table == nullptr;
 	if (k.table) {
-		memcpy(a.table, k.table->lengths, 256);
-		a.table[SPLITZIP_ENTROPY_ESC] = k.table->escape_length;
+		memcpy(a.entropy.table, k.table->lengths, 256);
+		a.entropy.table[SPLITZIP_ENTROPY_ESC] = k.table->escape_length;
 	}
-	sz_gpu_compress<W>(lc, a, nf);
+	sz_gpu_compress<W>(lc, a, nf, k.predict_from ? k.predict_from : SZ_GPU_SAMPLE_ALL_ELEMS);
 	for (size_t f = 0; f < nf; f++) {
 		if (st[f] != SPLITZIP_OK) {
 			lc.failed = true;
@@ -183,12 +183,12 @@ static void decompress(launcher &lc, const std::vector<std::vector<uint8_t>> &fr
 	std::vector<uint8_t> ws(sz_gpu_dec_workspace_size(nf));
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.srcs = srcs.data();
-	a.src_sizes = sizes.data();
-	a.dsts = dsts.data();
-	a.dst_caps = caps.data();
-	a.out_elems = n.data();
-	a.statuses = st.data();
+	a.frames.srcs = srcs.data();
+	a.frames.src_sizes = sizes.data();
+	a.frames.dsts = dsts.data();
+	a.frames.dst_caps = caps.data();
+	a.frames.out_elems = n.data();
+	a.frames.statuses = st.data();
 	a.ws = ws.data();
 	sz_gpu_decompress<W>(lc, a, nf, max_elems);
 	for (size_t f = 0; f < nf; f++)
@@ -294,7 +294,7 @@ template <int W> static std::vector<row> measure(bool quick)
 		compress<W>(e, k, one, &frames);
 		add_row(rows, std::string("encode, codebook from input, < 8 MiB") + cs, e, n,
 		        fi_exact);
-		k.sample_all = 1; /* as frames of 2^22 elements or more */
+		k.predict_from = 1; /* as frames of 2^22 elements or more */
 		launcher p{W, 24};
 		compress<W>(p, k, {skewed}, &frames);
 		add_row(rows, std::string("encode, codebook from input, predicted (holds)") + cs, p,

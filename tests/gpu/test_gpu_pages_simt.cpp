@@ -176,8 +176,8 @@ static enc_out sim_pack(const pu_pages &l, const params &p, size_t cap, size_t m
 	memset(&a, 0, sizeof a);
 	a.codec.chunk_log2 = p.log2;
 	a.codec.flags = p.flags;
-	a.codec.from_input = !p.fixed;
-	memcpy(a.codec.codebook, p.codebook, 16);
+	a.codec.split4.from_input = !p.fixed;
+	memcpy(a.codec.split4.codebook, p.codebook, 16);
 	a.n_pages = l.n;
 	a.pages = ptrs.data();
 	a.page_bytes = bytes.data();
