@@ -162,8 +162,8 @@ sz_rt_error sz_rt_blocks_per_sm(int *per, const void *k, unsigned threads);
  * that wait on each other (look-back, done counters) run interleaved, up to 8 at once. A
  * harness error (divergence, a race the memory model forbids, a trap) is a launch failure. */
 template <typename... P, typename... A>
-sz_rt_error sz_rt_launch(void (*k)(P...), unsigned gx, unsigned gy, unsigned block,
-                         sz_rt_stream s, A... args)
+sz_rt_error sz_rt_launch(void (*k)(P...), unsigned gx, unsigned gy, unsigned block, sz_rt_stream s,
+                         A... args)
 {
 	sz_simt_config c;
 	c.warp = sz_rt_warp_size();
