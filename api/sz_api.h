@@ -5,17 +5,39 @@
 #ifndef SZ_API_H
 #define SZ_API_H
 
+#include <pthread.h>
+
 #include "splitzip.h"
 #include "../core/sz_driver.h"
 #include "../dispatch/sz_backend.h"
 
+/*
+ * The memory one call works in: the driver's scratch, gather space for chunks that span pages,
+ * the output of splitzip_verify(). A call takes one from its context's pool and gives it back,
+ * so calls on one context from several threads never share memory; a set is grown on demand
+ * and kept, so a steady stream of calls allocates nothing.
+ */
+typedef struct splitzip_workmem {
+	splitzip_scratch scratch;
+	splitzip_scratch gather;
+	splitzip_scratch out;
+	struct splitzip_workmem *next;
+} splitzip_workmem;
+
 struct splitzip_ctx {
+	/* Immutable after splitzip_ctx_create(): read by any number of threads. */
 	splitzip_params params;           /* effective parameters */
 	const splitzip_backend *backend;  /* bound at creation */
 	splitzip_enc_tables fixed_tables; /* for SPLITZIP_CODEBOOK_FIXED */
-	splitzip_scratch scratch;         /* the driver's, grown on demand */
-	splitzip_scratch verify;          /* splitzip_verify()'s output */
+	/* The pool of work memory, guarded by 'lock'. */
+	pthread_mutex_t lock;
+	splitzip_workmem *idle;
 };
+
+/* api/sz_api_ctx.c: a work memory set of the context for one call (NULL: out of memory), and
+ * its return. Safe from any number of threads. */
+SZ_INTERNAL splitzip_workmem *splitzip_ctx_take(splitzip_ctx *ctx);
+SZ_INTERNAL void splitzip_ctx_give(splitzip_ctx *ctx, splitzip_workmem *w);
 
 /* api/sz_api_device.c: the host-memory calls on a context bound to a device backend, which
  * copy through the device and wait. */

@@ -95,6 +95,10 @@ splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out
 	ctx->backend = b;
 	if (q.codebook_mode == SPLITZIP_CODEBOOK_FIXED)
 		splitzip_enc_tables_init(&ctx->fixed_tables, q.codebook.exponents);
+	if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+		free(ctx);
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	}
 	*out = ctx;
 	return SPLITZIP_OK;
 }
@@ -103,9 +107,34 @@ void splitzip_ctx_free(splitzip_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	splitzip_scratch_free(&ctx->scratch);
-	splitzip_scratch_free(&ctx->verify);
+	while (ctx->idle) {
+		splitzip_workmem *w = ctx->idle;
+		ctx->idle = w->next;
+		splitzip_scratch_free(&w->scratch);
+		splitzip_scratch_free(&w->gather);
+		splitzip_scratch_free(&w->out);
+		free(w);
+	}
+	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
+}
+
+splitzip_workmem *splitzip_ctx_take(splitzip_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	splitzip_workmem *w = ctx->idle;
+	if (w)
+		ctx->idle = w->next;
+	pthread_mutex_unlock(&ctx->lock);
+	return w ? w : (splitzip_workmem *)calloc(1, sizeof *w);
+}
+
+void splitzip_ctx_give(splitzip_ctx *ctx, splitzip_workmem *w)
+{
+	pthread_mutex_lock(&ctx->lock);
+	w->next = ctx->idle;
+	ctx->idle = w;
+	pthread_mutex_unlock(&ctx->lock);
 }
 
 const char *splitzip_ctx_backend_name(const splitzip_ctx *ctx)

@@ -84,8 +84,13 @@ splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t *src, size_t
 	e.fixed = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->fixed_tables : NULL;
 	e.encoding = ctx->params.encoding;
 	e.table = ctx->params.table_mode == SPLITZIP_CODEBOOK_FIXED ? &ctx->params.table : NULL;
-	return splitzip_driver_compress(&e, &ctx->scratch, src, n_elems, (uint8_t *)dst, dst_cap,
-	                                dst_size);
+	splitzip_workmem *w = splitzip_ctx_take(ctx);
+	if (!w)
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	const splitzip_status st = splitzip_driver_compress(&e, &w->scratch, src, n_elems,
+	                                                    (uint8_t *)dst, dst_cap, dst_size);
+	splitzip_ctx_give(ctx, w);
+	return st;
 }
 
 splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src, size_t src_size,
@@ -123,12 +128,10 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 	return SPLITZIP_OK;
 }
 
-splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
-                                uint64_t *n_elems)
+/* splitzip_verify() with the work memory 'w' for the decoded frames. */
+static splitzip_status verify_in(splitzip_ctx *ctx, splitzip_workmem *w, const uint8_t *p,
+                                 size_t src_size, uint64_t *n_elems)
 {
-	if (!ctx || !src)
-		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	const uint8_t *p = (const uint8_t *)src;
 	size_t off = 0;
 	uint64_t total = 0;
 	do {
@@ -136,13 +139,12 @@ splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_s
 		splitzip_status st = splitzip_stream_header(p, src_size, off, &h);
 		if (st != SPLITZIP_OK)
 			return st;
-		st = splitzip_scratch_reserve(&ctx->verify, h.n_elems ? (size_t)h.n_elems * 2 : 1);
+		st = splitzip_scratch_reserve(&w->out, h.n_elems ? (size_t)h.n_elems * 2 : 1);
 		if (st != SPLITZIP_OK)
 			return st;
 		size_t used = 0, got = 0;
-		st =
-		    splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
-		                              (uint16_t *)ctx->verify.buf, (size_t)h.n_elems, &got);
+		st = splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
+		                               (uint16_t *)w->out.buf, (size_t)h.n_elems, &got);
 		if (st != SPLITZIP_OK)
 			return st;
 		off += used;
@@ -151,4 +153,17 @@ splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_s
 	if (n_elems)
 		*n_elems = total;
 	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
+                                uint64_t *n_elems)
+{
+	if (!ctx || !src)
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	splitzip_workmem *w = splitzip_ctx_take(ctx);
+	if (!w)
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	const splitzip_status st = verify_in(ctx, w, (const uint8_t *)src, src_size, n_elems);
+	splitzip_ctx_give(ctx, w);
+	return st;
 }

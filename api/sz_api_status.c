@@ -3,7 +3,7 @@
  */
 #include "sz_api.h"
 
-SZ_STATIC_ASSERT(SPLITZIP_STATUS_COUNT == SPLITZIP_ERROR_BAD_CODEBOOK + 1,
+SZ_STATIC_ASSERT(SPLITZIP_STATUS_COUNT == SPLITZIP_ERROR_GEOMETRY + 1,
                  "SPLITZIP_STATUS_COUNT counts every status");
 
 const char *splitzip_error_string(splitzip_status status)
@@ -35,6 +35,8 @@ const char *splitzip_error_string(splitzip_status status)
 		return "content checksum mismatch";
 	case SPLITZIP_ERROR_BAD_CODEBOOK:
 		return "invalid codebook";
+	case SPLITZIP_ERROR_GEOMETRY:
+		return "the stream's pages are not the destination's (count or size)";
 	}
 	return "unknown status";
 }
@@ -68,6 +70,8 @@ const char *splitzip_status_name(splitzip_status status)
 		return "ERROR_CONTENT_CHECKSUM";
 	case SPLITZIP_ERROR_BAD_CODEBOOK:
 		return "ERROR_BAD_CODEBOOK";
+	case SPLITZIP_ERROR_GEOMETRY:
+		return "ERROR_GEOMETRY";
 	}
 	return "UNKNOWN";
 }

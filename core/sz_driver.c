@@ -108,8 +108,8 @@ uint64_t splitzip_driver_range_start(uint64_t C, unsigned T, unsigned w)
 	return C * w / T;
 }
 
-uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
-                                  const uint16_t *src, uint64_t n, unsigned log2)
+uint64_t splitzip_driver_checksum_in(const splitzip_host_kernels *k, unsigned n_threads,
+                                     const splitzip_in *in, uint64_t n, unsigned log2)
 {
 	const uint64_t C = splitzip_n_chunks(n, log2);
 	const unsigned T = splitzip_driver_workers(n_threads, n, C);
@@ -117,13 +117,22 @@ uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_thr
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) reduction(+ : sum) schedule(static) if (T > 1)
 #endif
-	for (int64_t c = 0; c < (int64_t)C; c++) {
-		uint64_t len = splitzip_chunk_len(n, log2, (uint64_t)c);
-		sum += splitzip_hash_chunk_fold(k->hash_chunk(src + ((uint64_t)c << log2), len * 2),
-		                                (uint64_t)c);
+	for (int64_t w = 0; w < (int64_t)T; w++) {
+		const uint64_t c1 = splitzip_driver_range_start(C, T, (unsigned)w + 1);
+		for (uint64_t c = splitzip_driver_range_start(C, T, (unsigned)w); c < c1; c++) {
+			const uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
+			const uint16_t *x = splitzip_in_chunk(in, (unsigned)w, e0, len);
+			sum += splitzip_hash_chunk_fold(k->hash_chunk(x, (size_t)len * 2), c);
+		}
 	}
-	(void)T;
 	return splitzip_hash_frame_final(n, sum);
+}
+
+uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
+                                  const uint16_t *src, uint64_t n, unsigned log2)
+{
+	const splitzip_in in = {src, NULL, NULL, log2};
+	return splitzip_driver_checksum_in(k, n_threads, &in, n, log2);
 }
 
 /* ---- Encoding: codebook choice ----------------------------------------------------------------
@@ -209,7 +218,7 @@ typedef struct enc_pass {
 	const splitzip_host_kernels *k;
 	splitzip_encode_chunk_fn encode;
 	const splitzip_enc_tables *t;
-	const uint16_t *src;
+	splitzip_in in; /* the elements */
 	uint64_t n;
 	unsigned log2;
 	unsigned T;       /* workers */
@@ -227,24 +236,25 @@ typedef struct enc_pass {
  * Encode chunks [c0, c1) (one worker's range). Returns the range's escape count; adds the
  * range's checksum folds to '*csum' and its histogram to 'hist' when asked.
  */
-static uint64_t encode_range(const enc_pass *p, uint64_t c0, uint64_t c1, uint64_t *csum,
-                             uint64_t *hist)
+static uint64_t encode_range(const enc_pass *p, unsigned w, uint64_t c0, uint64_t c1,
+                             uint64_t *csum, uint64_t *hist)
 {
 	const unsigned log2 = p->log2;
 	uint64_t base = c0 << log2, k = 0, h0 = base;
 	for (uint64_t c = c0; c < c1; c++) {
 		uint64_t e0 = c << log2, len = splitzip_chunk_len(p->n, log2, c);
-		size_t m = p->encode(p->t, p->src + e0, (size_t)len, p->codes + e0 / 2, p->sm + e0,
+		const uint16_t *x = splitzip_in_chunk(&p->in, w, e0, len);
+		size_t m = p->encode(p->t, x, (size_t)len, p->codes + e0 / 2, p->sm + e0,
 		                     p->spos + base + k, p->sexp + base + k);
 		p->counts[c] = (uint32_t)m;
 		k += m;
 		if (p->want_sum)
-			*csum += splitzip_hash_chunk_fold(
-			    p->k->hash_chunk(p->src + e0, (size_t)len * 2), c);
+			*csum += splitzip_hash_chunk_fold(p->k->hash_chunk(x, (size_t)len * 2), c);
 		/* Histogram in batches of SZ_HIST_BATCH_ELEMS, which are still in L2: no second
-		 * trip to memory, and few calls (a SIMD histogram has a per-call cost). */
+		 * trip to memory, and few calls (a SIMD histogram has a per-call cost). Only a
+		 * from-input codebook asks for it, and only of one array. */
 		if (hist && (e0 + len - h0 >= SZ_HIST_BATCH_ELEMS || c + 1 == c1)) {
-			p->k->histogram(p->src + h0, (size_t)(e0 + len - h0), hist);
+			p->k->histogram(p->in.p + h0, (size_t)(e0 + len - h0), hist);
 			h0 = e0 + len;
 		}
 	}
@@ -257,16 +267,17 @@ static uint64_t encode_workers(enc_pass *p)
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
 	uint64_t csum = 0;
 	if (p->T == 1) { /* no parallel region: even a one-thread one costs ~0.5 us */
-		p->wcount[0] = encode_range(p, 0, C, &csum, p->whist);
+		p->wcount[0] = encode_range(p, 0, 0, C, &csum, p->whist);
 		return csum;
 	}
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(p->T) reduction(+ : csum) schedule(static)
 #endif
 	for (int64_t w = 0; w < (int64_t)p->T; w++)
-		p->wcount[w] = encode_range(p, splitzip_driver_range_start(C, p->T, (unsigned)w),
-		                            splitzip_driver_range_start(C, p->T, (unsigned)w + 1),
-		                            &csum, p->whist ? p->whist + 256 * (size_t)w : NULL);
+		p->wcount[w] =
+		    encode_range(p, (unsigned)w, splitzip_driver_range_start(C, p->T, (unsigned)w),
+		                 splitzip_driver_range_start(C, p->T, (unsigned)w + 1), &csum,
+		                 p->whist ? p->whist + 256 * (size_t)w : NULL);
 	return csum;
 }
 
@@ -324,7 +335,7 @@ static splitzip_status pass_scratch(enc_pass *p, splitzip_scratch *s, int specul
  */
 
 /* A stored frame (FORMAT.md §4.1), if it fits in dst_cap bytes. */
-splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e, const uint16_t *src,
+splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e, const splitzip_in *in,
                                              uint64_t n, uint8_t *dst, size_t dst_cap,
                                              size_t *dst_size)
 {
@@ -336,9 +347,17 @@ splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e, const ui
 	h.frame_size = size;
 	if (e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 		h.content_checksum =
-		    splitzip_driver_checksum(e->k, e->n_threads, src, n, e->chunk_log2);
-	if (n)
-		memcpy(dst + SPLITZIP_FRAME_HEADER_SIZE, src, (size_t)n * 2);
+		    splitzip_driver_checksum_in(e->k, e->n_threads, in, n, e->chunk_log2);
+	if (n && in->p) {
+		memcpy(dst + SPLITZIP_FRAME_HEADER_SIZE, in->p, (size_t)n * 2);
+	} else { /* segments: chunk by chunk (a rare path: the elements did not shrink) */
+		const uint64_t C = splitzip_n_chunks(n, in->log2);
+		for (uint64_t c = 0; c < C; c++) {
+			const uint64_t e0 = c << in->log2, len = splitzip_chunk_len(n, in->log2, c);
+			memcpy(dst + SPLITZIP_FRAME_HEADER_SIZE + 2 * e0,
+			       splitzip_in_chunk(in, 0, e0, len), (size_t)len * 2);
+		}
+	}
 	memset(dst + SPLITZIP_FRAME_HEADER_SIZE + 2 * n, 0,
 	       (size_t)(size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n));
 	splitzip_header_write(dst, &h);
@@ -384,19 +403,38 @@ splitzip_status splitzip_driver_compress(const splitzip_encoder *e, splitzip_scr
                                          const uint16_t *src, uint64_t n, uint8_t *dst,
                                          size_t dst_cap, size_t *dst_size)
 {
+	const splitzip_in in = {src, NULL, NULL, e->chunk_log2};
 	if (e->encoding == SPLITZIP_ENCODING_SPLIT4)
-		return splitzip_driver_compress_split4(e, s, src, n, dst, dst_cap, dst_size);
-	return splitzip_driver_compress_entropy(e, s, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_compress_split4(e, s, &in, n, dst, dst_cap, dst_size);
+	return splitzip_driver_compress_entropy(e, s, &in, n, dst, dst_cap, dst_size);
+}
+
+splitzip_status splitzip_driver_compress_segments(const splitzip_encoder *e, splitzip_scratch *s,
+                                                  splitzip_scratch *gather,
+                                                  const splitzip_segments *src, uint64_t n,
+                                                  uint8_t *dst, size_t dst_cap, size_t *dst_size)
+{
+	const unsigned log2 = e->chunk_log2;
+	const unsigned T = splitzip_driver_workers(e->n_threads, n, splitzip_n_chunks(n, log2));
+	splitzip_status st = splitzip_scratch_reserve(gather, splitzip_driver_tmp_bytes(T, log2));
+	if (st != SPLITZIP_OK)
+		return st;
+	const splitzip_in in = {NULL, src, (uint16_t *)gather->buf, log2};
+	if (e->encoding == SPLITZIP_ENCODING_SPLIT4 && e->fixed)
+		return splitzip_driver_compress_split4(e, s, &in, n, dst, dst_cap, dst_size);
+	if (e->encoding == SPLITZIP_ENCODING_ENTROPY && e->table)
+		return splitzip_driver_compress_entropy(e, s, &in, n, dst, dst_cap, dst_size);
+	return SPLITZIP_ERROR_INVALID_ARGUMENT; /* a table from segments is the caller's job */
 }
 
 splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e, splitzip_scratch *s,
-                                                const uint16_t *src, uint64_t n, uint8_t *dst,
+                                                const splitzip_in *in, uint64_t n, uint8_t *dst,
                                                 size_t dst_cap, size_t *dst_size)
 {
 	const unsigned log2 = e->chunk_log2;
 	const int64_t max_esc = splitzip_split4_max_escapes(n, log2);
 	if (max_esc < 0) /* split4 cannot win, whatever the data */
-		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
 	/* The smallest frame this input can give is split4 without escapes, or stored. */
 	if (dst_cap < splitzip_split4_frame_size(n, log2, 0) &&
 	    dst_cap < splitzip_stored_frame_size(n))
@@ -408,10 +446,10 @@ splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e, split
 	int speculate;
 	enc_pass p;
 	memset(&p, 0, sizeof p);
-	p.t = first_tables(e, src, n, T, &own, &speculate);
+	p.t = first_tables(e, in->p, n, T, &own, &speculate);
 	p.k = e->k;
 	p.encode = 2 * n >= SZ_STREAM_MIN_BYTES ? e->k->encode_chunk_stream : e->k->encode_chunk;
-	p.src = src;
+	p.in = *in;
 	p.n = n;
 	p.log2 = log2;
 	p.T = T > SZ_MAX_WORKERS ? SZ_MAX_WORKERS : T;
@@ -427,7 +465,7 @@ splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e, split
 	uint64_t csum;
 	const uint64_t E = encode_all(&p, &own, &csum);
 	if (E > (uint64_t)max_esc) /* §6.3: the stored frame is no larger */
-		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
 	splitzip_layout L;
 	splitzip_split4_layout(n, log2, E, &L);
 	if (dst_cap < L.frame_size)
@@ -455,17 +493,18 @@ typedef struct dec_pass {
 	splitzip_enc_tables t; /* of the frame's codebook: which exponents are escapes */
 	splitzip_layout L;
 	const uint8_t *codes, *sm, *table, *epos, *eexp;
-	uint16_t *dst;
+	splitzip_out out;
 	int want_sum;
 } dec_pass;
 
 /*
- * Validate and patch the escapes [k0, k1) of the chunk at element e0 (len elements) after its
- * dense decode (§4.2, §8): positions strictly ascending and inside the chunk, the dense code at
- * each position 0, the exponent outside the codebook. CORRUPT_STREAM if one is not.
+ * Validate and patch the escapes [k0, k1) of the chunk at element e0 (len elements, decoded to
+ * 'win') after its dense decode (§4.2, §8): positions strictly ascending and inside the chunk,
+ * the dense code at each position 0, the exponent outside the codebook. CORRUPT_STREAM if one
+ * is not.
  */
-static splitzip_status patch_chunk(const dec_pass *p, uint64_t e0, uint64_t len, uint64_t k0,
-                                   uint64_t k1)
+static splitzip_status patch_chunk(const dec_pass *p, uint16_t *win, uint64_t e0, uint64_t len,
+                                   uint64_t k0, uint64_t k1)
 {
 	int64_t prev = -1;
 	for (uint64_t k = k0; k < k1; k++) {
@@ -476,7 +515,7 @@ static splitzip_status patch_chunk(const dec_pass *p, uint64_t e0, uint64_t len,
 		uint64_t i = e0 + pos;
 		if ((p->codes[i / 2] >> (4 * (i % 2))) & 0xF)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
-		p->dst[i] = splitzip_bf16_join(e, p->sm[i]);
+		win[pos] = splitzip_bf16_join(e, p->sm[i]);
 		prev = (int64_t)pos;
 	}
 	return SPLITZIP_OK;
@@ -487,7 +526,8 @@ static splitzip_status patch_chunk(const dec_pass *p, uint64_t e0, uint64_t len,
  * adding the checksum folds to '*csum' if want_sum. Stops at the first chunk whose escapes are
  * invalid (CORRUPT_STREAM).
  */
-static splitzip_status decode_range(const dec_pass *p, uint64_t c0, uint64_t c1, uint64_t *csum)
+static splitzip_status decode_range(const dec_pass *p, unsigned w, uint64_t c0, uint64_t c1,
+                                    uint64_t *csum)
 {
 	const uint64_t n = p->L.n_elems;
 	const unsigned log2 = p->L.chunk_log2;
@@ -495,13 +535,15 @@ static splitzip_status decode_range(const dec_pass *p, uint64_t c0, uint64_t c1,
 		uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
 		uint64_t k0 = c ? splitzip_le32(p->table + 4 * (c - 1)) : 0;
 		uint64_t k1 = splitzip_le32(p->table + 4 * c);
-		p->decode(p->t.codebook, p->codes + e0 / 2, p->sm + e0, (size_t)len, p->dst + e0);
-		splitzip_status st = patch_chunk(p, e0, len, k0, k1);
+		uint16_t *win = splitzip_out_window(&p->out, w, e0, len);
+		p->decode(p->t.codebook, p->codes + e0 / 2, p->sm + e0, (size_t)len, win);
+		splitzip_status st = patch_chunk(p, win, e0, len, k0, k1);
 		if (st != SPLITZIP_OK)
 			return st;
 		if (p->want_sum)
-			*csum += splitzip_hash_chunk_fold(
-			    p->k->hash_chunk(p->dst + e0, (size_t)len * 2), c);
+			*csum +=
+			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
+		splitzip_out_flush(&p->out, e0, len, win);
 	}
 	return SPLITZIP_OK;
 }
@@ -534,7 +576,8 @@ static int split4_body_ok(const dec_pass *p, const uint8_t *src)
 
 /* Decode the body of a split4 frame whose header is valid. */
 static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_threads,
-                                     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
+                                     const splitzip_header *h, const uint8_t *src,
+                                     const splitzip_out *dst)
 {
 	dec_pass p;
 	p.k = k;
@@ -544,10 +587,11 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 	p.table = src + p.L.table_off;
 	p.epos = src + p.L.epos_off;
 	p.eexp = src + p.L.eexp_off;
-	p.dst = dst;
+	p.out = *dst;
 	p.want_sum = (h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
-	p.decode = 2 * h->n_elems >= SZ_STREAM_MIN_BYTES && !p.want_sum ? k->decode_chunk_stream
-	                                                                : k->decode_chunk;
+	p.decode = 2 * h->n_elems >= SZ_STREAM_MIN_BYTES && !p.want_sum && dst->p
+	               ? k->decode_chunk_stream
+	               : k->decode_chunk;
 	if (!split4_body_ok(&p, src))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	splitzip_enc_tables_init(&p.t, h->codebook);
@@ -557,15 +601,15 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 	uint64_t csum = 0;
 	int worst = SPLITZIP_OK; /* the workers' statuses: OK or CORRUPT_STREAM */
 	if (T == 1) {            /* no parallel region: even a one-thread one costs ~0.5 us */
-		worst = decode_range(&p, 0, C, &csum);
+		worst = decode_range(&p, 0, 0, C, &csum);
 	} else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) reduction(+ : csum) reduction(max : worst) schedule(static)
 #endif
 		for (int64_t w = 0; w < (int64_t)T; w++) {
-			int st =
-			    decode_range(&p, splitzip_driver_range_start(C, T, (unsigned)w),
-			                 splitzip_driver_range_start(C, T, (unsigned)w + 1), &csum);
+			int st = decode_range(
+			    &p, (unsigned)w, splitzip_driver_range_start(C, T, (unsigned)w),
+			    splitzip_driver_range_start(C, T, (unsigned)w + 1), &csum);
 			worst = st > worst ? st : worst;
 		}
 	}
@@ -578,23 +622,42 @@ static splitzip_status decode_split4(const splitzip_host_kernels *k, unsigned n_
 
 /* Decode the body of a stored frame whose header is valid (FORMAT.md §4.1). */
 static splitzip_status decode_stored(const splitzip_host_kernels *k, unsigned n_threads,
-                                     const splitzip_header *h, const uint8_t *src, uint16_t *dst)
+                                     const splitzip_header *h, const uint8_t *src,
+                                     const splitzip_out *dst)
 {
 	const uint64_t n = h->n_elems;
-	const uint8_t *pad = src + SPLITZIP_FRAME_HEADER_SIZE + 2 * n;
-	if (!splitzip_driver_all_zero(pad, h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
+	const uint8_t *body = src + SPLITZIP_FRAME_HEADER_SIZE;
+	if (!splitzip_driver_all_zero(body + 2 * n,
+	                              h->frame_size - SPLITZIP_FRAME_HEADER_SIZE - 2 * n))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
-	if (n)
-		memcpy(dst, src + SPLITZIP_FRAME_HEADER_SIZE, (size_t)n * 2);
+	if (n && dst->p) {
+		memcpy(dst->p, body, (size_t)n * 2);
+	} else { /* segments, chunk by chunk */
+		const uint64_t C = splitzip_n_chunks(n, dst->log2);
+		for (uint64_t c = 0; c < C; c++) {
+			const uint64_t e0 = c << dst->log2,
+			               len = splitzip_chunk_len(n, dst->log2, c);
+			uint16_t *win = splitzip_out_window(dst, 0, e0, len);
+			memcpy(win, body + 2 * e0, (size_t)len * 2);
+			splitzip_out_flush(dst, e0, len, win);
+		}
+	}
+	/* The checksum of the source bytes, which are the elements: no read-back needed. */
+	const splitzip_in in = {(const uint16_t *)(const void *)body, NULL, NULL, h->chunk_log2};
 	if ((h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) &&
-	    splitzip_driver_checksum(k, n_threads, dst, n, h->chunk_log2) != h->content_checksum)
+	    splitzip_driver_checksum_in(k, n_threads, &in, n, h->chunk_log2) != h->content_checksum)
 		return SPLITZIP_ERROR_CONTENT_CHECKSUM;
 	return SPLITZIP_OK;
 }
 
-splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned n_threads,
-                                       const uint8_t *src, size_t src_size, size_t *src_consumed,
-                                       uint16_t *dst, size_t dst_cap, size_t *n_elems)
+/*
+ * Decode the frame at src into 'dst' (room for dst_cap elements). Segments get their gather
+ * space from 'gather' once the header is known to be valid: a chunk per worker.
+ */
+static splitzip_status decode_frame(const splitzip_host_kernels *k, unsigned n_threads,
+                                    const uint8_t *src, size_t src_size, size_t *src_consumed,
+                                    splitzip_out *dst, splitzip_scratch *gather, uint64_t dst_cap,
+                                    size_t *n_elems)
 {
 	splitzip_header h;
 	splitzip_status st = splitzip_read_header(src, src_size, &h);
@@ -604,6 +667,15 @@ splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned 
 		return SPLITZIP_ERROR_TRUNCATED;
 	if (h.n_elems > dst_cap)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
+	if (!dst->p) {
+		const unsigned T = splitzip_driver_workers(
+		    n_threads, h.n_elems, splitzip_n_chunks(h.n_elems, h.chunk_log2));
+		st = splitzip_scratch_reserve(gather, splitzip_driver_tmp_bytes(T, h.chunk_log2));
+		if (st != SPLITZIP_OK)
+			return st;
+		dst->tmp = (uint16_t *)gather->buf;
+		dst->log2 = h.chunk_log2;
+	}
 	st = h.mode == SPLITZIP_MODE_STORED ? decode_stored(k, n_threads, &h, src, dst)
 	     : h.mode == SPLITZIP_MODE_SPLIT4
 	         ? decode_split4(k, n_threads, &h, src, dst)
@@ -613,4 +685,84 @@ splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned 
 	*src_consumed = (size_t)h.frame_size;
 	*n_elems = (size_t)h.n_elems;
 	return SPLITZIP_OK;
+}
+
+splitzip_status splitzip_driver_decode(const splitzip_host_kernels *k, unsigned n_threads,
+                                       const uint8_t *src, size_t src_size, size_t *src_consumed,
+                                       uint16_t *dst, size_t dst_cap, size_t *n_elems)
+{
+	splitzip_out out = {dst, NULL, NULL, 0};
+	return decode_frame(k, n_threads, src, src_size, src_consumed, &out, NULL, dst_cap,
+	                    n_elems);
+}
+
+splitzip_status splitzip_driver_decode_segments(const splitzip_host_kernels *k, unsigned n_threads,
+                                                splitzip_scratch *s, const uint8_t *src,
+                                                size_t src_size, size_t *src_consumed,
+                                                const splitzip_segments *dst, uint64_t dst_cap,
+                                                size_t *n_elems)
+{
+	splitzip_out out = {NULL, dst, NULL, 0};
+	return decode_frame(k, n_threads, src, src_size, src_consumed, &out, s, dst_cap, n_elems);
+}
+
+/* ---- Segments ---------------------------------------------------------------------------- */
+
+/* The segment that holds element e of the concatenation (e < start[n_segs]). */
+static uint64_t segment_of(const splitzip_segments *s, uint64_t e)
+{
+	uint64_t lo = 0, hi = s->n_segs - 1; /* start[lo] <= e < start[hi + 1] */
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (s->start[mid] <= e)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* Copy elements [e0, e0 + len) between the segments and 'buf' (to_buf: gather, else scatter). */
+static void segments_copy(const splitzip_segments *s, uint64_t e0, uint64_t len, uint16_t *buf,
+                          int to_buf)
+{
+	uint64_t e = s->first + e0, k = segment_of(s, e), done = 0;
+	while (done < len) {
+		const uint64_t off = e - s->start[k], room = s->start[k + 1] - e;
+		const uint64_t m = room < len - done ? room : len - done;
+		if (to_buf)
+			memcpy(buf + done, s->ptr[k] + off, (size_t)m * 2);
+		else
+			memcpy(s->ptr[k] + off, buf + done, (size_t)m * 2);
+		done += m;
+		e += m;
+		k++;
+	}
+}
+
+const uint16_t *splitzip_segments_read(const splitzip_segments *s, uint64_t e0, uint64_t len,
+                                       uint16_t *tmp)
+{
+	const uint64_t e = s->first + e0, k = segment_of(s, e);
+	if (e + len <= s->start[k + 1])
+		return s->ptr[k] + (e - s->start[k]);
+	segments_copy(s, e0, len, tmp, 1);
+	return tmp;
+}
+
+uint16_t *splitzip_segments_window(const splitzip_segments *s, uint64_t e0, uint64_t len,
+                                   uint16_t *tmp)
+{
+	const uint64_t e = s->first + e0, k = segment_of(s, e);
+	if (e + len <= s->start[k + 1])
+		return s->ptr[k] + (e - s->start[k]);
+	return tmp;
+}
+
+void splitzip_segments_flush(const splitzip_segments *s, uint64_t e0, uint64_t len,
+                             const uint16_t *win)
+{
+	const uint64_t e = s->first + e0, k = segment_of(s, e);
+	if (win != s->ptr[k] + (e - s->start[k]))
+		segments_copy(s, e0, len, (uint16_t *)win, 0);
 }

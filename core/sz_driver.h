@@ -19,6 +19,38 @@ typedef struct splitzip_scratch {
 SZ_INTERNAL splitzip_status splitzip_scratch_reserve(splitzip_scratch *s, size_t size);
 SZ_INTERNAL void splitzip_scratch_free(splitzip_scratch *s);
 
+/*
+ * Elements that live in several arrays but form one frame: the coded pages of a page stream
+ * (doc/FORMAT.md §12), which are encoded and decoded in place, without a copy into one buffer.
+ * Segment k holds the elements [start[k], start[k+1]) of the concatenation at ptr[k]; every
+ * segment is nonempty (start strictly ascending), start[0] = 0. A frame over them covers the
+ * concatenation's elements [first, first + n).
+ */
+typedef struct splitzip_segments {
+	uint16_t *const *ptr;  /* n_segs entries (read-only when encoding) */
+	const uint64_t *start; /* n_segs + 1 entries */
+	uint64_t n_segs;
+	uint64_t first; /* the frame's element 0 */
+} splitzip_segments;
+
+/*
+ * Elements [e0, e0 + len) of the frame over 's' (e0 + len <= the frame's size): a pointer into
+ * the segment that holds them all, or, when they span segments, 'tmp' (room for len elements)
+ * with a copy of them.
+ */
+SZ_INTERNAL const uint16_t *splitzip_segments_read(const splitzip_segments *s, uint64_t e0,
+                                                   uint64_t len, uint16_t *tmp);
+
+/*
+ * Where to write elements [e0, e0 + len) of the frame over 's': into the segment that holds them
+ * all, or 'tmp' when they span segments; splitzip_segments_flush() then copies 'tmp' out to the
+ * segments (and does nothing for a window into a segment).
+ */
+SZ_INTERNAL uint16_t *splitzip_segments_window(const splitzip_segments *s, uint64_t e0,
+                                               uint64_t len, uint16_t *tmp);
+SZ_INTERNAL void splitzip_segments_flush(const splitzip_segments *s, uint64_t e0, uint64_t len,
+                                         const uint16_t *win);
+
 /* What an encode is asked to do. */
 typedef struct splitzip_encoder {
 	const splitzip_host_kernels *k;
@@ -48,7 +80,73 @@ SZ_INTERNAL splitzip_status splitzip_driver_decode(const splitzip_host_kernels *
                                                    size_t src_size, size_t *src_consumed,
                                                    uint16_t *dst, size_t dst_cap, size_t *n_elems);
 
+/*
+ * The same over elements held in segments, with a fixed codebook (split4) or a fixed table
+ * (entropy): e->encoding is SPLIT4 or ENTROPY and e->fixed or e->table is set (page streams
+ * choose their table before they encode, FORMAT.md §12.4); INVALID_ARGUMENT otherwise. The
+ * frame is the one splitzip_driver_compress() writes for the same elements in one array.
+ * 'gather' lends a chunk of gather space per worker, 's' the rest.
+ */
+SZ_INTERNAL splitzip_status splitzip_driver_compress_segments(
+    const splitzip_encoder *e, splitzip_scratch *s, splitzip_scratch *gather,
+    const splitzip_segments *src, uint64_t n, uint8_t *dst, size_t dst_cap, size_t *dst_size);
+
+/*
+ * Decode the one frame at the start of src into the elements [0, dst_cap) of the segments
+ * 'dst', as splitzip_driver_decode() does into one array (same checks, same statuses); 's'
+ * lends the gather space of chunks that span segments.
+ */
+SZ_INTERNAL splitzip_status splitzip_driver_decode_segments(const splitzip_host_kernels *k,
+                                                            unsigned n_threads, splitzip_scratch *s,
+                                                            const uint8_t *src, size_t src_size,
+                                                            size_t *src_consumed,
+                                                            const splitzip_segments *dst,
+                                                            uint64_t dst_cap, size_t *n_elems);
+
 /* ---- Shared by the split4 (sz_driver.c) and entropy (sz_driver_entropy.c) drivers ---------- */
+
+/*
+ * The elements a pass reads: one array, or segments with a chunk of gather space per worker
+ * (worker w's at tmp + (w << log2)). splitzip_in_chunk() gives chunk elements [e0, e0 + len)
+ * (len <= 2^log2) for worker w.
+ */
+typedef struct splitzip_in {
+	const uint16_t *p;
+	const splitzip_segments *seg; /* when p is NULL */
+	uint16_t *tmp;
+	unsigned log2;
+} splitzip_in;
+
+static inline const uint16_t *splitzip_in_chunk(const splitzip_in *in, unsigned w, uint64_t e0,
+                                                uint64_t len)
+{
+	if (in->p)
+		return in->p + e0;
+	return splitzip_segments_read(in->seg, e0, len, in->tmp + ((uint64_t)w << in->log2));
+}
+
+/* Where a decode pass writes: one array, or segments with gather space as splitzip_in. */
+typedef struct splitzip_out {
+	uint16_t *p;
+	const splitzip_segments *seg;
+	uint16_t *tmp;
+	unsigned log2;
+} splitzip_out;
+
+static inline uint16_t *splitzip_out_window(const splitzip_out *o, unsigned w, uint64_t e0,
+                                            uint64_t len)
+{
+	if (o->p)
+		return o->p + e0;
+	return splitzip_segments_window(o->seg, e0, len, o->tmp + ((uint64_t)w << o->log2));
+}
+
+static inline void splitzip_out_flush(const splitzip_out *o, uint64_t e0, uint64_t len,
+                                      const uint16_t *win)
+{
+	if (!o->p)
+		splitzip_segments_flush(o->seg, e0, len, win);
+}
 
 /* Worker threads for n elements in C chunks, and the first chunk of worker w's range. */
 SZ_INTERNAL unsigned splitzip_driver_workers(unsigned n_threads, uint64_t n, uint64_t C);
@@ -59,19 +157,20 @@ SZ_INTERNAL void splitzip_driver_histogram(const splitzip_host_kernels *k, const
                                            uint64_t n, unsigned log2, unsigned T,
                                            uint64_t hist[256]);
 
-/* A stored frame (FORMAT.md §4.1), if it fits in dst_cap bytes. */
+/* A stored frame (FORMAT.md §4.1) of the n elements of 'in', if it fits in dst_cap bytes. */
 SZ_INTERNAL splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e,
-                                                         const uint16_t *src, uint64_t n,
+                                                         const splitzip_in *in, uint64_t n,
                                                          uint8_t *dst, size_t dst_cap,
                                                          size_t *dst_size);
 
 /* 1 if the n bytes at p are all zero. */
 SZ_INTERNAL int splitzip_driver_all_zero(const uint8_t *p, uint64_t n);
 
-/* The split4 encoder (the whole of §6 for ENCODING_SPLIT4: split4 or stored). */
+/* The split4 encoder (the whole of §6 for ENCODING_SPLIT4: split4 or stored). A segmented
+ * input needs a fixed codebook; in->tmp is then laid out by the encoder in 's'. */
 SZ_INTERNAL splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e,
                                                             splitzip_scratch *s,
-                                                            const uint16_t *src, uint64_t n,
+                                                            const splitzip_in *in, uint64_t n,
                                                             uint8_t *dst, size_t dst_cap,
                                                             size_t *dst_size);
 
@@ -81,16 +180,26 @@ SZ_INTERNAL splitzip_status splitzip_driver_compress_split4(const splitzip_encod
  */
 SZ_INTERNAL splitzip_status splitzip_driver_compress_entropy(const splitzip_encoder *e,
                                                              splitzip_scratch *s,
-                                                             const uint16_t *src, uint64_t n,
+                                                             const splitzip_in *in, uint64_t n,
                                                              uint8_t *dst, size_t dst_cap,
                                                              size_t *dst_size);
 SZ_INTERNAL splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k,
                                                            unsigned n_threads,
                                                            const splitzip_header *h,
-                                                           const uint8_t *src, uint16_t *dst);
+                                                           const uint8_t *src,
+                                                           const splitzip_out *dst);
 
 /* The content checksum (FORMAT.md §7) of n elements in chunks of 2^log2, on up to n_threads. */
 SZ_INTERNAL uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
                                               const uint16_t *src, uint64_t n, unsigned log2);
+/* The same of the elements of 'in' (chunks of 2^in->log2 when it is segmented). */
+SZ_INTERNAL uint64_t splitzip_driver_checksum_in(const splitzip_host_kernels *k, unsigned n_threads,
+                                                 const splitzip_in *in, uint64_t n, unsigned log2);
+
+/* Gather space of T workers for chunks of 2^log2 elements, in bytes. */
+static inline size_t splitzip_driver_tmp_bytes(unsigned T, unsigned log2)
+{
+	return ((size_t)T << log2) * sizeof(uint16_t);
+}
 
 #endif /* SZ_DRIVER_H */

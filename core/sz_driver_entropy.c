@@ -34,7 +34,7 @@
 typedef struct ent_pass {
 	const splitzip_host_kernels *k;
 	splitzip_entropy_enc_tables enc;
-	const uint16_t *src;
+	splitzip_in in; /* the elements */
 	uint64_t n;
 	unsigned log2;
 	unsigned T;      /* workers */
@@ -47,19 +47,18 @@ typedef struct ent_pass {
 } ent_pass;
 
 /* Encode chunks [c0, c1) (one worker's range); returns the range's checksum folds. */
-static uint64_t ent_encode_range(const ent_pass *p, uint64_t c0, uint64_t c1)
+static uint64_t ent_encode_range(const ent_pass *p, unsigned w, uint64_t c0, uint64_t c1)
 {
 	uint64_t csum = 0;
 	for (uint64_t c = c0; c < c1; c++) {
 		const uint64_t e0 = c << p->log2, len = splitzip_chunk_len(p->n, p->log2, c);
+		const uint16_t *x = splitzip_in_chunk(&p->in, w, e0, len);
 		size_t nw = 0;
-		p->ne[c] = (uint32_t)p->k->entropy_encode_chunk(&p->enc, p->src + e0, (size_t)len,
-		                                                p->sm + e0,
+		p->ne[c] = (uint32_t)p->k->entropy_encode_chunk(&p->enc, x, (size_t)len, p->sm + e0,
 		                                                p->words + 2 * c * p->stride, &nw);
 		p->nw[c] = (uint32_t)nw;
 		if (p->want_sum)
-			csum += splitzip_hash_chunk_fold(
-			    p->k->hash_chunk(p->src + e0, (size_t)len * 2), c);
+			csum += splitzip_hash_chunk_fold(p->k->hash_chunk(x, (size_t)len * 2), c);
 	}
 	return csum;
 }
@@ -69,13 +68,14 @@ static uint64_t ent_encode_workers(const ent_pass *p)
 {
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
 	if (p->T == 1) /* no parallel region: even a one-thread one costs ~0.5 us */
-		return ent_encode_range(p, 0, C);
+		return ent_encode_range(p, 0, 0, C);
 	uint64_t csum = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(p->T) reduction(+ : csum) schedule(static)
 #endif
 	for (int64_t w = 0; w < (int64_t)p->T; w++)
-		csum += ent_encode_range(p, splitzip_driver_range_start(C, p->T, (unsigned)w),
+		csum += ent_encode_range(p, (unsigned)w,
+		                         splitzip_driver_range_start(C, p->T, (unsigned)w),
 		                         splitzip_driver_range_start(C, p->T, (unsigned)w + 1));
 	return csum;
 }
@@ -199,25 +199,25 @@ static uint64_t split4_size_of(const splitzip_encoder *e, const uint64_t hist[25
  * simpler mode (stored, then split4).
  */
 splitzip_status splitzip_driver_compress_entropy(const splitzip_encoder *e, splitzip_scratch *s,
-                                                 const uint16_t *src, uint64_t n, uint8_t *dst,
+                                                 const splitzip_in *in, uint64_t n, uint8_t *dst,
                                                  size_t dst_cap, size_t *dst_size)
 {
 	if (n == 0) /* every mode loses to the 64-byte stored frame */
-		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
 	if (dst_cap < SPLITZIP_FRAME_HEADER_SIZE + n) /* below every frame's size for n >= 1 */
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	const uint64_t C = splitzip_n_chunks(n, e->chunk_log2);
 	ent_pass p;
 	memset(&p, 0, sizeof p);
-	p.src = src;
+	p.in = *in;
 	p.n = n;
 	p.log2 = e->chunk_log2;
 	p.T = splitzip_driver_workers(e->n_threads, n, C);
 	p.sm = dst + SPLITZIP_FRAME_HEADER_SIZE;
 	uint64_t hist[256] = {0};
 	const int is_auto = e->encoding == SPLITZIP_ENCODING_AUTO;
-	if (is_auto || !e->table)
-		splitzip_driver_histogram(e->k, src, n, e->chunk_log2, p.T, hist);
+	if (is_auto || !e->table) /* one array: segments come with a fixed table */
+		splitzip_driver_histogram(e->k, in->p, n, e->chunk_log2, p.T, hist);
 	splitzip_entropy_table own;
 	const splitzip_entropy_table *t = e->table;
 	if (!t) {
@@ -232,9 +232,9 @@ splitzip_status splitzip_driver_compress_entropy(const splitzip_encoder *e, spli
 	const uint64_t s4 = is_auto ? split4_size_of(e, hist, n) : 0;
 	const uint64_t se = f.L.frame_size < stored ? f.L.frame_size : 0;
 	if (s4 && (!se || s4 <= se)) /* AUTO: split4 beats stored and is no larger */
-		return splitzip_driver_compress_split4(e, s, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_compress_split4(e, s, in, n, dst, dst_cap, dst_size);
 	if (!se)
-		return splitzip_driver_write_stored(e, src, n, dst, dst_cap, dst_size);
+		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
 	if (dst_cap < se)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	ent_write_tail(&p, &f, e->flags, dst);
@@ -250,7 +250,7 @@ typedef struct ent_dec {
 	splitzip_entropy_dec_tables dec;
 	splitzip_entropy_layout L;
 	const uint8_t *sm, *chunk_table, *stream;
-	uint16_t *dst;
+	splitzip_out out;
 	int want_sum;
 } ent_dec;
 
@@ -259,8 +259,8 @@ typedef struct ent_dec {
  * their escapes to '*n_esc' and their checksum folds to '*csum'. Stops at the first invalid
  * chunk (CORRUPT_STREAM).
  */
-static splitzip_status ent_decode_range(const ent_dec *p, uint64_t c0, uint64_t c1, uint64_t *n_esc,
-                                        uint64_t *csum)
+static splitzip_status ent_decode_range(const ent_dec *p, unsigned w, uint64_t c0, uint64_t c1,
+                                        uint64_t *n_esc, uint64_t *csum)
 {
 	const uint64_t n = p->L.n_elems;
 	const unsigned log2 = p->L.chunk_log2;
@@ -269,15 +269,17 @@ static splitzip_status ent_decode_range(const ent_dec *p, uint64_t c0, uint64_t 
 		const uint64_t w0 = c ? splitzip_le32(p->chunk_table + 4 * (c - 1)) : 0;
 		const uint64_t w1 = splitzip_le32(p->chunk_table + 4 * c);
 		size_t esc = 0;
+		uint16_t *win = splitzip_out_window(&p->out, w, e0, len);
 		splitzip_status st =
 		    p->k->entropy_decode_chunk(&p->dec, p->stream + 2 * w0, (size_t)(w1 - w0),
-		                               p->sm + e0, (size_t)len, p->dst + e0, &esc);
+		                               p->sm + e0, (size_t)len, win, &esc);
 		if (st != SPLITZIP_OK)
 			return st;
 		*n_esc += esc;
 		if (p->want_sum)
-			*csum += splitzip_hash_chunk_fold(
-			    p->k->hash_chunk(p->dst + e0, (size_t)len * 2), c);
+			*csum +=
+			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
+		splitzip_out_flush(&p->out, e0, len, win);
 	}
 	return SPLITZIP_OK;
 }
@@ -313,7 +315,7 @@ static int ent_body_ok(ent_dec *p, const splitzip_header *h, const uint8_t *src)
 
 splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k, unsigned n_threads,
                                                const splitzip_header *h, const uint8_t *src,
-                                               uint16_t *dst)
+                                               const splitzip_out *dst)
 {
 	ent_dec p;
 	p.k = k;
@@ -322,7 +324,7 @@ splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k, u
 	p.sm = src + p.L.sm_off;
 	p.chunk_table = src + p.L.chunk_table_off;
 	p.stream = src + p.L.stream_off;
-	p.dst = dst;
+	p.out = *dst;
 	p.want_sum = (h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 	if (!ent_body_ok(&p, h, src))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
@@ -331,7 +333,7 @@ splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k, u
 	uint64_t csum = 0, n_esc = 0;
 	int worst = SPLITZIP_OK; /* the workers' statuses: OK or CORRUPT_STREAM */
 	if (T == 1) {
-		worst = ent_decode_range(&p, 0, C, &n_esc, &csum);
+		worst = ent_decode_range(&p, 0, 0, C, &n_esc, &csum);
 	} else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(T) reduction(+ : csum, n_esc) reduction(max : worst)          \
@@ -339,7 +341,7 @@ splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k, u
 #endif
 		for (int64_t w = 0; w < (int64_t)T; w++) {
 			int st = ent_decode_range(
-			    &p, splitzip_driver_range_start(C, T, (unsigned)w),
+			    &p, (unsigned)w, splitzip_driver_range_start(C, T, (unsigned)w),
 			    splitzip_driver_range_start(C, T, (unsigned)w + 1), &n_esc, &csum);
 			worst = st > worst ? st : worst;
 		}

@@ -1,57 +1,141 @@
 /*
  * sz_pages.c -- the host side of the page stream format (doc/FORMAT.md §12): the whole-stream
- * structural validation a receiver runs before it writes anything, the destination checks,
- * and the manifest checksum an encoder writes last. The per-field rules are the SPLITZIP_HD
- * helpers of sz_pages.h, which the GPU kernels run too; this file only orders them.
+ * structural validation a receiver runs before it writes anything, the destination checks and
+ * the table checksum. The per-field rules are the SPLITZIP_HD helpers of sz_pages.h, which the
+ * GPU kernels run too; this file only orders them.
  */
-#include "sz_kernels.h"
+#include "sz_driver.h"
 #include "sz_pages.h"
 
-/* Manifest_Checksum: the low 32 bits of the chunk digest of the n_pages entries. */
-static uint32_t manifest_checksum(const uint8_t *src, uint64_t n_pages)
+uint32_t splitzip_pages_table_checksum(const uint8_t *src, uint64_t n_pages)
 {
-	const uint64_t bytes = splitzip_pages_manifest_end(n_pages) - SPLITZIP_PAGES_HEADER_SIZE;
-	return (uint32_t)splitzip_hash_bytes(src + SPLITZIP_PAGES_HEADER_SIZE, (size_t)bytes);
+	return (uint32_t)splitzip_hash_bytes(src + SPLITZIP_PAGES_HEADER_SIZE,
+	                                     (size_t)(SPLITZIP_PAGES_ENTRY_SIZE * n_pages));
+}
+
+/* Step 9: the page table's sums, the layout they give and the padding of the sections. */
+static splitzip_status check_table(const uint8_t *src, const splitzip_pages_header *h,
+                                   splitzip_pages_layout *L)
+{
+	uint64_t coded = 0, raw = 0;
+	for (uint64_t i = 0; i < h->n_pages; i++) {
+		const uint32_t e = splitzip_pages_entry(src, i);
+		if (splitzip_pages_entry_raw(e))
+			raw += splitzip_pages_entry_elems(e);
+		else
+			coded += splitzip_pages_entry_elems(e);
+	}
+	splitzip_pages_layout_of(h->n_pages, coded, raw, h->frames_size, L);
+	if (coded + raw != h->total_elems || (L->n_frames == 0) != (h->frames_size == 0) ||
+	    L->stream_size != h->stream_size)
+		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	const uint64_t table_end = splitzip_pages_table_end(h->n_pages);
+	if (!splitzip_driver_all_zero(src + table_end, L->frames_off - table_end) ||
+	    !splitzip_driver_all_zero(src + L->frames_end, L->raw_off - L->frames_end))
+		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	return SPLITZIP_OK;
+}
+
+/* Step 10: every frame header in order, inside the frames section, and one table for all. */
+static splitzip_status check_frames(const uint8_t *src, const splitzip_pages_header *h,
+                                    const splitzip_pages_layout *L)
+{
+	uint64_t off = L->frames_off;
+	const uint8_t *first = NULL; /* the first frame that carries the table */
+	splitzip_header first_h;
+	memset(&first_h, 0, sizeof first_h);
+	for (uint64_t j = 0; j < L->n_frames; j++) {
+		splitzip_header fh;
+		splitzip_status st =
+		    splitzip_pages_check_frame(src + off, L->frames_end - off, h, L, j, &fh);
+		if (st != SPLITZIP_OK)
+			return st;
+		if (fh.mode != SPLITZIP_MODE_STORED) { /* e */
+			if (!first) {
+				first = src + off;
+				first_h = fh;
+			} else if (!splitzip_pages_same_table(first, &first_h, src + off, &fh)) {
+				return SPLITZIP_ERROR_CORRUPT_STREAM;
+			}
+		}
+		off += fh.frame_size;
+	}
+	return off == L->frames_end ? SPLITZIP_OK : SPLITZIP_ERROR_CORRUPT_STREAM;
 }
 
 splitzip_status splitzip_pages_validate(const uint8_t *src, size_t size, splitzip_pages_header *h,
-                                        splitzip_page_entry *entries, size_t max_entries)
+                                        splitzip_pages_layout *L)
 {
 	splitzip_status st = splitzip_pages_read_header(src, size, h); /* steps 0-7 */
 	if (st != SPLITZIP_OK)
 		return st;
-	/* Step 8: the manifest lies inside the stream after step 6. */
-	if (manifest_checksum(src, h->n_pages) != h->manifest_checksum)
+	/* Step 8: the table lies inside the stream after step 6. */
+	if (splitzip_pages_table_checksum(src, h->n_pages) != h->table_checksum)
 		return SPLITZIP_ERROR_HEADER_CHECKSUM;
-	uint64_t sum = 0;
-	for (uint64_t i = 0; i < h->n_pages; i++) { /* step 9, entry by entry */
-		splitzip_page_entry x;
-		st = splitzip_pages_check_entry(src, h, i, &x);
-		if (st != SPLITZIP_OK)
-			return st;
-		sum += x.page_bytes;
-		if (entries && i < max_entries)
-			entries[i] = x;
-	}
-	return splitzip_pages_check_totals(h, splitzip_pages_last_end(src, h->n_pages), sum);
+	st = check_table(src, h, L);
+	if (st != SPLITZIP_OK)
+		return st;
+	return check_frames(src, h, L);
 }
 
 splitzip_status splitzip_pages_check_dst(const uint8_t *src, const splitzip_pages_header *h,
-                                         size_t n_dst, const size_t *dst_caps)
+                                         size_t n_dst, const size_t *dst_caps, int exact)
 {
+	if (exact && h->n_pages != n_dst)
+		return SPLITZIP_ERROR_GEOMETRY;
 	if (h->n_pages > n_dst)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
 	for (uint64_t i = 0; i < h->n_pages; i++) {
-		splitzip_page_entry x;
-		splitzip_pages_entry_read(src, i, &x);
-		if (x.page_bytes > dst_caps[i])
+		const uint64_t bytes = 2 * splitzip_pages_entry_elems(splitzip_pages_entry(src, i));
+		if (exact && bytes != dst_caps[i])
+			return SPLITZIP_ERROR_GEOMETRY;
+		if (bytes > dst_caps[i])
 			return SPLITZIP_ERROR_DST_TOO_SMALL;
 	}
 	return SPLITZIP_OK;
 }
 
-void splitzip_pages_finish(uint8_t *dst, splitzip_pages_header *h)
+void splitzip_pages_costs(const uint16_t *x, size_t n, const uint8_t c4[256], const uint8_t ce[256],
+                          uint64_t *s4, uint64_t *se)
 {
-	h->manifest_checksum = manifest_checksum(dst, h->n_pages);
-	splitzip_pages_header_write(dst, h);
+	/* Four independent sums of each kind: the table loads of consecutive elements overlap. */
+	uint32_t a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+	size_t i = 0;
+	uint64_t ta = 0, tb = 0;
+	while (i < n) {
+		/* Flush every 2^24 elements, before 19 * 2^24 / 4 could overflow a u32 sum. */
+		const size_t end = n - i > ((size_t)1 << 24) ? i + ((size_t)1 << 24) : n;
+		for (; i + 4 <= end; i += 4)
+			for (unsigned k = 0; k < 4; k++) {
+				const uint8_t e = splitzip_bf16_exponent(x[i + k]);
+				a[k] += c4[e];
+				b[k] += ce[e];
+			}
+		for (; i < end; i++) {
+			const uint8_t e = splitzip_bf16_exponent(x[i]);
+			a[0] += c4[e];
+			b[0] += ce[e];
+		}
+		for (unsigned k = 0; k < 4; k++) {
+			ta += a[k];
+			tb += b[k];
+			a[k] = b[k] = 0;
+		}
+	}
+	*s4 += ta;
+	*se += tb;
+}
+
+uint64_t splitzip_pages_outside(const uint16_t *x, size_t n, uint8_t base)
+{
+	uint64_t total = 0;
+	for (size_t i = 0; i < n;) {
+		/* A u16 count per block of 2^15 elements: the inner loop stays in 16-bit lanes. */
+		const size_t end = n - i > 32768 ? i + 32768 : n;
+		uint16_t m = 0;
+		for (; i < end; i++)
+			m += (uint16_t)((uint8_t)(((x[i] >> 7) & 0xFF) - base) > 15);
+		total += m;
+	}
+	return total;
 }

@@ -17,8 +17,13 @@
  *   - Unless a function says otherwise, NULL pointers are rejected with
  *     SPLITZIP_ERROR_INVALID_ARGUMENT (a NULL data pointer is allowed when its count is 0).
  *   - On failure, output buffers may have been partly written; their contents are unspecified.
- *   - Functions that take no splitzip_ctx are thread-safe. A splitzip_ctx must not be used by
- *     two threads at once; separate contexts may be used concurrently.
+ *   - Threads. Functions that take no splitzip_ctx are thread-safe. A splitzip_ctx may be
+ *     used by any number of threads at once, for every call that takes one (host and device
+ *     alike): its parameters are fixed when it is created, and each call takes its own work
+ *     memory from the context's pool (grown to the number of calls that ever ran at once, kept
+ *     until splitzip_ctx_free()). Only splitzip_ctx_free() must not overlap another call on
+ *     the same context. What the caller passes in is the caller's to share or not: two calls
+ *     must not write the same output, and a device workspace serves one call at a time.
  *   - The library never prints, never aborts and never calls exit().
  */
 #ifndef SPLITZIP_H
@@ -99,11 +104,14 @@ typedef enum splitzip_status {
 	/* The frame decoded, but the decoded data does not match the content checksum. */
 	SPLITZIP_ERROR_CONTENT_CHECKSUM = 11,
 	/* A codebook file or codebook value is invalid (bad magic, checksum, order). */
-	SPLITZIP_ERROR_BAD_CODEBOOK = 12
+	SPLITZIP_ERROR_BAD_CODEBOOK = 12,
+	/* A valid page stream whose pages are not the destination's: another page count or page
+	 * size, where the receiver asked for exact geometry (SPLITZIP_PAGES_EXACT). */
+	SPLITZIP_ERROR_GEOMETRY = 13
 } splitzip_status;
 
 /* The number of status codes defined above (for tests and language bindings). */
-#define SPLITZIP_STATUS_COUNT 13
+#define SPLITZIP_STATUS_COUNT 14
 
 /*
  * splitzip_error_string() returns a short English description of a status code, e.g.
@@ -346,11 +354,13 @@ SPLITZIP_API void splitzip_params_init(splitzip_params *p);
  * Errors: INVALID_ARGUMENT (out NULL, struct_size too small, a field out of range, an invalid
  * FIXED codebook or FIXED entropy table), BACKEND_UNAVAILABLE, OUT_OF_MEMORY. On error '*out'
  * is set to NULL.
- * The context owns its scratch memory; free it with splitzip_ctx_free().
+ * The context owns its scratch memory (a pool of work memory sets, one per call running at
+ * once); free it with splitzip_ctx_free(). The context may be shared between threads.
  */
 SPLITZIP_API splitzip_status splitzip_ctx_create(const splitzip_params *p, splitzip_ctx **out);
 
-/* splitzip_ctx_free() frees a context and its scratch memory. NULL is a no-op. */
+/* splitzip_ctx_free() frees a context and its scratch memory. NULL is a no-op. No other call on
+ * the context may be running or start afterwards. */
 SPLITZIP_API void splitzip_ctx_free(splitzip_ctx *ctx);
 
 /*
@@ -669,67 +679,102 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
     int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 /* ==================================================================== */
-/*                KV pages: one wire buffer with a manifest             */
+/*                 KV pages: one wire buffer for many pages             */
 /* ==================================================================== */
 
 /*
  * A page stream (doc/FORMAT.md §12) packs a list of pages -- e.g. the KV cache pages of one
- * request or one layer, each an array of BF16 values, anywhere in memory -- into ONE contiguous
- * buffer that is sent as one message or one bulk write, and scatters it back into pages on the
- * receiving side:
+ * request or one layer, each an array of BF16 values anywhere in memory, typically 1-128 KiB --
+ * into ONE contiguous buffer that is sent as one message or one bulk write, and scatters it
+ * back into pages on the receiving side:
  *
- *     offset 0      64-byte header: magic "SZPG", version, page count, total size, codebook
- *     offset 64     the manifest: per page a 32-byte entry (offset, length, original size,
- *                   encoding raw or frame)
- *     then          each page's payload at an offset that is a multiple of SPLITZIP_PAGES_ALIGN
- *                   (256) from the start of the stream: an ordinary splitzip frame of the page
- *                   when that is smaller than the page, else the page's bytes verbatim ("raw")
+ *     offset 0      64-byte header: magic "SZPG", version 2, encoding, page count, sizes,
+ *                   checksums
+ *     offset 64     the page table: one u32 per page (its element count and a raw bit)
+ *     then          ordinary splitzip frames over the concatenation of every page that is not
+ *                   raw, SPLITZIP_PAGES_FRAME_ELEMS (2^24) elements per frame, all with the
+ *                   stream's one codebook (split4) or entropy table
+ *     then          the raw pages' bytes: pages that compression would not shrink
  *
- * The stream's total size is in the header, so a receiver that has read 64 bytes knows how many
- * follow. Like a frame, a stream is canonical: one valid stream per list of pages and
- * parameters, byte-identical from every backend (host, SIMD, CUDA, HIP). A codebook calibrated
- * once per model (SPLITZIP_CODEBOOK_FIXED) travels in the header and is named there by a
- * caller-chosen 32-bit id; frames carry it too, so no state is shared between the ends.
+ * So a page costs 4 bytes, not a frame of its own: 2 KiB pages keep the ratio of one frame
+ * over the same bytes. The frame and raw sections start at multiples of SPLITZIP_PAGES_ALIGN
+ * (64) bytes. The stream's total size is in the header, so a receiver that has read 64 bytes
+ * knows how many follow. Like a frame, a stream is canonical: one valid stream per list of
+ * pages and parameters, byte-identical from every backend (scalar, SIMD, CUDA, HIP) and
+ * thread count.
  *
- * Receivers treat the stream as hostile: every header field, the manifest checksum, every
- * offset (each one must follow from the lengths before it, so payloads neither overlap nor
- * leave holes), length, page size, padding byte and frame header is validated before any page
- * is written, and every frame body by the frame decoder; nothing is read outside the stream
- * and nothing is written outside the destination pages. The statuses, in the order of the
- * checks, are listed in doc/FORMAT.md §12.5-§12.6.
+ * Every frame mode: the context's encoding (split4, the default; entropy; or auto, the smaller
+ * stream of the two), with its codebook or table from the pages themselves (the histogram of
+ * all of them) or fixed (SPLITZIP_CODEBOOK_FIXED / table_mode FIXED: calibrated once per
+ * model, then named in the header by a caller-chosen 32-bit id).
+ *
+ * Damage is detected by default: unless the caller passes SPLITZIP_PAGES_NO_CHECKSUM, every
+ * frame carries its content checksum and the header the checksum of the raw pages; the header
+ * and the page table always carry theirs.
+ *
+ * Receivers treat the stream as hostile: every header field, the page table and its checksum,
+ * the padding, every frame header and the stream's one table are validated before any page is
+ * written, every frame body by the frame decoder as it is decoded; nothing is read outside the
+ * stream and nothing is written outside the destination pages, and the receiver learns which
+ * pages were written (splitzip_page_state). The statuses, in the order of the checks, are in
+ * doc/FORMAT.md §12.5-§12.6.
+ *
+ * Threads: a context may pack and scatter streams from any number of threads at once (see the
+ * conventions at the top of this header); a serving engine can share one between its workers.
  */
 
 /* Page stream format version written by this library (doc/FORMAT.md §12). */
-#define SPLITZIP_PAGES_FORMAT_VERSION 1
-/* Bytes of the stream header and of one manifest entry. */
+#define SPLITZIP_PAGES_FORMAT_VERSION 2
+/* Bytes of the stream header and of one page table entry. */
 #define SPLITZIP_PAGES_HEADER_SIZE 64
-#define SPLITZIP_PAGES_ENTRY_SIZE 32
-/* Payload offsets are multiples of this, from the start of the stream (DMA alignment). */
-#define SPLITZIP_PAGES_ALIGN 256
+#define SPLITZIP_PAGES_ENTRY_SIZE 4
+/* The frame and raw sections start at multiples of this, from the start of the stream. */
+#define SPLITZIP_PAGES_ALIGN 64
 /* The most pages one stream holds (Page_Count is a u32). */
 #define SPLITZIP_PAGES_MAX_PAGES ((uint64_t)0xFFFFFFFFu)
-/* The largest page in bytes: one frame's worth of BF16 values. */
-#define SPLITZIP_PAGES_MAX_PAGE_BYTES (2 * SPLITZIP_MAX_FRAME_ELEMS)
-/* Stream flag: every frame of the stream uses the codebook in the header. */
-#define SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK 0x01u
+/* The largest page in bytes: 2^31 - 1 BF16 values (31 bits of a table entry). */
+#define SPLITZIP_PAGES_MAX_PAGE_BYTES ((uint64_t)2 * 0x7FFFFFFFu)
+/* Elements per frame of a stream (the last frame holds the rest). */
+#define SPLITZIP_PAGES_FRAME_ELEMS ((uint64_t)1 << 24)
+/* Stream flags (Stream_Flags, splitzip_pages_info.flags). */
+#define SPLITZIP_PAGES_FLAG_CHECKSUM 0x01u    /* frames and raw pages carry checksums */
+#define SPLITZIP_PAGES_FLAG_FIXED_TABLE 0x02u /* the caller's codebook or table, Table_Id */
+/* Options of splitzip_pages_compress() and splitzip_pages_compress_async(). */
+#define SPLITZIP_PAGES_NO_CHECKSUM 0x01u /* leave the checksums out (not recommended) */
+/* Option of splitzip_pages_decompress() and splitzip_pages_decompress_async(): the stream must
+ * hold exactly the destination's pages, n_pages of exactly page_caps[i] bytes each; anything
+ * else is SPLITZIP_ERROR_GEOMETRY before a byte is written (a serving engine knows the geometry
+ * of what it receives). */
+#define SPLITZIP_PAGES_EXACT 0x02u
 
-/* How a page travels (the Encoding field of its manifest entry). */
+/* How a page travels (its bit in the page table). */
 typedef enum splitzip_page_encoding {
-	SPLITZIP_PAGE_RAW = 0,  /* the page's bytes verbatim: it does not shrink */
-	SPLITZIP_PAGE_FRAME = 1 /* one splitzip frame (split4) of the page */
+	SPLITZIP_PAGE_RAW =
+	    0, /* the page's bytes verbatim, in the raw section: it does not shrink */
+	SPLITZIP_PAGE_FRAME = 1 /* coded: part of the stream's frames */
 } splitzip_page_encoding;
 
+/* What a decompression did to a destination page (splitzip_pages_decompress page_states). */
+typedef enum splitzip_page_state {
+	SPLITZIP_PAGE_UNTOUCHED = 0, /* nothing was written to the page */
+	SPLITZIP_PAGE_WRITTEN = 1,   /* the page holds the stream's page, validated (and, with the
+	                              * stream's checksums, verified) */
+	SPLITZIP_PAGE_DAMAGED = 2 /* a failing frame covered the page: its bytes are unspecified */
+} splitzip_page_state;
+
 /*
- * SPLITZIP_PAGES_BOUND(n, max) is the largest stream of n pages of at most 'max' bytes each:
- * the header and manifest rounded up to SPLITZIP_PAGES_ALIGN, plus n raw pages in aligned slots.
- * A constant expression for static sizing (no overflow check); splitzip_pages_bound() is its
- * checked runtime twin.
+ * SPLITZIP_PAGES_BOUND(n, max) is the largest stream of n pages of at most 'max' bytes each: the
+ * header and table rounded up to SPLITZIP_PAGES_ALIGN, every byte of every page, and per frame
+ * of 2^24 elements its header and padding, plus the alignment of the raw section. A constant
+ * expression for static sizing (no overflow check); splitzip_pages_bound() is its checked
+ * runtime twin.
  */
 #define SPLITZIP_PAGES_BOUND(n_pages, max_page_bytes)                                              \
 	((((size_t)SPLITZIP_PAGES_HEADER_SIZE + (size_t)SPLITZIP_PAGES_ENTRY_SIZE * (n_pages) +    \
-	   255u) &                                                                                 \
-	  ~(size_t)255u) +                                                                         \
-	 (size_t)(n_pages) * ((((size_t)(max_page_bytes)) + 255u) & ~(size_t)255u))
+	   63u) &                                                                                  \
+	  ~(size_t)63u) +                                                                          \
+	 (size_t)(n_pages) * (size_t)(max_page_bytes) +                                            \
+	 (size_t)80u * (((size_t)(n_pages) * (size_t)(max_page_bytes)) >> 25) + (size_t)144u)
 
 /*
  * splitzip_pages_bound() returns SPLITZIP_PAGES_BOUND(n_pages, max_page_bytes): a 'dst_cap'
@@ -743,44 +788,50 @@ SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
  * splitzip_pages_compress() packs 'n_pages' pages into one page stream at 'dst' ('dst_cap'
  * bytes) and stores its size in '*dst_size'. Page i is page_bytes[i] bytes at pages[i] (host
  * memory, 2-byte aligned, little-endian BF16 values; pages may have different sizes, a size
- * may be 0 and then pages[i] may be NULL). Each page becomes a frame with the context's
- * parameters (chunk_log2, flags, codebook_mode, codebook: exactly the frame
- * splitzip_compress() writes) if that frame is smaller than the page, and travels raw
- * otherwise. Streams carry split4 frames: the context's encoding must be
- * SPLITZIP_ENCODING_SPLIT4 (the default). With SPLITZIP_CODEBOOK_FIXED the header carries the
- * codebook and 'codebook_id', the caller's name for it (e.g. a hash of the model); otherwise
- * 'codebook_id' must be 0. A dst_cap of splitzip_pages_bound(n_pages, largest page) always
- * suffices. The stream is canonical: the same bytes from every backend and thread count, and from
- * splitzip_pages_compress_async(). A context bound to a GPU backend works too (through the
- * device, synchronously).
+ * may be 0 and then pages[i] may be NULL; no page is written). The context gives the frame
+ * parameters: its encoding (SPLIT4, ENTROPY or AUTO), chunk_log2, and the codebook
+ * (codebook_mode/codebook) or entropy table (table_mode/table), each from the pages or fixed;
+ * its SPLITZIP_FLAG_CONTENT_CHECKSUM flag is not used: streams carry checksums unless
+ * 'options' has SPLITZIP_PAGES_NO_CHECKSUM. A page travels raw when its frame would not be
+ * smaller (doc/FORMAT.md §12.4). 'table_id' is the caller's name for a fixed codebook or table
+ * (e.g. a hash of the model), written to the header; it must be 0 unless the table of the
+ * chosen encoding is fixed (for AUTO: both). A dst_cap of splitzip_pages_bound(n_pages, largest
+ * page) always suffices. The stream is canonical: the same bytes from every backend and thread
+ * count, and from splitzip_pages_compress_async(). A context bound to a GPU backend works too:
+ * host memory is packed on the CPU by the best host backend (the same bytes), with the
+ * context's parameters.
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, pages or page_bytes NULL with n_pages > 0,
  * a NULL or misaligned page of nonzero size, an odd page size, a page above
- * SPLITZIP_PAGES_MAX_PAGE_BYTES, n_pages above SPLITZIP_PAGES_MAX_PAGES, a nonzero codebook_id
- * without a fixed codebook, a context whose encoding is not split4), DST_TOO_SMALL,
- * OUT_OF_MEMORY, DEVICE.
+ * SPLITZIP_PAGES_MAX_PAGE_BYTES, n_pages above SPLITZIP_PAGES_MAX_PAGES, unknown options, a
+ * nonzero table_id without a fixed table), DST_TOO_SMALL, OUT_OF_MEMORY, DEVICE. On error
+ * the contents of dst are unspecified.
  */
-SPLITZIP_API splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t codebook_id,
-                                                     size_t n_pages, const void *const *pages,
+SPLITZIP_API splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t table_id,
+                                                     unsigned options, size_t n_pages,
+                                                     const void *const *pages,
                                                      const size_t *page_bytes, void *dst,
                                                      size_t dst_cap, size_t *dst_size);
 
 /* What splitzip_pages_get_info() reports about a stream (its header). */
 typedef struct splitzip_pages_info {
-	unsigned format_version;    /* SPLITZIP_PAGES_FORMAT_VERSION */
-	unsigned flags;             /* SPLITZIP_PAGES_FLAG_* */
-	uint64_t n_pages;           /* Page_Count */
-	uint64_t stream_size;       /* bytes of the whole stream, header included */
-	uint64_t total_page_bytes;  /* sum of the original page sizes */
-	uint32_t codebook_id;       /* the caller's name of the codebook; 0 without one */
-	splitzip_codebook codebook; /* valid with SPLITZIP_PAGES_FLAG_FIXED_CODEBOOK, else 0 */
+	unsigned format_version;   /* SPLITZIP_PAGES_FORMAT_VERSION */
+	unsigned flags;            /* SPLITZIP_PAGES_FLAG_* */
+	splitzip_mode encoding;    /* SPLITZIP_MODE_SPLIT4 or SPLITZIP_MODE_ENTROPY */
+	unsigned chunk_log2;       /* of the frames */
+	uint64_t n_pages;          /* Page_Count */
+	uint64_t stream_size;      /* bytes of the whole stream, header included */
+	uint64_t total_page_bytes; /* sum of the page sizes */
+	uint64_t frames_size;      /* bytes of the frames section */
+	uint32_t table_id;         /* the caller's name of a fixed table; 0 without one */
 } splitzip_pages_info;
 
-/* One manifest entry, as splitzip_pages_get_manifest() reports it. */
+/* One page table entry, as splitzip_pages_get_manifest() reports it. */
 typedef struct splitzip_page_entry {
-	uint64_t offset;     /* of the payload, from the start of the stream; multiple of 256 */
-	uint64_t length;     /* bytes of the payload */
-	uint64_t page_bytes; /* bytes of the page it decodes to */
+	uint64_t page_bytes; /* bytes of the page */
 	unsigned encoding;   /* splitzip_page_encoding */
+	/* Where its bytes are: offset among the coded elements (FRAME: element 0 of frame 0 is
+	 * 0) or among the raw bytes (RAW: byte 0 of the raw section is 0). */
+	uint64_t position;
 } splitzip_page_entry;
 
 /*
@@ -789,22 +840,23 @@ typedef struct splitzip_page_entry {
  * a streaming receiver learns info->stream_size and info->n_pages from the first 64 bytes.
  * Nothing beyond the header is read or checked.
  * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (not a page stream), TRUNCATED (fewer than 64
- * bytes that begin like a stream), UNSUPPORTED_FORMAT (a later version), HEADER_CHECKSUM,
- * CORRUPT_STREAM (a field out of range).
+ * bytes that begin like a stream), UNSUPPORTED_FORMAT (another version: version 1 streams are
+ * no longer read; an unknown encoding), HEADER_CHECKSUM, CORRUPT_STREAM (a field out of
+ * range).
  */
 SPLITZIP_API splitzip_status splitzip_pages_get_info(const void *src, size_t src_size,
                                                      splitzip_pages_info *info);
 
 /*
  * splitzip_pages_get_manifest() validates the structure of the whole stream at 'src' (header,
- * manifest checksum, every entry, the padding, every frame header, the totals: §12.5 steps
- * 0-10; frame bodies are not decoded) and stores the first min(n_pages, max_entries) manifest
+ * table checksum, page table, padding, every frame header and the one table: §12.5 steps 0-10;
+ * frame bodies are not decoded) and stores the first min(n_pages, max_entries) page table
  * entries in 'entries' (may be NULL when max_entries is 0) and the stream's page count in
  * '*n_pages' (may be NULL). Bytes after info.stream_size are ignored.
  * Errors: those of splitzip_pages_get_info(), TRUNCATED (src_size below the stream size),
- * HEADER_CHECKSUM (the manifest checksum), UNSUPPORTED_FORMAT (an unknown encoding),
- * CORRUPT_STREAM (an offset, length, page size, padding byte or frame header that breaks the
- * rules; a frame header's own status where it has one).
+ * HEADER_CHECKSUM (the table checksum, or a frame header's), UNSUPPORTED_FORMAT (a frame of a
+ * later format), CORRUPT_STREAM (a total, padding byte, frame header or table that breaks the
+ * rules).
  */
 SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t src_size,
                                                          splitzip_page_entry *entries,
@@ -813,24 +865,29 @@ SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t
 /*
  * splitzip_pages_decompress() validates the page stream at 'src' ('src_size' bytes; bytes after
  * the stream's own size are ignored) and scatters its pages into host memory: page i of the
- * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). The stream
- * may hold fewer pages than 'n_pages' and smaller pages than the capacities; '*n_pages_out'
- * receives its page count and page_sizes[i] (may be NULL, else n_pages entries) the bytes
- * written to page i (0 beyond the stream's pages). Order: the structural checks of
- * splitzip_pages_get_manifest(); then the destinations (more pages than 'n_pages', or a page
- * larger than its capacity: DST_TOO_SMALL); only then is anything written, and each frame body
- * is decoded and validated as splitzip_frame_decompress() does (content checksum included).
+ * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). Without
+ * options the stream may hold fewer pages than 'n_pages' and smaller pages than the
+ * capacities; with SPLITZIP_PAGES_EXACT it must hold exactly those (else GEOMETRY, after the
+ * structural checks, before anything is written). '*n_pages_out' receives its page count,
+ * page_sizes[i] (may be NULL, else n_pages entries) the bytes of page i in the stream (0 beyond the
+ * stream's pages), and page_states[i] (may be NULL, else n_pages entries) a splitzip_page_state:
+ * what was done to destination i, on success and on failure alike. Order: the structural checks of
+ * splitzip_pages_get_manifest(), then the destinations (more pages than 'n_pages', or a page larger
+ * than its capacity: DST_TOO_SMALL); only then is anything written: the frames in order, each
+ * decoded and validated as splitzip_frame_decompress() does (content checksum included) straight
+ * into the pages it covers; then the raw pages, after their checksum. So on a failing frame, the
+ * pages of earlier frames are WRITTEN, those the failing frame covers DAMAGED, the rest UNTOUCHED.
  * Never reads outside src[0..src_size) nor writes outside pages[i][0..page_caps[i]).
  * Errors: INVALID_ARGUMENT (NULL ctx/src/n_pages_out, pages or page_caps NULL with n_pages > 0,
- * a NULL or misaligned page with a nonzero capacity), every status of
- * splitzip_pages_get_manifest(), DST_TOO_SMALL, CORRUPT_STREAM and CONTENT_CHECKSUM (a frame
- * body; the first failing page in page order decides), OUT_OF_MEMORY, DEVICE. On failure the
- * pages' contents are unspecified.
+ * a NULL or misaligned page with a nonzero capacity, unknown options), every status of
+ * splitzip_pages_get_manifest(), DST_TOO_SMALL, GEOMETRY, CORRUPT_STREAM and CONTENT_CHECKSUM
+ * (a frame body, the raw pages' checksum), OUT_OF_MEMORY, DEVICE.
  */
 SPLITZIP_API splitzip_status splitzip_pages_decompress(splitzip_ctx *ctx, const void *src,
                                                        size_t src_size, size_t n_pages,
                                                        void *const *pages, const size_t *page_caps,
-                                                       size_t *page_sizes, size_t *n_pages_out);
+                                                       unsigned options, size_t *page_sizes,
+                                                       uint8_t *page_states, size_t *n_pages_out);
 
 /*
  * Device memory (CUDA / HIP): the same streams, with the contract of the *_async calls above
@@ -854,34 +911,80 @@ SPLITZIP_API splitzip_status splitzip_pages_workspace_size(const splitzip_ctx *c
 /*
  * splitzip_pages_compress_async() enqueues the packing of 'n_pages' device pages into one page
  * stream at 'd_dst' ('dst_cap' bytes; splitzip_pages_bound(n_pages, max_page_bytes) always
- * suffices). d_pages and d_page_bytes are device arrays of n_pages entries (pointers, sizes in
- * bytes); 'max_page_bytes' bounds every size (the host needs it to size the launch and the
+ * suffices), with the parameters and options of splitzip_pages_compress(). d_pages and
+ * d_page_bytes are device arrays of n_pages entries (pointers, sizes in bytes);
+ * 'max_page_bytes' bounds every size (the host needs it to size the launch and the
  * workspace). When the kernels run they write the stream (the same bytes as
  * splitzip_pages_compress()), its size to '*d_dst_size' and the status to '*d_status': OK,
  * INVALID_ARGUMENT (a page above max_page_bytes, of odd size, or NULL with a nonzero size) or
  * DST_TOO_SMALL; on error the size is 0. Host-checked errors as for every *_async call
  * (alignment of the workspace, the arrays and the result slots included), plus
- * INVALID_ARGUMENT for a nonzero codebook_id without a fixed codebook and for a context whose
- * encoding is not split4.
+ * INVALID_ARGUMENT for unknown options and a nonzero table_id without a fixed table.
  */
 SPLITZIP_API splitzip_status splitzip_pages_compress_async(
-    splitzip_ctx *ctx, uint32_t codebook_id, size_t n_pages, const void *const *d_pages,
-    const size_t *d_page_bytes, size_t max_page_bytes, void *d_dst, size_t dst_cap,
-    size_t *d_dst_size, int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
+    splitzip_ctx *ctx, uint32_t table_id, unsigned options, size_t n_pages,
+    const void *const *d_pages, const size_t *d_page_bytes, size_t max_page_bytes, void *d_dst,
+    size_t dst_cap, size_t *d_dst_size, int32_t *d_status, void *d_workspace, size_t ws_bytes,
+    void *stream);
 
 /*
  * splitzip_pages_decompress_async() enqueues the validation of the page stream at 'd_src'
  * ('src_size' bytes available, e.g. what the transport received) and the scatter of its pages
  * into d_pages[i] (room for d_page_caps[i] bytes, at most 'max_page_bytes'; device arrays of
- * 'n_pages' entries). It writes the stream's page count to '*d_n_pages', the bytes written to
- * each page to d_page_sizes[i] (may be NULL; 0 beyond the stream's pages or on error) and the
- * status to '*d_status': exactly the status splitzip_pages_decompress() returns for the same
- * bytes and capacities, from the same checks in the same order; nothing is written to any page
+ * 'n_pages' entries), with the options of splitzip_pages_decompress(). It writes the stream's page
+ * count to '*d_n_pages', the bytes of each page to d_page_sizes[i] (may be NULL; 0 beyond the
+ * stream's pages), a splitzip_page_state per page to d_page_states[i] (may be NULL) and the status
+ * to '*d_status': exactly the status, sizes and states splitzip_pages_decompress() gives for the
+ * same bytes and capacities, from the same checks in the same order; nothing is written to any page
  * unless the structural and destination checks pass.
  */
 SPLITZIP_API splitzip_status splitzip_pages_decompress_async(
     splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *const *d_pages,
-    const size_t *d_page_caps, size_t max_page_bytes, size_t *d_page_sizes, size_t *d_n_pages,
+    const size_t *d_page_caps, size_t max_page_bytes, unsigned options, size_t *d_page_sizes,
+    uint8_t *d_page_states, size_t *d_n_pages, int32_t *d_status, void *d_workspace,
+    size_t ws_bytes, void *stream);
+
+/*
+ * The workspace of one direction only, when a side only sends or only receives:
+ * splitzip_pages_compress_workspace_size() for splitzip_pages_compress_async() and
+ * splitzip_pages_compress_pool_async() (it depends on the context's encoding and chunk_log2),
+ * splitzip_pages_decompress_workspace_size() for the decompressions. Each is at most
+ * splitzip_pages_workspace_size(). Compression needs about 2 bytes per page byte for the
+ * coded pages, plus as much again per candidate encoding (AUTO encodes both) for its frames;
+ * decompression about 1 byte per destination byte. Errors as splitzip_pages_workspace_size().
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_workspace_size(const splitzip_ctx *ctx,
+                                                                    size_t n_pages,
+                                                                    size_t max_page_bytes,
+                                                                    size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_pages_decompress_workspace_size(const splitzip_ctx *ctx,
+                                                                      size_t n_pages,
+                                                                      size_t max_page_bytes,
+                                                                      size_t *bytes);
+
+/*
+ * The same calls on a paged KV cache as it lies in device memory, with nothing to build on the
+ * host: a pool of 'pool_bytes' bytes at d_pool whose page k starts at d_pool + k * page_stride
+ * and is 'page_bytes' long (even; every page of the call has that size, the role of
+ * max_page_bytes), and a device array d_indices of n_pages int64 entries naming the pool pages
+ * of the call in order (a request's block table, kv_indices). Page i of the stream is pool page
+ * d_indices[i]. An index that is negative or whose page does not lie inside the pool makes the
+ * kernels' status INVALID_ARGUMENT (nothing written); d_pool 2-byte aligned and d_indices
+ * 8-byte aligned (host-checked, INVALID_ARGUMENT). Decompression writes pool pages: they must
+ * not overlap (a page_stride below page_bytes with more than one page is INVALID_ARGUMENT;
+ * repeated indices are the caller's error, like overlapping memcpy destinations), and each has
+ * a capacity of page_bytes. The streams are those of the pointer-array calls for the same
+ * pages. Workspace: splitzip_pages_workspace_size(ctx, n_pages, page_bytes).
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_pool_async(
+    splitzip_ctx *ctx, uint32_t table_id, unsigned options, size_t n_pages, const void *d_pool,
+    size_t pool_bytes, size_t page_stride, size_t page_bytes, const int64_t *d_indices, void *d_dst,
+    size_t dst_cap, size_t *d_dst_size, int32_t *d_status, void *d_workspace, size_t ws_bytes,
+    void *stream);
+SPLITZIP_API splitzip_status splitzip_pages_decompress_pool_async(
+    splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *d_pool,
+    size_t pool_bytes, size_t page_stride, size_t page_bytes, const int64_t *d_indices,
+    unsigned options, size_t *d_page_sizes, uint8_t *d_page_states, size_t *d_n_pages,
     int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus

@@ -95,6 +95,9 @@ typedef struct sz_gpu_enc_frames {
 typedef struct sz_gpu_split4_params {
 	uint32_t from_input;
 	uint8_t codebook[16];
+	/* Not NULL (and not from_input): the codebook is these 16 bytes of device memory instead
+	 * (a page stream's, chosen on the device by sz_gpu_pages.cuh). */
+	const uint8_t *codebook_dev;
 } sz_gpu_split4_params;
 
 /* The entropy encoding (and auto): each frame's own table (FORMAT.md §5.2), else 'table': the
@@ -102,6 +105,9 @@ typedef struct sz_gpu_split4_params {
 typedef struct sz_gpu_entropy_params {
 	uint32_t from_input;
 	uint8_t table[SPLITZIP_ENTROPY_SYMBOLS + 3];
+	/* Not NULL (and not from_input): the table is these SPLITZIP_ENTROPY_SYMBOLS bytes of
+	 * device memory instead (a page stream's). */
+	const uint8_t *table_dev;
 } sz_gpu_entropy_params;
 
 /* Set by the driver (sz_gpu_driver.cuh) for the kernels of one launch sequence. */

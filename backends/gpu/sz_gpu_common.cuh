@@ -37,6 +37,17 @@ SZ_DEVICE uint64_t sz_enc_cap(const sz_gpu_enc &a, uint64_t f)
 {
 	return a.frames.srcs ? sz_gld_u64(&a.frames.dst_caps[f]) : a.frames.one.cap;
 }
+/* Byte k of the fixed codebook, and the fixed table's length of symbol s: the arguments' own
+ * copies, or device memory (a page stream's tables, chosen on the device). */
+SZ_DEVICE uint8_t sz_enc_fixed_cb(const sz_gpu_enc &a, unsigned k)
+{
+	return a.split4.codebook_dev ? sz_gld_u8(a.split4.codebook_dev + k) : a.split4.codebook[k];
+}
+SZ_DEVICE uint8_t sz_enc_fixed_len(const sz_gpu_enc &a, unsigned s)
+{
+	return a.entropy.table_dev ? sz_gld_u8(a.entropy.table_dev + s) : a.entropy.table[s];
+}
+
 SZ_DEVICE const uint8_t *sz_dec_src(const sz_gpu_dec &a, uint64_t f)
 {
 	return static_cast<const uint8_t *>(a.frames.srcs ? sz_gld_ptr(&a.frames.srcs[f])

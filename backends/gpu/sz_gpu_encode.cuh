@@ -806,7 +806,7 @@ SZ_DEVICE void sz_enc_setup(sz_enc_smem<W> &S, const sz_gpu_enc &a, uint64_t f,
 	    reinterpret_cast<uint64_t *>(fr.ws + sz_gpu_ws_lookback_off(a.max_elems, fr.L, 1));
 	fr.vec = sz_aligned(fr.src, 16) && sz_aligned(fr.dst, 16);
 	for (unsigned k = 0; k < 16; k++)
-		fr.cb[k] = a.split4.codebook[k];
+		fr.cb[k] = sz_enc_fixed_cb(a, k);
 	S.bc[3] = 0;
 }
 

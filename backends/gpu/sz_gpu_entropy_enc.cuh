@@ -263,7 +263,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 		sz_ent_package_merge(P[0]);
 	} else {
 		for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS)
-			P[0].len[s] = a.entropy.table[s];
+			P[0].len[s] = sz_enc_fixed_len(a, s);
 		sz_syncthreads();
 		if (P[0].skip)
 			return;
@@ -528,7 +528,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 			in_cb = r < 16;
 		} else {
 			for (unsigned k = 0; k < 16; k++)
-				in_cb |= a.split4.codebook[k] == t;
+				in_cb |= sz_enc_fixed_cb(a, k) == t;
 		}
 		if (in_cb && ht)
 			sz_smem_atomic_add(&covered[0], ht);

@@ -92,9 +92,9 @@ static int32_t land(receiver *r, size_t g, int ok)
 	size_t n_out = 0;
 	r->wire += r->len[g];
 	const uint64_t t0 = kv_now_ns();
-	splitzip_status st = splitzip_pages_decompress(r->ctx, r->slot[g % r->n_slots], r->len[g],
-	                                               count, (void *const *)&r->cache.page[first],
-	                                               &r->cache.bytes[first], NULL, &n_out);
+	splitzip_status st = splitzip_pages_decompress(
+	    r->ctx, r->slot[g % r->n_slots], r->len[g], count, (void *const *)&r->cache.page[first],
+	    &r->cache.bytes[first], SPLITZIP_PAGES_EXACT, NULL, NULL, &n_out);
 	r->decode_ns += kv_now_ns() - t0;
 	if (st == SPLITZIP_OK && n_out != count) /* a valid stream, but not this group's pages */
 		st = SPLITZIP_ERROR_CORRUPT_STREAM;

@@ -207,8 +207,9 @@ static int compress_group(sender *s, size_t g, size_t slot)
 	kv_cache_group(&s->cache, g, &first, &count);
 	const uint64_t t0 = kv_now_ns();
 	splitzip_status st = splitzip_pages_compress(
-	    s->ctx, s->cb_id, count, (const void *const *)&s->cache.page[first],
-	    &s->cache.bytes[first], s->slot[slot], s->slot_cap, &s->slot_len[slot]);
+	    s->ctx, s->cb_id, s->o->checksum ? 0 : SPLITZIP_PAGES_NO_CHECKSUM, count,
+	    (const void *const *)&s->cache.page[first], &s->cache.bytes[first], s->slot[slot],
+	    s->slot_cap, &s->slot_len[slot]);
 	s->st.comp_ns += kv_now_ns() - t0;
 	s->st.comp_bytes += count * s->cache.page_bytes;
 	if (st != SPLITZIP_OK)

@@ -363,11 +363,15 @@ unpack_safetensors = safetensors.unpack
 
 
 # Page streams (pages.py) and the RFC-shaped KV compression backend (kv_backend.py).
-from .pages import (PageCodec, PageOp, compress_pages, decompress_pages,  # noqa: E402
-                    pages_bound, pages_info)
-from .kv_backend import (BufferRequirements, KVCompressionOp,  # noqa: E402
-                         KVCompressionSpec, SplitzipKVBackend)
+from .pages import (PageCodec, PageOp, PagesError, compress_pages,  # noqa: E402
+                    decompress_pages, pages_bound, pages_info)
+from .kv_backend import (BatchSpec, BufferRequirements, EncodedBatch,  # noqa: E402
+                         ExecutionContext, KVCompressionOp, KVCompressionSpec,
+                         OperationSnapshot, PackedBatch, SplitzipKVBackend, SupportResult)
+from .lmcache_serde import SplitzipDeserializer, SplitzipSerializer  # noqa: E402
 
-__all__ += ["PageCodec", "PageOp", "compress_pages", "decompress_pages", "pages_bound",
-            "pages_info", "BufferRequirements", "KVCompressionOp", "KVCompressionSpec",
-            "SplitzipKVBackend"]
+__all__ += ["PageCodec", "PageOp", "PagesError", "compress_pages", "decompress_pages",
+            "pages_bound", "pages_info", "BatchSpec", "BufferRequirements", "EncodedBatch",
+            "ExecutionContext", "KVCompressionOp", "KVCompressionSpec", "OperationSnapshot",
+            "PackedBatch", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
+            "SplitzipDeserializer"]

@@ -1,19 +1,25 @@
 /*
- * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §12), the part of
- * a KV receiver that sees what the network delivered.
+ * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §12, version 2),
+ * the part of a KV receiver that sees what the network delivered.
  *
  * Properties: no crash and no out-of-bounds access (the input is an exact-size heap buffer and
  * every destination page an exact-size allocation), every status is a decoding status;
  * splitzip_pages_get_info() only looks at the header and agrees with the full validation on
  * every header failure; splitzip_pages_decompress() returns the status of
- * splitzip_pages_get_manifest() whenever the structure is broken, and otherwise only a frame
- * body status (CORRUPT_STREAM, CONTENT_CHECKSUM) or OK; it never reports pages on failure;
+ * splitzip_pages_get_manifest() whenever the structure is broken, and then reports every page
+ * untouched, otherwise only a frame body status (CORRUPT_STREAM, CONTENT_CHECKSUM) or OK, with
+ * the stream's page sizes and a state per page that is true (an untouched page still holds its
+ * fill bytes; on OK every page is written); the manifest's positions follow from its sizes;
  * destinations one byte too small, or one too few, give DST_TOO_SMALL before anything is
- * decoded; a decodable stream's pages, packed again, decode to the same pages.
+ * written; a decodable stream's pages, packed again with the stream's own encoding and chunk
+ * size, decode to the same pages.
  */
 #include "fuzz_common.h"
 
-/* Destination pages of exactly caps[i] bytes each (1 byte for 0: malloc(0) may be NULL). */
+#define FILL 0xC3
+
+/* Destination pages of exactly caps[i] bytes each (1 byte for 0: malloc(0) may be NULL), filled
+ * with FILL. */
 static void **alloc_pages(size_t n, const size_t *caps)
 {
 	void **p = (void **)calloc(n ? n : 1, sizeof *p);
@@ -21,6 +27,7 @@ static void **alloc_pages(size_t n, const size_t *caps)
 	for (size_t i = 0; i < n; i++) {
 		p[i] = malloc(caps[i] ? caps[i] : 1);
 		FUZZ_CHECK(p[i] != NULL, "out of memory");
+		memset(p[i], FILL, caps[i]);
 	}
 	return p;
 }
@@ -32,9 +39,26 @@ static void free_pages(void **p, size_t n)
 	free(p);
 }
 
-/* The decoded pages packed again with default parameters must decode to themselves. */
-static void check_repack(splitzip_ctx *ctx, void **pages, const size_t *sizes, size_t n)
+static int all_fill(const void *p, size_t n)
 {
+	for (size_t k = 0; k < n; k++)
+		if (((const uint8_t *)p)[k] != FILL)
+			return 0;
+	return 1;
+}
+
+/* The decoded pages packed again with the stream's encoding and chunk size must decode to
+ * themselves. */
+static void check_repack(const splitzip_pages_info *info, void **pages, const size_t *sizes,
+                         size_t n)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.encoding = info->encoding == SPLITZIP_MODE_ENTROPY ? SPLITZIP_ENCODING_ENTROPY
+	                                                     : SPLITZIP_ENCODING_SPLIT4;
+	p.chunk_log2 = info->chunk_log2;
+	splitzip_ctx *ctx = NULL;
+	FUZZ_CHECK(splitzip_ctx_create(&p, &ctx) == SPLITZIP_OK, "ctx_create");
 	size_t max = 0;
 	for (size_t i = 0; i < n; i++)
 		max = sizes[i] > max ? sizes[i] : max;
@@ -44,44 +68,102 @@ static void check_repack(splitzip_ctx *ctx, void **pages, const size_t *sizes, s
 	FUZZ_CHECK(s != NULL, "out of memory");
 	size_t size = 0, n_out = 0;
 	splitzip_status st =
-	    splitzip_pages_compress(ctx, 0, n, (const void *const *)pages, sizes, s, cap, &size);
+	    splitzip_pages_compress(ctx, 0, 0, n, (const void *const *)pages, sizes, s, cap, &size);
 	FUZZ_CHECK(st == SPLITZIP_OK, "repack: %s", splitzip_status_name(st));
 	void **back = alloc_pages(n, sizes);
-	st = splitzip_pages_decompress(ctx, s, size, n, back, sizes, NULL, &n_out);
+	st = splitzip_pages_decompress(ctx, s, size, n, back, sizes, SPLITZIP_PAGES_EXACT, NULL,
+	                               NULL, &n_out);
 	FUZZ_CHECK(st == SPLITZIP_OK && n_out == n, "repacked stream: %s",
 	           splitzip_status_name(st));
 	for (size_t i = 0; i < n; i++)
 		FUZZ_CHECK(memcmp(back[i], pages[i], sizes[i]) == 0, "repacked page %zu", i);
 	free_pages(back, n);
 	free(s);
+	splitzip_ctx_free(ctx);
 }
 
-/* Destinations: one byte too small for the first nonempty page, or one page too few. */
+/* Destinations: one element too small for the first nonempty page, or one page too few:
+ * DST_TOO_SMALL, every page untouched. */
 static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, size_t n,
                             size_t *caps)
 {
-	size_t k = 0;
+	size_t k = 0, n_out = 7;
+	uint8_t *states = (uint8_t *)malloc(n + 1);
+	FUZZ_CHECK(states != NULL, "out of memory");
 	while (k < n && caps[k] == 0)
 		k++;
-	size_t n_out = 7;
-	if (k < n) {
-		caps[k] -= 2;
-		void **pages = alloc_pages(n, caps);
-		splitzip_status st =
-		    splitzip_pages_decompress(ctx, p, size, n, pages, caps, NULL, &n_out);
-		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL && n_out == 0, "page %zu smaller: %s",
-		           k, splitzip_status_name(st));
-		free_pages(pages, n);
-		caps[k] += 2;
-	}
-	if (n) {
-		void **pages = alloc_pages(n - 1, caps);
-		splitzip_status st =
-		    splitzip_pages_decompress(ctx, p, size, n - 1, pages, caps, NULL, &n_out);
-		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL, "one page too few: %s",
+	for (int fewer = 0; fewer < 2; fewer++) {
+		if (fewer ? n == 0 : k == n)
+			continue;
+		const size_t m = fewer ? n - 1 : n;
+		if (!fewer)
+			caps[k] -= 2;
+		void **pages = alloc_pages(m, caps);
+		splitzip_status st = splitzip_pages_decompress(ctx, p, size, m, pages, caps, 0,
+		                                               NULL, states, &n_out);
+		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL && n_out == 0, "%s: %s",
+		           fewer ? "one page too few" : "a page too small",
 		           splitzip_status_name(st));
-		free_pages(pages, n - 1);
+		for (size_t i = 0; i < m; i++)
+			FUZZ_CHECK(states[i] == SPLITZIP_PAGE_UNTOUCHED &&
+			               all_fill(pages[i], caps[i]),
+			           "page %zu written", i);
+		free_pages(pages, m);
+		if (!fewer)
+			caps[k] += 2;
 	}
+	free(states);
+}
+
+/* The manifest of a valid structure: positions in the coded elements and the raw bytes follow
+ * from the sizes; no page is larger than the input could describe. */
+static void check_manifest(const splitzip_page_entry *e, size_t n, size_t size)
+{
+	uint64_t coded = 0, raw = 0;
+	for (size_t i = 0; i < n; i++) {
+		FUZZ_CHECK(e[i].page_bytes % 2 == 0, "odd page %zu", i);
+		if (e[i].encoding == SPLITZIP_PAGE_RAW) {
+			FUZZ_CHECK(e[i].position == raw, "raw position %zu", i);
+			raw += e[i].page_bytes;
+		} else {
+			FUZZ_CHECK(e[i].encoding == SPLITZIP_PAGE_FRAME, "encoding %zu", i);
+			FUZZ_CHECK(e[i].position == coded, "coded position %zu", i);
+			coded += e[i].page_bytes / 2;
+		}
+	}
+	FUZZ_CHECK(raw <= size, "raw bytes %llu from %zu", (unsigned long long)raw, size);
+}
+
+/* The decompression of a stream whose structure passed: statuses, sizes and states. */
+static void check_decode(splitzip_ctx *ctx, const uint8_t *p, size_t size,
+                         const splitzip_page_entry *e, size_t nd, size_t *caps)
+{
+	void **pages = alloc_pages(nd, caps);
+	size_t *sizes = (size_t *)calloc(nd + 1, sizeof *sizes), n_out = 12345;
+	uint8_t *states = (uint8_t *)calloc(nd + 1, 1);
+	FUZZ_CHECK(sizes && states, "out of memory");
+	const splitzip_status st =
+	    splitzip_pages_decompress(ctx, p, size, nd, pages, caps, 0, sizes, states, &n_out);
+	FUZZ_CHECK(st == SPLITZIP_OK || st == SPLITZIP_ERROR_CORRUPT_STREAM ||
+	               st == SPLITZIP_ERROR_CONTENT_CHECKSUM,
+	           "decompress of a valid structure: %s", splitzip_status_name(st));
+	FUZZ_CHECK(st == SPLITZIP_OK ? n_out == nd : n_out == 0, "page count %zu", n_out);
+	for (size_t i = 0; i < nd; i++) {
+		FUZZ_CHECK(sizes[i] == e[i].page_bytes, "page size %zu", i);
+		FUZZ_CHECK(states[i] <= SPLITZIP_PAGE_DAMAGED, "state %u", states[i]);
+		FUZZ_CHECK(st != SPLITZIP_OK || states[i] == SPLITZIP_PAGE_WRITTEN, "page %zu", i);
+		FUZZ_CHECK(states[i] != SPLITZIP_PAGE_UNTOUCHED || all_fill(pages[i], caps[i]),
+		           "page %zu reported untouched was written", i);
+	}
+	if (st == SPLITZIP_OK) {
+		splitzip_pages_info info;
+		FUZZ_CHECK(splitzip_pages_get_info(p, size, &info) == SPLITZIP_OK, "get_info");
+		check_small_dst(ctx, p, size, nd, caps);
+		check_repack(&info, pages, caps, nd);
+	}
+	free_pages(pages, nd);
+	free(sizes);
+	free(states);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
@@ -94,7 +176,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	FUZZ_CHECK(fuzz_is_decode_status(ist) && ist != SPLITZIP_ERROR_DST_TOO_SMALL &&
 	               ist != SPLITZIP_ERROR_CONTENT_CHECKSUM,
 	           "get_info: %s", splitzip_status_name(ist));
-
 	/* The structure, with room for the entries of a stream that fits in the input. */
 	const size_t max_entries = size / SPLITZIP_PAGES_ENTRY_SIZE + 1;
 	splitzip_page_entry *e = (splitzip_page_entry *)calloc(max_entries, sizeof *e);
@@ -106,42 +187,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	           "get_manifest: %s", splitzip_status_name(mst));
 	FUZZ_CHECK(ist == SPLITZIP_OK || mst == ist, "get_info %s, get_manifest %s",
 	           splitzip_status_name(ist), splitzip_status_name(mst));
-
 	splitzip_ctx *ctx = NULL;
 	FUZZ_CHECK(splitzip_ctx_create(NULL, &ctx) == SPLITZIP_OK, "ctx_create");
-	/* Destinations: the manifest's page sizes when it is valid, else a few small pages. */
-	size_t nd = mst == SPLITZIP_OK ? (size_t)n : 3;
-	FUZZ_CHECK(mst != SPLITZIP_OK || nd < max_entries, "%zu pages in %zu bytes", nd, size);
-	size_t *caps = (size_t *)calloc(nd + 1, sizeof *caps), *sizes = (size_t *)calloc(nd + 1, 8);
-	FUZZ_CHECK(caps && sizes, "out of memory");
-	for (size_t i = 0; i < nd; i++) {
-		caps[i] = mst == SPLITZIP_OK ? (size_t)e[i].page_bytes : 64;
-		FUZZ_CHECK(mst != SPLITZIP_OK || e[i].offset % SPLITZIP_PAGES_ALIGN == 0,
-		           "alignment");
-		FUZZ_CHECK(mst != SPLITZIP_OK || caps[i] <= 2 * (size_t)size,
-		           "page of %zu bytes from %zu", caps[i], size);
-	}
-	void **pages = alloc_pages(nd, caps);
-	size_t n_out = 12345;
-	const splitzip_status st =
-	    splitzip_pages_decompress(ctx, p, size, nd, pages, caps, sizes, &n_out);
-	if (mst != SPLITZIP_OK)
+	if (mst == SPLITZIP_OK) {
+		FUZZ_CHECK(n < max_entries, "%llu pages in %zu bytes", (unsigned long long)n, size);
+		check_manifest(e, (size_t)n, size);
+		size_t *caps = (size_t *)calloc((size_t)n + 1, sizeof *caps);
+		FUZZ_CHECK(caps != NULL, "out of memory");
+		for (size_t i = 0; i < n; i++)
+			caps[i] = (size_t)e[i].page_bytes;
+		check_decode(ctx, p, size, e, (size_t)n, caps);
+		free(caps);
+	} else { /* a broken structure: its status, nothing written */
+		size_t caps[3] = {64, 64, 64}, sizes[3] = {1, 1, 1}, n_out = 3;
+		uint8_t states[3] = {9, 9, 9};
+		void **pages = alloc_pages(3, caps);
+		const splitzip_status st = splitzip_pages_decompress(ctx, p, size, 3, pages, caps,
+		                                                     0, sizes, states, &n_out);
 		FUZZ_CHECK(st == mst, "decompress %s, get_manifest %s", splitzip_status_name(st),
 		           splitzip_status_name(mst));
-	else
-		FUZZ_CHECK(st == SPLITZIP_OK || st == SPLITZIP_ERROR_CORRUPT_STREAM ||
-		               st == SPLITZIP_ERROR_CONTENT_CHECKSUM,
-		           "decompress of a valid structure: %s", splitzip_status_name(st));
-	FUZZ_CHECK(st == SPLITZIP_OK ? n_out == nd : n_out == 0, "page count %zu", n_out);
-	for (size_t i = 0; i < nd; i++)
-		FUZZ_CHECK(sizes[i] == (st == SPLITZIP_OK ? caps[i] : 0), "page size %zu", i);
-	if (st == SPLITZIP_OK) {
-		check_small_dst(ctx, p, size, nd, caps);
-		check_repack(ctx, pages, caps, nd);
+		for (size_t i = 0; i < 3; i++)
+			FUZZ_CHECK(n_out == 0 && sizes[i] == 0 &&
+			               states[i] == SPLITZIP_PAGE_UNTOUCHED &&
+			               all_fill(pages[i], 64),
+			           "page %zu after a broken structure", i);
+		free_pages(pages, 3);
 	}
-	free_pages(pages, nd);
-	free(caps);
-	free(sizes);
 	free(e);
 	splitzip_ctx_free(ctx);
 	return 0;

@@ -5,8 +5,9 @@
  *                        checksum setting, chunk sizes 2^10..2^16, real KV slices), a codebook
  *   <out>/roundtrip/     inputs in the encoder format of fuzz_common.h
  *   <out>/differential/  both of the above
- *   <out>/pages/         page streams (doc/FORMAT.md §12): KV pages, raw and empty pages, a
- *                        fixed codebook with an id, no pages
+ *   <out>/pages/         page streams (doc/FORMAT.md §12): KV pages, raw and empty pages,
+ *                        split4, entropy and auto, with and without checksums, fixed tables
+ *                        with an id, no pages
  * Usage: gen_fuzz_seeds <out-dir>. Deterministic; every seed is at most a few KiB, so libFuzzer
  * mutates them quickly.
  */
@@ -270,56 +271,68 @@ typedef struct pages_seed {
 	size_t n;
 	size_t bytes; /* per page; page 1 of a list of 3 or more is random (raw), page 2 empty */
 	unsigned log2;
-	unsigned flags;
-	int fixed; /* a codebook calibrated on page 0, id 0x5EED */
+	splitzip_encoding enc;
+	unsigned options; /* SPLITZIP_PAGES_NO_CHECKSUM or 0 */
+	int fixed;        /* a codebook and a table calibrated on page 0, id 0x5EED */
 } pages_seed;
 
 static const pages_seed pseeds[] = {
-    {"kv4_2k_ck", 4, 2048, 10, CK, 0},
-    {"kv3_1k_fixed", 3, 1024, 12, 0, 1},
-    {"kv5_300_fixed_ck", 5, 300, 10, CK, 1},
-    {"kv1_8k", 1, 8192, 12, 0, 0},
-    {"none", 0, 0, 12, 0, 0},
+    {"kv4_2k_split4", 4, 2048, 10, SPLITZIP_ENCODING_SPLIT4, 0, 0},
+    {"kv4_2k_entropy", 4, 2048, 10, SPLITZIP_ENCODING_ENTROPY, 0, 0},
+    {"kv6_1152_auto", 6, 1152, 12, SPLITZIP_ENCODING_AUTO, 0, 0},
+    {"kv3_1k_fixed_split4", 3, 1024, 12, SPLITZIP_ENCODING_SPLIT4, 0, 1},
+    {"kv3_1k_fixed_entropy_nock", 3, 1024, 12, SPLITZIP_ENCODING_ENTROPY,
+     SPLITZIP_PAGES_NO_CHECKSUM, 1},
+    {"kv5_300_fixed_auto", 5, 300, 10, SPLITZIP_ENCODING_AUTO, 0, 1},
+    {"kv1_8k_nock", 1, 8192, 12, SPLITZIP_ENCODING_SPLIT4, SPLITZIP_PAGES_NO_CHECKSUM, 0},
+    {"kv8_256_entropy", 8, 256, 10, SPLITZIP_ENCODING_ENTROPY, 0, 0},
+    {"none", 0, 0, 12, SPLITZIP_ENCODING_SPLIT4, 0, 0},
 };
+
+/* One seed page stream of pseeds[k]. */
+static void pages_seed_one(const pages_seed *s)
+{
+	const void *pages[8];
+	size_t bytes[8];
+	uint16_t *data[8];
+	for (size_t i = 0; i < s->n; i++) {
+		data[i] = make_data(i % 2 ? -2 : -1, s->bytes / 2);
+		if (i == 1 && s->n >= 3)
+			sz_test_generate(SZ_GEN_RANDOM, 77, data[i], s->bytes / 2);
+		pages[i] = data[i];
+		bytes[i] = i == 2 ? 0 : s->bytes;
+	}
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = SPLITZIP_BACKEND_SCALAR;
+	p.chunk_log2 = s->log2;
+	p.encoding = s->enc;
+	if (s->fixed) {
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		splitzip_calibrate(data[0], s->bytes / 2, &p.codebook);
+		splitzip_entropy_calibrate(data[0], s->bytes / 2, &p.table);
+	}
+	splitzip_ctx *ctx = NULL;
+	size_t cap = splitzip_pages_bound(s->n, s->bytes), size = 0;
+	uint8_t *out = (uint8_t *)malloc(cap);
+	if (!out || splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK ||
+	    splitzip_pages_compress(ctx, s->fixed ? 0x5EED : 0, s->options, s->n, pages, bytes, out,
+	                            cap, &size) != SPLITZIP_OK) {
+		fprintf(stderr, "pages_compress failed\n");
+		exit(1);
+	}
+	write_seed("pages", s->name, out, size);
+	splitzip_ctx_free(ctx);
+	free(out);
+	for (size_t i = 0; i < s->n; i++)
+		free(data[i]);
+}
 
 static void pages_seeds(void)
 {
-	for (size_t k = 0; k < sizeof pseeds / sizeof pseeds[0]; k++) {
-		const pages_seed *s = &pseeds[k];
-		const void *pages[8];
-		size_t bytes[8];
-		uint16_t *data[8];
-		for (size_t i = 0; i < s->n; i++) {
-			data[i] = make_data(i % 2 ? -2 : -1, s->bytes / 2);
-			if (i == 1 && s->n >= 3)
-				sz_test_generate(SZ_GEN_RANDOM, 77, data[i], s->bytes / 2);
-			pages[i] = data[i];
-			bytes[i] = i == 2 ? 0 : s->bytes;
-		}
-		splitzip_params p;
-		splitzip_params_init(&p);
-		p.backend = SPLITZIP_BACKEND_SCALAR;
-		p.chunk_log2 = s->log2;
-		p.flags = s->flags;
-		if (s->fixed) {
-			p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
-			splitzip_calibrate(data[0], s->bytes / 2, &p.codebook);
-		}
-		splitzip_ctx *ctx = NULL;
-		size_t cap = splitzip_pages_bound(s->n, s->bytes), size = 0;
-		uint8_t *out = (uint8_t *)malloc(cap);
-		if (!out || splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK ||
-		    splitzip_pages_compress(ctx, s->fixed ? 0x5EED : 0, s->n, pages, bytes, out,
-		                            cap, &size) != SPLITZIP_OK) {
-			fprintf(stderr, "pages_compress failed\n");
-			exit(1);
-		}
-		write_seed("pages", s->name, out, size);
-		splitzip_ctx_free(ctx);
-		free(out);
-		for (size_t i = 0; i < s->n; i++)
-			free(data[i]);
-	}
+	for (size_t k = 0; k < sizeof pseeds / sizeof pseeds[0]; k++)
+		pages_seed_one(&pseeds[k]);
 }
 
 int main(int argc, char **argv)

@@ -94,7 +94,7 @@ uint16_t bf16(unsigned sign, unsigned exponent, unsigned mantissa)
 	return (uint16_t)(((sign & 1u) << 15) | ((exponent & 0xFFu) << 7) | (mantissa & 0x7Fu));
 }
 
-static void write_file(const char *sub, const char *name, const void *p, size_t n)
+void write_file(const char *sub, const char *name, const void *p, size_t n)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s/%s", out_dir, sub, name);
@@ -103,7 +103,7 @@ static void write_file(const char *sub, const char *name, const void *p, size_t 
 		die("cannot write", path);
 }
 
-static void make_dir(const char *sub)
+void make_dir(const char *sub)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s%s%s", out_dir, sub ? "/" : "", sub ? sub : "");
@@ -830,6 +830,7 @@ int main(int argc, char **argv)
 	}
 
 	gen_entropy_invalid(kv, 65536);
+	gen_pages_vectors(kv, 65536);
 
 	free(A.p);
 	free(B.p);

@@ -48,8 +48,15 @@ void fix_hcs(buf b, size_t at);
 buf with_field(buf f, unsigned off, uint64_t v, unsigned n_bytes);
 buf with_xor(buf f, uint64_t off, uint8_t x);
 
+/* Files under the output directory (sub is a path below it). */
+void write_file(const char *sub, const char *name, const void *p, size_t n);
+void make_dir(const char *sub);
+
 /* gen_vectors_entropy.c: the valid and the invalid entropy vectors. */
 void gen_entropy_valid(const uint16_t *kv, size_t kv_n);
 void gen_entropy_invalid(const uint16_t *kv, size_t kv_n);
+
+/* gen_vectors_pages.c: page streams (FORMAT.md §12) in pages/valid and pages/invalid. */
+void gen_pages_vectors(const uint16_t *kv, size_t kv_n);
 
 #endif /* GEN_VECTORS_H */

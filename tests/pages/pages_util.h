@@ -2,7 +2,8 @@
  * pages_util.h -- what the page stream tests share (C and C++): lists of pages cut from the
  * bundled real KV sample or the generators, an independent implementation of the chunk digest
  * of doc/FORMAT.md §7.1 (to re-seal a stream after tampering with it), and the field offsets
- * of doc/FORMAT.md §12 written down again from the spec rather than taken from core/.
+ * of doc/FORMAT.md §12 (page stream version 2) written down again from the spec rather than
+ * taken from core/.
  */
 #ifndef SZ_PAGES_UTIL_H
 #define SZ_PAGES_UTIL_H
@@ -15,23 +16,22 @@
 #include "splitzip.h"
 #include "sz_test_data.h"
 
-/* FORMAT.md §12.2 and §12.3, from the text. */
+/* FORMAT.md §12.2, from the text. */
 enum {
+	PG_VERSION = 4,
 	PG_FLAGS = 5,
-	PG_ALIGN = 6,
-	PG_RES0 = 7,
+	PG_ENCODING = 6,
+	PG_LOG2 = 7,
 	PG_COUNT = 8,
-	PG_CB_ID = 12,
-	PG_CB = 16,
+	PG_TABLE_ID = 12,
+	PG_TOTAL = 16,
+	PG_FRAMES = 24,
 	PG_SIZE = 32,
-	PG_TOTAL = 40,
-	PG_MCSUM = 48,
-	PG_RES1 = 52,
+	PG_RAWSUM = 40,
+	PG_TCSUM = 48,
+	PG_RES = 52,
 	PG_HCSUM = 60,
-	PE_OFFSET = 0,
-	PE_LENGTH = 8,
-	PE_PAGE = 16,
-	PE_ENC = 24
+	PG_RAW_BIT = 0x80000000u
 };
 
 static inline uint64_t pu_get(const uint8_t *p, unsigned n)
@@ -80,16 +80,27 @@ static inline uint64_t pu_digest(const uint8_t *b, uint64_t m)
 	return pu_fmix(s + m * P3);
 }
 
-/* Recompute Manifest_Checksum and Header_Checksum after an edit (page count as in the header,
- * clamped so that the manifest stays inside 'size' bytes). */
+/* Recompute Table_Checksum and Header_Checksum after an edit (page count as in the header,
+ * clamped so that the table stays inside 'size' bytes). */
 static inline void pu_reseal(uint8_t *s, size_t size)
 {
 	uint64_t n = pu_get(s + PG_COUNT, 4);
-	uint64_t m = 32 * n;
+	uint64_t m = 4 * n;
 	if (m > size - 64)
-		m = (size - 64) / 32 * 32;
-	pu_put(s + PG_MCSUM, (uint32_t)pu_digest(s + 64, m), 4);
+		m = (size - 64) / 4 * 4;
+	pu_put(s + PG_TCSUM, (uint32_t)pu_digest(s + 64, m), 4);
 	pu_put(s + PG_HCSUM, (uint32_t)pu_digest(s, 60), 4);
+}
+
+/* Recompute a frame's Header_Checksum (FORMAT.md §3, bytes 60-63 over 0-59). */
+static inline void pu_reseal_frame(uint8_t *f)
+{
+	pu_put(f + 60, (uint32_t)pu_digest(f, 60), 4);
+}
+
+static inline uint64_t pu_align64(uint64_t x)
+{
+	return (x + 63) / 64 * 64;
 }
 
 /* A list of pages, each its own exact-size allocation. */

@@ -18,7 +18,7 @@ if(NOT _rc EQUAL 0)
 endif()
 
 set(_bad 0)
-foreach(_sub valid invalid)
+foreach(_sub valid invalid pages/valid pages/invalid)
   file(GLOB _new RELATIVE ${OUT}/${_sub} ${OUT}/${_sub}/*)
   file(GLOB _old RELATIVE ${REF}/${_sub} ${REF}/${_sub}/*)
   list(SORT _new)

@@ -14,6 +14,18 @@ runs a validating decoder written from §3-§9 over every vector:
 - every invalid vector NAME.STATUS.sz must be rejected with exactly STATUS, found by the order
   of checks of §3.2, §3.3, §4 and §8.2.
 
+Then the page streams of §12 (VECTORS_DIR/pages), with a reader written from §12.5-§12.6 and
+an encoder written from §6 and §12.4:
+
+- Appendix D: its hexdump (read from doc/FORMAT.md next to the vectors) must be the bytes of
+  pages/valid/0001_tiny.szpg, the pages must be the data it describes, and every value it
+  states (header fields, checksums, histogram, raw bits, offsets, the frame) must hold;
+- every valid stream must decode into pages of the sizes its page table gives, all written,
+  whose concatenation is its .bf16 file; rebuilt from those pages by §12.4 (the table from
+  the histogram of all pages or, with Fixed_Table_Flag, the frames' own, with the header's
+  Encoding, Chunk_Log2, Checksum_Flag and Table_Id) it must give the same bytes;
+- every invalid stream NAME.STATUS.szpg must be rejected with exactly STATUS.
+
 Exits nonzero on the first disagreement, so the spec text and the vectors cannot drift apart
 unnoticed.
 """
@@ -92,6 +104,10 @@ def exponent(v):
     return (v >> 7) & 0xFF
 
 
+def signman(v):
+    return ((v >> 8) & 0x80) | (v & 0x7F)
+
+
 # ---- split4 (§4.2, §5.1) -------------------------------------------------------------------
 
 def split4_layout(n, log2, e):
@@ -106,7 +122,11 @@ def split4_layout(n, log2, e):
 
 def canonical_codebook(elems):
     """FORMAT.md §5.1"""
-    hist = histogram(elems)
+    return codebook_of_histogram(histogram(elems))
+
+
+def codebook_of_histogram(hist):
+    """FORMAT.md §5.1 steps 2-4"""
     ranked = sorted(range(256), key=lambda e: (-hist[e], e))
     return sorted(ranked[:16])
 
@@ -438,6 +458,329 @@ def read_stream(buf):
     return out, hdrs
 
 
+# ---- the canonical frame of §6, with a fixed codebook or table (for §12.4) ------------------
+
+def frame_header(mode, log2, flags, esc, n, middle, size, cksum):
+    """§3: the 64 header bytes; 'middle' is bytes 24-39 (Codebook, or §4.3.1's fields)."""
+    h = bytearray(64)
+    h[0:8] = MAGIC + bytes([1, 1, mode, log2])
+    h[8] = flags
+    struct.pack_into("<IQ", h, 12, esc, n)
+    h[24:40] = middle
+    struct.pack_into("<QQ", h, 40, size, cksum)
+    struct.pack_into("<I", h, 60, chunk_digest(bytes(h[:60])) & 0xFFFFFFFF)
+    return h
+
+
+def stored_frame(elems, log2, flags, cksum):
+    """§4.1"""
+    n = len(elems)
+    f = bytearray(stored_size(n))
+    f[:64] = frame_header(0, log2, flags, 0, n, bytes(16), len(f), cksum)
+    f[64:64 + 2 * n] = struct.pack("<%dH" % n, *elems)
+    return f
+
+
+def split4_frame(elems, log2, flags, cksum, cb):
+    """§4.2 with the codebook cb, or None when it is not smaller than stored (§6.3)."""
+    n, code = len(elems), {e: k for k, e in enumerate(cb)}
+    esc = [i for i, v in enumerate(elems) if exponent(v) not in code]
+    sm, table, pos, exps, size = split4_layout(n, log2, len(esc))
+    if size >= stored_size(n):
+        return None
+    f = bytearray(size)
+    f[:64] = frame_header(1, log2, flags, len(esc), n, bytes(cb), size, cksum)
+    for i, v in enumerate(elems):
+        f[64 + i // 2] |= code.get(exponent(v), 0) << (4 * (i % 2))
+        f[sm + i] = signman(v)
+    for c in range((n + (1 << log2) - 1) >> log2):
+        struct.pack_into("<I", f, table + 4 * c, sum(1 for i in esc if i >> log2 <= c))
+    for r, i in enumerate(esc):
+        struct.pack_into("<H", f, pos + 2 * r, i & ((1 << log2) - 1))
+        f[exps + r] = exponent(elems[i])
+    return f
+
+
+def chunk_words(chunk, length, codes):
+    """§4.3.5 seen from the encoder: the words of one chunk, in the order the decoder reads
+    them, and its escape count."""
+    seq, nbits, n_esc = [0] * LANES, [0] * LANES, 0
+    syms = []
+    for p, v in enumerate(chunk):
+        l, e = p % LANES, exponent(v)
+        s = e if length[e] else ESC
+        bits = [(reverse(codes[s], length[s]), length[s])] + ([(e, 8)] if s == ESC else [])
+        n_esc += s == ESC
+        for value, k in bits:
+            seq[l] |= value << nbits[l]
+            nbits[l] += k
+        syms.append(s)
+    words, held, taken = [], [0] * LANES, [0] * LANES
+
+    def read(l):
+        words.append((seq[l] >> (16 * taken[l])) & 0xFFFF)
+        taken[l] += 1
+        held[l] += 16
+
+    for s0 in range(0, len(chunk), LANES):
+        active = range(min(LANES, len(chunk) - s0))
+        for l in active:                      # A
+            if held[l] < LMAX:
+                read(l)
+        for l in active:                      # D
+            held[l] -= length[syms[s0 + l]]
+        for l in active:                      # B
+            if syms[s0 + l] == ESC and held[l] < 8:
+                read(l)
+        for l in active:                      # R
+            if syms[s0 + l] == ESC:
+                held[l] -= 8
+    return words, n_esc
+
+
+def entropy_frame(elems, log2, flags, cksum, length):
+    """§4.3 with the table 'length' (257 lengths), or None when not smaller than stored."""
+    n, codes = len(elems), canonical_codes(length)
+    coded = [e for e in range(256) if length[e]]
+    first, last = coded[0], coded[-1]
+    words, t, esc = [], [], 0
+    for c0 in range(0, n, 1 << log2):
+        w, e = chunk_words(elems[c0:c0 + (1 << log2)], length, codes)
+        words += w
+        t.append(len(words))
+        esc += e
+    sm, lo, ctab, stream, size, k = entropy_layout(n, log2, len(words), first, last)
+    if size >= stored_size(n):
+        return None
+    f = bytearray(size)
+    middle = struct.pack("<IBBB", len(words), first, last, length[ESC]) + bytes(9)
+    f[:64] = frame_header(2, log2, flags, esc, n, middle, size, cksum)
+    f[sm:sm + n] = bytes(signman(v) for v in elems)
+    for i in range(k):
+        f[lo + i // 2] |= length[first + i] << (4 * (i % 2))
+    struct.pack_into("<%dI" % len(t), f, ctab, *t)
+    struct.pack_into("<%dH" % len(words), f, stream, *words)
+    return f
+
+
+def encode_frame(elems, log2, checksum, mode, table):
+    """§6 with a fixed codebook (mode 1) or fixed table (mode 2): the canonical frame."""
+    n = len(elems)
+    flags = 1 if checksum else 0
+    cksum = content_checksum(struct.pack("<%dH" % n, *elems), n, log2) if checksum else 0
+    f = None
+    if n and mode == 1:
+        f = split4_frame(elems, log2, flags, cksum, table)
+    elif n and mode == 2:
+        f = entropy_frame(elems, log2, flags, cksum, table)
+    return bytes(f if f is not None else stored_frame(elems, log2, flags, cksum))
+
+
+# ---- page streams (§12) ---------------------------------------------------------------------
+
+PG_MAGIC = b"\x53\x5a\x50\x47"
+PG_FRAME = 1 << 24    # §12.1: elements per frame
+RAW_BIT = 1 << 31     # §12.3
+
+
+def align64(x):
+    return (x + 63) & ~63
+
+
+def pages_header(buf):
+    """§12.5 steps 0-6: the header fields."""
+    if len(buf) < 64:
+        k = min(len(buf), 4)
+        if buf[:k] != PG_MAGIC[:k]:
+            raise Reject("ERROR_BAD_MAGIC", "not a page stream")
+        raise Reject("ERROR_TRUNCATED", "an incomplete stream header")
+    h = buf[:64]
+    if h[:4] != PG_MAGIC:
+        raise Reject("ERROR_BAD_MAGIC", "magic")
+    corrupt(h[4] != 0, "Stream_Version 0")
+    if h[4] != 2:
+        raise Reject("ERROR_UNSUPPORTED_FORMAT", "Stream_Version %d" % h[4])
+    if struct.unpack_from("<I", h, 60)[0] != chunk_digest(h[:60]) & 0xFFFFFFFF:
+        raise Reject("ERROR_HEADER_CHECKSUM", "stream header checksum")
+    flags, enc, log2 = h[5], h[6], h[7]
+    if enc not in (1, 2):
+        raise Reject("ERROR_UNSUPPORTED_FORMAT", "Encoding")
+    count, tid, total, fsize, ssize, raw_ck, tab_ck = struct.unpack_from("<IIQQQQI", h, 8)
+    corrupt(flags & ~3 == 0 and not any(h[52:60]), "a reserved flag bit or byte")
+    corrupt(10 <= log2 <= 16, "Chunk_Log2")
+    corrupt(tid == 0 or flags & 2, "Table_Id without Fixed_Table_Flag")
+    corrupt(raw_ck == 0 or flags & 1, "Raw_Checksum without Checksum_Flag")
+    foff = align64(64 + 4 * count)
+    corrupt(fsize % 16 == 0, "Frames_Size not a multiple of 16")
+    corrupt(ssize >= foff and fsize <= ssize - foff, "Frames_Size or Stream_Size")
+    corrupt(total <= count * (2**31 - 1), "Total_Elems above Page_Count * (2^31 - 1)")
+    return {"flags": flags, "enc": enc, "log2": log2, "count": count, "table_id": tid,
+            "total": total, "fsize": fsize, "ssize": ssize, "raw_ck": raw_ck,
+            "tab_ck": tab_ck, "foff": foff}
+
+
+def frame_table(f, hd):
+    """The table of a split4 or entropy frame, as §12.5 step 10d compares it."""
+    if hd["mode"] == 1:
+        return bytes(f[24:40])
+    words, first, last, esc_len = hd["fields"]
+    lo, k = entropy_layout(hd["n"], hd["log2"], words, first, last)[1::4]
+    return bytes([first, last, esc_len]) + bytes(f[lo:lo + (k + 1) // 2])
+
+
+def pages_structure(buf):
+    """§12.5 steps 0-10: the header, the page table and the frame headers."""
+    ph = pages_header(buf)
+    if len(buf) < ph["ssize"]:
+        raise Reject("ERROR_TRUNCATED", "the stream ends after the input")
+    s = buf if len(buf) == ph["ssize"] else buf[:ph["ssize"]]
+    count, foff, fsize = ph["count"], ph["foff"], ph["fsize"]
+    if ph["tab_ck"] != chunk_digest(s[64:64 + 4 * count]) & 0xFFFFFFFF:
+        raise Reject("ERROR_HEADER_CHECKSUM", "page table checksum")
+    table = struct.unpack_from("<%dI" % count, s, 64)
+    pages, pos = [], [0, 0]   # (elements, raw, position among the coded or raw elements)
+    for e in table:
+        n, raw = e & (RAW_BIT - 1), e >> 31
+        pages.append((n, raw, pos[raw]))
+        pos[raw] += n
+    coded, rawn = pos
+    corrupt(coded + rawn == ph["total"], "Total_Elems")
+    n_frames = (coded + PG_FRAME - 1) // PG_FRAME
+    corrupt((n_frames == 0) == (fsize == 0), "Frames_Size with no frames, or none with frames")
+    roff = align64(foff + fsize) if rawn else foff + fsize
+    corrupt(ph["ssize"] == roff + 2 * rawn, "Stream_Size")
+    corrupt(not any(s[64 + 4 * count:foff]), "padding after the page table")
+    corrupt(not any(s[foff + fsize:roff]), "padding after the frames")
+    frames, off, end, first = [], foff, foff + fsize, None
+    for j in range(n_frames):
+        corrupt(end - off >= 64, "fewer than 64 bytes left for a frame")
+        hd = header(s[off:off + 64], False)   # §3.2 steps 1-11: 64 bytes, r >= 64
+        corrupt(hd["size"] <= end - off, "a frame ends after the frames section")
+        corrupt(hd["n"] == min(PG_FRAME, coded - j * PG_FRAME), "a frame's Element_Count")
+        corrupt(hd["log2"] == ph["log2"], "a frame's Chunk_Log2")
+        corrupt(hd["flags"] & 1 == ph["flags"] & 1, "a frame's Content_Checksum_Flag")
+        corrupt(hd["mode"] in (0, ph["enc"]), "a frame's Mode")
+        if hd["mode"]:
+            tab = frame_table(s[off:off + hd["size"]], hd)
+            first = tab if first is None else first
+            corrupt(tab == first, "a frame's table differs from the first one's")
+        frames.append((off, hd))
+        off += hd["size"]
+    corrupt(off == end, "the frames do not fill the frames section")
+    ph.update(pages=pages, frames=frames, coded=coded, rawn=rawn, roff=roff)
+    return ph
+
+
+UNTOUCHED, WRITTEN, DAMAGED = 0, 1, 2   # §12.6 (splitzip_page_state)
+
+
+class PagesReject(Reject):
+    """A rejected page stream, with what §12.6 says became of each destination page."""
+
+    def __init__(self, r, states):
+        super().__init__(r.status, str(r))
+        self.states = states
+
+
+def read_pages(buf, caps=None):
+    """§12.5 and §12.6: (pages, states), the pages as lists of elements. caps are the bytes of
+    the destination pages; None: the sizes the page table gives."""
+    try:
+        ph = pages_structure(buf)
+    except Reject as r:
+        raise PagesReject(r, [UNTOUCHED] * len(caps or []))
+    pages = ph["pages"]
+    caps = [2 * n for n, _, _ in pages] if caps is None else caps
+    states = [UNTOUCHED] * len(caps)
+    if len(pages) > len(caps):
+        raise PagesReject(Reject("ERROR_DST_TOO_SMALL", "more pages than destinations"), states)
+    for i, (n, _, _) in enumerate(pages):
+        if 2 * n > caps[i]:
+            raise PagesReject(Reject("ERROR_DST_TOO_SMALL", "page %d" % i), states)
+    s = buf if len(buf) == ph["ssize"] else buf[:ph["ssize"]]
+    out, coded = [None] * len(pages), []
+    for i, (n, _, _) in enumerate(pages):
+        if n == 0:
+            states[i], out[i] = WRITTEN, []
+    ph["decoded"] = []
+    for j, (off, hd) in enumerate(ph["frames"]):
+        try:
+            elems, _, dh = read_frame(s[off:off + hd["size"]], False)
+            coded += elems
+            ph["decoded"].append(dh)
+        except Reject as r:
+            for i, (n, raw, p) in enumerate(pages):
+                if n and not raw and p < len(coded) + hd["n"] and p + n > len(coded):
+                    states[i] = DAMAGED
+            raise PagesReject(r, states)
+        for i, (n, raw, p) in enumerate(pages):
+            if n and not raw and len(coded) - hd["n"] < p + n <= len(coded):
+                states[i], out[i] = WRITTEN, coded[p:p + n]
+    raw = s[ph["roff"]:ph["ssize"]]
+    if ph["flags"] & 1 and ph["raw_ck"] != content_checksum(raw, ph["rawn"], ph["log2"]):
+        raise PagesReject(Reject("ERROR_CONTENT_CHECKSUM", "Raw_Checksum"), states)
+    for i, (n, r, p) in enumerate(pages):
+        if n and r:
+            states[i], out[i] = WRITTEN, list(struct.unpack_from("<%dH" % n, raw, 2 * p))
+    return out, states, ph
+
+
+def encode_pages_candidate(pages, mode, log2, checksum, fixed=None, table_id=0):
+    """§12.4 steps 1-6: the candidate stream of one mode (1 split4, 2 entropy)."""
+    every = [v for p in pages for v in p]
+    hist = histogram(every)
+    if fixed is not None:
+        table = fixed
+    elif mode == 1:
+        table = codebook_of_histogram(hist)
+    else:
+        table = table_of_histogram(hist) if every else None
+    raw = [raw_page(p, mode, table) for p in pages]
+    coded = [v for p, r in zip(pages, raw) if not r for v in p]
+    raw_elems = [v for p, r in zip(pages, raw) if r for v in p]
+    frames = b"".join(encode_frame(coded[j:j + PG_FRAME], log2, checksum, mode, table)
+                      for j in range(0, len(coded), PG_FRAME))
+    count = len(pages)
+    foff = align64(64 + 4 * count)
+    roff = align64(foff + len(frames)) if raw_elems else foff + len(frames)
+    s = bytearray(roff + 2 * len(raw_elems))
+    ptab = struct.pack("<%dI" % count, *(len(p) | (RAW_BIT if r else 0)
+                                         for p, r in zip(pages, raw)))
+    s[64:64 + 4 * count] = ptab
+    s[foff:foff + len(frames)] = frames
+    s[roff:] = struct.pack("<%dH" % len(raw_elems), *raw_elems)
+    raw_ck = content_checksum(bytes(s[roff:]), len(raw_elems), log2) if checksum else 0
+    flags = (1 if checksum else 0) | (2 if fixed is not None else 0)
+    s[0:8] = PG_MAGIC + bytes([2, flags, mode, log2])
+    table_id = table_id if fixed is not None else 0
+    struct.pack_into("<IIQQQQI", s, 8, count, table_id, len(every), len(frames), len(s),
+                     raw_ck, chunk_digest(ptab) & 0xFFFFFFFF)
+    struct.pack_into("<I", s, 60, chunk_digest(bytes(s[:60])) & 0xFFFFFFFF)
+    return bytes(s)
+
+
+def raw_page(page, mode, table):
+    """§12.4 step 2: whether the page travels raw."""
+    n, h = len(page), histogram(page)
+    if mode == 1:
+        return 6 * sum(h[e] for e in range(256) if e not in table) >= n
+    if n == 0:
+        return True
+    cost = sum(h[e] * (table[e] if table[e] else table[ESC] + 8) for e in range(256) if h[e])
+    return 8 * n + cost >= 16 * n
+
+
+def encode_pages(pages, encoding, log2, checksum, fixed=(None, None), table_id=0):
+    """§12.4: encoding 1 (split4), 2 (entropy) or 0 (auto: the smaller, split4 on a tie);
+    fixed is the (codebook, table) given to the encoder, None for those taken from the pages."""
+    if encoding:
+        return encode_pages_candidate(pages, encoding, log2, checksum, fixed[encoding - 1],
+                                      table_id)
+    a = encode_pages_candidate(pages, 1, log2, checksum, fixed[0], table_id)
+    b = encode_pages_candidate(pages, 2, log2, checksum, fixed[1], table_id)
+    return a if len(a) <= len(b) else b
+
+
 # ---- checks ---------------------------------------------------------------------------------
 
 def fail(msg):
@@ -510,6 +853,141 @@ def check_appendix_c(vdir):
     check(trace == [32, 4, 8, 8, 4], "Appendix C: words per step %s" % trace)
 
 
+def fixed_tables(ph):
+    """The (codebook, table) a stream with Fixed_Table_Flag was encoded with: its frames'
+    (§12.2: the frames carry the table)."""
+    for dh in ph["decoded"]:
+        if dh["mode"] == 1:
+            return dh["codebook"], None
+        if dh["mode"] == 2:
+            return None, dh["table"]
+    return None
+
+
+def check_page_stream(name, buf, raw):
+    """A valid page stream: its pages, and the stream rebuilt from them by §12.4."""
+    try:
+        out, states, ph = read_pages(buf)
+    except Reject as r:
+        fail("%s: rejected: %s" % (name, r))
+    check(states == [WRITTEN] * len(out), name + ": a page not written")
+    data = b"".join(struct.pack("<%dH" % len(p), *p) for p in out)
+    check(data == raw, name + ": the concatenation of the pages")
+    check(len(buf) == ph["ssize"], name + ": bytes after Stream_Size")
+    fixed = (None, None)
+    if ph["flags"] & 2:
+        fixed = fixed_tables(ph)
+        check(fixed is not None, name + ": Fixed_Table_Flag, but no frame carries the table")
+    again = encode_pages(out, ph["enc"], ph["log2"], ph["flags"] & 1, fixed, ph["table_id"])
+    check(again == buf, name + ": the stream rebuilt by §12.4 differs")
+    if "auto" in name.split("_") and not ph["flags"] & 2:
+        check(encode_pages(out, 0, ph["log2"], ph["flags"] & 1) == buf,
+              name + ": auto did not write the smaller candidate (§12.4)")
+    return ph
+
+
+def appendix_d_pages():
+    """The four pages of Appendix D, from its description."""
+    def v(sign, e, man):
+        return (sign << 15) | (e << 7) | man
+    both = [v(i % 4 == 3, 116 + i % 16, i) for i in range(128)]
+    odd = [v(k % 2, e, 0x55) for k, e in enumerate([0, 255, 1, 254, 60, 200, 90, 170])]
+    return [both[:64], odd, [], both[64:]]
+
+
+def appendix_hexdump(doc, title):
+    """The bytes of the first xxd block after the heading 'title' in FORMAT.md."""
+    text = doc[doc.index(title):]
+    text = text[text.index("```") + 3:]
+    text = text[:text.index("```")]
+    out = bytearray()
+    for line in text.strip().splitlines():
+        off, rest = line.split(":", 1)
+        check(int(off, 16) == len(out), "%s: hexdump offset %s" % (title, off))
+        out += bytes.fromhex(rest[:41].replace(" ", ""))
+    return bytes(out)
+
+
+def check_appendix_d(pdir, doc):
+    """Appendix D against tests/vectors/pages/valid/0001_tiny.szpg: the hexdump, the data it
+    describes, and every value it states."""
+    with open(os.path.join(pdir, "valid", "0001_tiny.szpg"), "rb") as fh:
+        f = fh.read()
+    if doc is not None:
+        check(appendix_hexdump(doc, "Appendix D. Worked example") == f,
+              "Appendix D: the hexdump is not the file")
+    pages = appendix_d_pages()
+    out, _, ph = read_pages(f)
+    check(out == pages, "Appendix D: the pages are not the data it describes")
+    u = struct.unpack_from
+    check(len(f) == 464 and f[:8] == bytes.fromhex("535a50470201010a"), "Appendix D: 00-07")
+    check(u("<IIQQQ", f, 8) == (4, 0, 136, 272, 464), "Appendix D: 08-27")
+    raw_ck = content_checksum(struct.pack("<8H", *pages[1]), 8, 10)
+    check(raw_ck == 0x52520D7C6FB2A22E == u("<Q", f, 40)[0], "Appendix D: Raw_Checksum")
+    check(chunk_digest(f[0x40:0x50]) & 0xFFFFFFFF == 0x17B39BED == u("<I", f, 48)[0],
+          "Appendix D: Table_Checksum")
+    check(f[0x34:0x3C] == bytes(8) and u("<I", f, 60)[0] == 0x3CDE416A, "Appendix D: 34-3F")
+    check(u("<4I", f, 64) == (0x40, 0x80000008, 0x80000000, 0x40), "Appendix D: page table")
+    check((ph["coded"], ph["rawn"], len(ph["frames"]), ph["foff"]) == (128, 8, 1, 0x80),
+          "Appendix D: Coded_Elems, Raw_Elems, Frame_Count, Frames_Offset")
+    check(f[0x50:0x80] == bytes(0x30), "Appendix D: padding 50-7F")
+    hist = histogram(pages[0] + pages[1] + pages[3])
+    check(hist[116:132] == [8] * 16 and sum(hist) == 136 and
+          sorted(e for e in range(256) if hist[e] == 1) == [0, 1, 60, 90, 170, 200, 254, 255],
+          "Appendix D: the histogram")
+    cb = codebook_of_histogram(hist)
+    check(cb == list(range(116, 132)), "Appendix D: the codebook")
+    check([raw_page(p, 1, cb) for p in pages] == [False, True, True, False],
+          "Appendix D: the raw bits")
+    off, hd = ph["frames"][0]
+    frame = f[off:off + hd["size"]]
+    check(off == 0x80 and hd["mode"] == 1 and hd["n"] == 128 and hd["log2"] == 10 and
+          hd["codebook"] == cb and hd["size"] == 272 and hd["esc"] == 0 and
+          hd["cksum"] == 0x2A9C852D508AE259, "Appendix D: the frame header")
+    check(frame == encode_frame(pages[0] + pages[3], 10, True, 1, cb), "Appendix D: the frame")
+    check(all(frame[0x40 + i // 2] >> (4 * (i % 2)) & 15 == i % 16 for i in range(128)) and
+          frame[0x80:0x100] == bytes(signman(v) for v in pages[0] + pages[3]) and
+          u("<I", frame, 0x100)[0] == 0 and not any(frame[0x104:]),
+          "Appendix D: codes, sign/mantissa bytes, chunk table, padding")
+    check(ph["roff"] == 0x1C0 and f[0x190:0x1C0] == bytes(0x30), "Appendix D: Raw_Offset")
+    check(u("<8H", f, 0x1C0) == (0x0055, 0xFFD5, 0x00D5, 0xFF55, 0x1E55, 0xE455, 0x2D55, 0xD555),
+          "Appendix D: the raw section")
+    check(read_pages(f, [128, 16, 0, 128])[0] == pages, "Appendix D: decoding into its pages")
+
+
+def check_pages(vdir):
+    """The page streams of tests/vectors/pages (§12) and Appendix D."""
+    pdir = os.path.join(vdir, "pages")
+    doc_path = os.path.join(vdir, "..", "..", "doc", "FORMAT.md")
+    doc = open(doc_path, encoding="utf-8").read() if os.path.exists(doc_path) else None
+    check_appendix_d(pdir, doc)
+    d = os.path.join(pdir, "valid")
+    names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".szpg"))
+    check(len(names) > 0, "no valid page streams")
+    seen = set()
+    for name in names:
+        with open(os.path.join(d, name + ".szpg"), "rb") as fh:
+            buf = fh.read()
+        with open(os.path.join(d, name + ".bf16"), "rb") as fh:
+            raw = fh.read()
+        ph = check_page_stream(name, buf, raw)
+        seen.add(ph["enc"])
+        seen.update("mode%d" % dh["mode"] for dh in ph["decoded"])
+    check(seen >= {1, 2, "mode1", "mode2"}, "valid page streams of both encodings")
+    d = os.path.join(pdir, "invalid")
+    bad = sorted(f for f in os.listdir(d) if f.endswith(".szpg"))
+    for fname in bad:
+        want = fname[:-5].rsplit(".", 1)[1]
+        with open(os.path.join(d, fname), "rb") as fh:
+            buf = fh.read()
+        try:
+            read_pages(buf)
+            fail("%s: accepted" % fname)
+        except Reject as r:
+            check(r.status == want, "%s: %s" % (fname, r))
+    return len(names), len(bad), doc is not None
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: spec_reader.py VECTORS_DIR")
@@ -546,8 +1024,12 @@ def main():
             fail("%s: accepted" % fname)
         except Reject as r:
             check(r.status == want, "%s: %s" % (fname, r))
+    n_pv, n_pi, hexdump = check_pages(sys.argv[1])
     print("spec_reader: Appendix B, §9.2, Appendix C, %d valid and %d invalid vectors agree "
           "with FORMAT.md" % (len(names), len(bad)))
+    print("spec_reader: Appendix D%s, %d valid page streams (decoded and rebuilt by §12.4) and "
+          "%d invalid ones agree with FORMAT.md §12" %
+          (" (with its hexdump)" if hexdump else "", n_pv, n_pi))
     return 0
 
 

@@ -8,6 +8,10 @@
  * re-encoding that content with the parameters recorded in each frame header must give back
  * the identical frame (FORMAT.md §6: every frame a decoder accepts is canonical).
  * invalid/NNNN_name.STATUS.sz must fail with exactly STATUS (splitzip_status_name spelling).
+ * The page streams of pages/ (FORMAT.md §12) likewise: pages/valid/NNNN_name.szpg decodes to
+ * pages whose concatenation is NNNN_name.bf16, every page written, and re-encoding them with
+ * the parameters its header records gives the identical stream; pages/invalid/
+ * NNNN_name.STATUS.szpg fails with STATUS.
  */
 #include <check.h>
 #include <dirent.h>
@@ -19,9 +23,9 @@
 
 static const char *vec_dir;
 
-/* Vector base names (without ".sz"), sorted. */
-static char **valid_names, **invalid_names;
-static size_t n_valid, n_invalid;
+/* Vector base names (without ".sz" / ".szpg"), sorted. */
+static char **valid_names, **invalid_names, **pg_valid_names, **pg_invalid_names;
+static size_t n_valid, n_invalid, n_pg_valid, n_pg_invalid;
 
 typedef struct blob {
 	uint8_t *p;
@@ -59,9 +63,10 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Base names of the files in vec_dir/sub ending in ".sz". */
-static char **list_sz(const char *sub, size_t *count)
+/* Base names of the files in vec_dir/sub ending in 'ext'. */
+static char **list_sz(const char *sub, const char *ext, size_t *count)
 {
+	const size_t xl = strlen(ext);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", vec_dir, sub);
 	DIR *d = opendir(path);
@@ -72,15 +77,15 @@ static char **list_sz(const char *sub, size_t *count)
 		return NULL;
 	while ((e = readdir(d)) != NULL) {
 		size_t len = strlen(e->d_name);
-		if (len <= 3 || strcmp(e->d_name + len - 3, ".sz") != 0)
+		if (len <= xl || strcmp(e->d_name + len - xl, ext) != 0)
 			continue;
 		char **grown = (char **)realloc(names, (n + 1) * sizeof *names);
 		if (!grown)
 			break;
 		names = grown;
-		names[n] = (char *)malloc(len - 2);
-		memcpy(names[n], e->d_name, len - 3);
-		names[n][len - 3] = '\0';
+		names[n] = (char *)malloc(len - xl + 1);
+		memcpy(names[n], e->d_name, len - xl);
+		names[n][len - xl] = '\0';
 		n++;
 	}
 	closedir(d);
@@ -330,6 +335,157 @@ START_TEST(invalid_rejected)
 }
 END_TEST
 
+/* ---- Page streams -------------------------------------------------------------------------- */
+
+START_TEST(pages_inventory)
+{
+	ck_assert_msg(n_pg_valid >= 7, "only %zu valid page streams", n_pg_valid);
+	ck_assert_msg(n_pg_invalid >= 25, "only %zu invalid page streams", n_pg_invalid);
+	ck_assert_str_eq(pg_valid_names[0], "0001_tiny"); /* FORMAT.md Appendix D */
+	for (size_t i = 0; i < n_pg_invalid; i++)
+		ck_assert_msg(expected_status(pg_invalid_names[i]) > 0, "%s: no status",
+		              pg_invalid_names[i]);
+}
+END_TEST
+
+/* Destination pages of the stream's own sizes, one allocation each. */
+typedef struct pg_dst {
+	size_t n;
+	void **p;
+	size_t *caps, *sizes;
+	uint8_t *states;
+} pg_dst;
+
+static pg_dst pg_alloc(const splitzip_page_entry *e, size_t n)
+{
+	pg_dst d;
+	d.n = n;
+	d.p = (void **)calloc(n + 1, sizeof *d.p);
+	d.caps = (size_t *)calloc(n + 1, sizeof *d.caps);
+	d.sizes = (size_t *)calloc(n + 1, sizeof *d.sizes);
+	d.states = (uint8_t *)calloc(n + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		d.caps[i] = e ? (size_t)e[i].page_bytes : 4096;
+		d.p[i] = malloc(d.caps[i] + 2);
+	}
+	return d;
+}
+
+static void pg_free(pg_dst *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->p[i]);
+	free(d->p);
+	free(d->caps);
+	free(d->sizes);
+	free(d->states);
+}
+
+/* The stream of the decoded pages, encoded again with the parameters its header records:
+ * encoding, chunk size, checksums, and a fixed table (the frames' own) with its id. */
+static void pages_reencode(const char *name, const blob *sz, const pg_dst *d)
+{
+	splitzip_pages_info info;
+	ck_assert_int_eq(splitzip_pages_get_info(sz->p, sz->n, &info), SPLITZIP_OK);
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = SPLITZIP_BACKEND_SCALAR;
+	p.encoding = info.encoding == SPLITZIP_MODE_SPLIT4 ? SPLITZIP_ENCODING_SPLIT4
+	                                                   : SPLITZIP_ENCODING_ENTROPY;
+	p.chunk_log2 = info.chunk_log2;
+	if (info.flags & SPLITZIP_PAGES_FLAG_FIXED_TABLE) { /* the first frame carries it */
+		const uint8_t *f = sz->p + ((64 + 4 * info.n_pages + 63) / 64 * 64);
+		splitzip_frame_info fi;
+		ck_assert_int_eq(splitzip_get_frame_info(f, 64, &fi), SPLITZIP_OK);
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.codebook = fi.codebook;
+		if (fi.mode == SPLITZIP_MODE_ENTROPY) {
+			p.codebook_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
+			p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+			ck_assert_int_eq(splitzip_frame_entropy_table(f, sz->n, &p.table),
+			                 SPLITZIP_OK);
+		}
+	}
+	splitzip_ctx *ctx = NULL;
+	ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+	size_t maxb = 0;
+	for (size_t i = 0; i < d->n; i++)
+		maxb = d->sizes[i] > maxb ? d->sizes[i] : maxb;
+	const size_t cap = splitzip_pages_bound(d->n, maxb);
+	uint8_t *out = (uint8_t *)malloc(cap);
+	size_t size = 0;
+	const unsigned opt =
+	    (info.flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? 0 : SPLITZIP_PAGES_NO_CHECKSUM;
+	ck_assert_int_eq(splitzip_pages_compress(ctx, info.table_id, opt, d->n,
+	                                         (const void *const *)d->p, d->sizes, out, cap,
+	                                         &size),
+	                 SPLITZIP_OK);
+	ck_assert_msg(size == sz->n && memcmp(out, sz->p, size) == 0, "%s: re-encoded differently",
+	              name);
+	free(out);
+	splitzip_ctx_free(ctx);
+}
+
+START_TEST(pages_valid)
+{
+	const char *name = pg_valid_names[_i];
+	blob sz, raw;
+	ck_assert(read_blob("pages/valid", name, ".szpg", &sz));
+	ck_assert_msg(read_blob("pages/valid", name, ".bf16", &raw), "%s has no .bf16", name);
+	uint64_t n = 0;
+	ck_assert_int_eq(splitzip_pages_get_manifest(sz.p, sz.n, NULL, 0, &n), SPLITZIP_OK);
+	splitzip_page_entry *e = (splitzip_page_entry *)calloc(n + 1, sizeof *e);
+	ck_assert_int_eq(splitzip_pages_get_manifest(sz.p, sz.n, e, n, NULL), SPLITZIP_OK);
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		pg_dst d = pg_alloc(e, n);
+		size_t got = 0;
+		splitzip_status st =
+		    splitzip_pages_decompress(ctxs[c], sz.p, sz.n, n, d.p, d.caps,
+		                              SPLITZIP_PAGES_EXACT, d.sizes, d.states, &got);
+		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name,
+		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
+		size_t at = 0;
+		for (size_t i = 0; i < n; i++) {
+			ck_assert(d.states[i] == SPLITZIP_PAGE_WRITTEN &&
+			          d.sizes[i] == e[i].page_bytes);
+			ck_assert(at + d.sizes[i] <= raw.n &&
+			          memcmp(d.p[i], raw.p + at, d.sizes[i]) == 0);
+			at += d.sizes[i];
+		}
+		ck_assert_uint_eq(at, raw.n);
+		if (c == 0)
+			pages_reencode(name, &sz, &d);
+		pg_free(&d);
+	}
+	close_contexts();
+	free(e);
+	free(sz.p);
+	free(raw.p);
+}
+END_TEST
+
+START_TEST(pages_invalid)
+{
+	const char *name = pg_invalid_names[_i];
+	const int expect = expected_status(name);
+	blob sz;
+	ck_assert(read_blob("pages/invalid", name, ".szpg", &sz));
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		pg_dst d = pg_alloc(NULL, 16); /* room for any page of the tiny stream */
+		size_t got = 0;
+		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, 16, d.p, d.caps,
+		                                               0, d.sizes, d.states, &got);
+		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
+		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
+		pg_free(&d);
+	}
+	close_contexts();
+	free(sz.p);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -337,8 +493,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	vec_dir = argv[1];
-	valid_names = list_sz("valid", &n_valid);
-	invalid_names = list_sz("invalid", &n_invalid);
+	valid_names = list_sz("valid", ".sz", &n_valid);
+	invalid_names = list_sz("invalid", ".sz", &n_invalid);
+	pg_valid_names = list_sz("pages/valid", ".szpg", &n_pg_valid);
+	pg_invalid_names = list_sz("pages/invalid", ".szpg", &n_pg_invalid);
 
 	Suite *s = suite_create("vectors");
 	TCase *tc = tcase_create("inventory");
@@ -351,6 +509,11 @@ int main(int argc, char **argv)
 	tc = tcase_create("invalid");
 	tcase_add_loop_test(tc, invalid_rejected, 0, (int)n_invalid);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("pages");
+	tcase_add_test(tc, pages_inventory);
+	tcase_add_loop_test(tc, pages_valid, 0, (int)n_pg_valid);
+	tcase_add_loop_test(tc, pages_invalid, 0, (int)n_pg_invalid);
+	suite_add_tcase(s, tc);
 
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
@@ -360,7 +523,13 @@ int main(int argc, char **argv)
 		free(valid_names[i]);
 	for (size_t i = 0; i < n_invalid; i++)
 		free(invalid_names[i]);
+	for (size_t i = 0; i < n_pg_valid; i++)
+		free(pg_valid_names[i]);
+	for (size_t i = 0; i < n_pg_invalid; i++)
+		free(pg_invalid_names[i]);
 	free(valid_names);
 	free(invalid_names);
+	free(pg_valid_names);
+	free(pg_invalid_names);
 	return failed ? 1 : 0;
 }
