@@ -8,7 +8,8 @@
 # build uses the Check stand-in in tests/checkshim (SPLITZIP_CHECK_SHIM=ON); zstd/lz4 are absent
 # for the target, so the benchmark smoke run has no reference codecs. Not built: the GPU
 # modules, the SIMT harness and GPU kernel suites, the UCX example (no NEON code; the release
-# and sanitize steps run them natively). Not run: lint, install, python and vectors_spec_reader,
+# and sanitize steps run them natively). Not run: lint, install, python, threads (the context's
+# pool is backend-independent: the release and sanitize steps run it) and vectors_spec_reader,
 # as in every CPU-only step (the library cannot be loaded by the host's python3 anyway).
 #
 # ctest runs test programs through CMAKE_CROSSCOMPILING_EMULATOR; the CLI's shell-script tests
@@ -62,4 +63,4 @@ fi
 QEMU_LD_PREFIX=/usr/aarch64-linux-gnu SPLITZIP_FORCE_BACKEND=neon \
 SPLITZIP_EXPECT_BACKENDS=${SPLITZIP_EXPECT_BACKENDS:-neon} \
 	ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 3600 \
-	-LE '^(lint|install|python)$' -E '^vectors_spec_reader$' ${CTEST_ARGS:-}
+	-LE '^(lint|install|python|threads)$' -E '^vectors_spec_reader$' ${CTEST_ARGS:-}

@@ -9,8 +9,8 @@
 # example (no NEON code in them). The suites run with SPLITZIP_FORCE_BACKEND=neon, so those that
 # use the default backend run NEON code (the cross-backend, vector and hardening suites pick
 # every backend themselves); SPLITZIP_EXPECT_BACKENDS=neon makes them fail if NEON is not
-# usable. Left out as in every CPU-only step: lint, install, python (no backend code of their
-# own; the release step runs them) and vectors_spec_reader (Python, reads the vectors only).
+# usable. Left out as in every CPU-only step: lint, install, python, threads (no backend code
+# of their own; the release step runs them) and vectors_spec_reader (Python, reads the vectors only).
 #
 # Environment: BUILD_DIR (default build-neon-simde), JOBS (default 2), CTEST_ARGS (extra ctest
 # arguments, e.g. "--output-junit FILE").
@@ -27,5 +27,5 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSPLITZIP_NEON_SIMDE=ON
 cmake --build "$build" -j "$jobs"
 # shellcheck disable=SC2086 # CTEST_ARGS is a list of arguments
 SPLITZIP_FORCE_BACKEND=neon SPLITZIP_EXPECT_BACKENDS=${SPLITZIP_EXPECT_BACKENDS:-neon} \
-	ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE '^(lint|install|python)$' \
+	ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE '^(lint|install|python|threads)$' \
 	-E '^vectors_spec_reader$' ${CTEST_ARGS:-}

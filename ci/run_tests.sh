@@ -22,8 +22,8 @@
 #   neon_simde  the NEON backend over SIMDe on x86: the suites that run CPU backend code
 #   neon_qemu   cross-built for aarch64: the same suites under qemu-aarch64
 #   sanitize    ASan + UBSan: every suite of host and SIMT-harness code (the GPU kernels on the
-#               CPU harness at W = 32 and 64), then valgrind memcheck of the CLI and the corpus
-#               runners
+#               CPU harness at W = 32 and 64, at their --quick sizes), then valgrind memcheck of
+#               the CLI and the corpus runners, then one context shared by 8 threads under TSan
 #   fuzz        the libFuzzer targets for a bounded time each (60 s; safetensors and pages 30 s)
 #
 # Each step checks the tests it ran against ci/tests/<step>.txt (ci/check-tests.py): it prints
@@ -162,9 +162,10 @@ step_neon_qemu() {
 step_sanitize() {
 	local rc=0 r=$RESULTS/sanitize
 	rm -rf "$r"
-	SPLITZIP_SAN_BUILD=build/asan SPLITZIP_VG_BUILD=build/valgrind SPLITZIP_SAN_RESULTS=$r \
+	SPLITZIP_SAN_BUILD=build/asan SPLITZIP_VG_BUILD=build/valgrind \
+		SPLITZIP_TSAN_BUILD=build/tsan SPLITZIP_SAN_RESULTS=$r \
 		JOBS=$JOBS bash ci/sanitize.sh || rc=$?
-	check_tests sanitize "$r/asan.xml" "$r/python.xml" "$r/valgrind.txt" || rc=1
+	check_tests sanitize "$r/asan.xml" "$r/python.xml" "$r/valgrind.txt" "$r/tsan.txt" || rc=1
 	return $rc
 }
 

@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
 # ci/sanitize.sh -- the whole project and test suite under AddressSanitizer + UndefinedBehavior-
 # Sanitizer (any report fails: -fno-sanitize-recover=all, leaks detected), then valgrind
-# memcheck of the test programs and of the command-line tool on a small file.
+# memcheck of the test programs and of the command-line tool on a small file, then one context
+# shared by 8 threads under ThreadSanitizer (ci/tsan.sh).
 #
 # The ASan build has every host and SIMT-harness suite (the GPU kernels run on the CPU harness,
 # instrumented, at W = 32 and 64) and runs all of them but lint (source checks), install (plain
 # cc and pip builds against the installed tree) and vectors_spec_reader (Python only); the
 # Python binding's tests run with the sanitizer runtimes preloaded. The valgrind build has only
-# the programs valgrind runs.
+# the programs valgrind runs; the TSan build only the thread test.
 #
 # Environment (all optional):
 #   SPLITZIP_SAN_CC        C compiler for the sanitizer build (default cc; clang works too;
 #                          C++ parts use CMake's default C++ compiler)
 #   SPLITZIP_SAN_BUILD     sanitizer build directory (default build-asan)
 #   SPLITZIP_VG_BUILD      valgrind build directory (default build-valgrind)
-#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind")
+#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind tsan")
+#   SPLITZIP_TSAN_BUILD    ThreadSanitizer build directory (default build-tsan)
 #   SPLITZIP_SAN_RESULTS   directory for the results: ctest JUnit files (asan.xml,
-#                          python.xml) and valgrind.txt, one "NAME passed" line per check
+#                          python.xml), valgrind.txt and tsan.txt, one "NAME passed" line per
+#                          check
 #   JOBS                   parallel build and test jobs (default 2)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-2}
-steps=${SPLITZIP_SAN_STEPS:-"asan valgrind"}
+steps=${SPLITZIP_SAN_STEPS:-"asan valgrind tsan"}
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 results=$(abs "${SPLITZIP_SAN_RESULTS:-build-asan/results}")
 mkdir -p "$results"
@@ -47,9 +50,14 @@ run_asan() {
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	# Not the install tests: programs built against the installed (instrumented) tree by plain
 	# cc, and pip, are not sanitizer builds.
-	echo "== ctest under ASan+UBSan (all but lint, install, the Python binding, spec_reader)"
-	ASAN_OPTIONS=detect_leaks=1:$asan ctest --test-dir "$build" -j "$jobs" --output-on-failure \
-		-LE '^(lint|install|python)$' -E '^vectors_spec_reader$' \
+	# The SIMT-harness suites at their --quick sizes (SZ_SIMT_QUICK): every kernel and path,
+	# instrumented, on smaller inputs (the release step runs the full sizes natively); not the
+	# cost counts (gpu.costs: the same kernels, counted) nor the two-frame page test, which
+	# only runs at full size.
+	echo "== ctest under ASan+UBSan (all but lint, install, the Python binding, spec_reader, the GPU cost counts, the two-frame page stream)"
+	ASAN_OPTIONS=detect_leaks=1:$asan SZ_SIMT_QUICK=1 ctest --test-dir "$build" -j "$jobs" \
+		--output-on-failure -LE '^(lint|install|python)$' \
+		-E '^(vectors_spec_reader|gpu\.costs(\.w64)?|gpu\.simt\.pages_frames)$' \
 		--output-junit "$results/asan.xml"
 	# The Python binding loads the instrumented library into an uninstrumented interpreter:
 	# the sanitizer runtimes must be preloaded, and the interpreter's own allocations are not
@@ -164,6 +172,10 @@ for s in $steps; do
 	case $s in
 	asan) run_asan ;;
 	valgrind) run_valgrind ;;
+	tsan)
+		SPLITZIP_TSAN_BUILD=${SPLITZIP_TSAN_BUILD:-build-tsan} JOBS=$jobs bash "$root/ci/tsan.sh"
+		echo "tsan.threads passed" >"$results/tsan.txt"
+		;;
 	*) echo "unknown step $s" >&2; exit 2 ;;
 	esac
 done
