@@ -71,7 +71,15 @@ fuzz_one() {
 	else
 		cp "$work/seeds/$t"/* "$corpus"/
 	fi
-	if [ "$t" = pages ]; then t_secs=$pages_secs; fi
+	if [ "$t" = pages ]; then # the committed seeds and the golden page streams too
+		t_secs=$pages_secs
+		cp "$root/tests/fuzz/seeds_pages"/* "$corpus"/
+		for d in valid invalid; do
+			for f in "$root/tests/vectors/pages/$d"/*; do
+				[ -f "$f" ] && cp "$f" "$corpus/vec_${d}_$(basename "$f")"
+			done
+		done
+	fi
 	if [ -d "$root/tests/fuzz/regressions/$t" ]; then
 		cp "$root/tests/fuzz/regressions/$t"/* "$corpus"/ 2>/dev/null || true
 	fi
