@@ -667,7 +667,11 @@ static splitzip_status decode_frame(const splitzip_host_kernels *k, unsigned n_t
 		return SPLITZIP_ERROR_TRUNCATED;
 	if (h.n_elems > dst_cap)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	if (!dst->p) {
+	if (!dst->p && h.n_elems) {
+		/* No destination pointer: gather space for segments. An empty frame needs none
+		 * (splitzip_frame_decompress accepts dst NULL with a capacity of 0). */
+		if (!gather)
+			return SPLITZIP_ERROR_INVALID_ARGUMENT;
 		const unsigned T = splitzip_driver_workers(
 		    n_threads, h.n_elems, splitzip_n_chunks(h.n_elems, h.chunk_log2));
 		st = splitzip_scratch_reserve(gather, splitzip_driver_tmp_bytes(T, h.chunk_log2));
