@@ -346,12 +346,13 @@ from .pages import (PageCodec, PageOp, PageResult, PagesError,  # noqa: E402
 from . import device  # noqa: E402  (the device runtimes of the *_async page calls)
 from .kv_backend import (BatchSpec, BufferRequirements, EncodedBatch,  # noqa: E402
                          ExecutionContext, KVCompressionOp, KVCompressionSpec,
-                         OperationSnapshot, PackedBatch, SplitzipKVBackend, SupportResult)
+                         OperationSnapshot, PackedBatch, PagedKV, SplitzipKVBackend,
+                         SupportResult)
 from .lmcache_serde import SplitzipDeserializer, SplitzipSerializer  # noqa: E402
 
 __all__ += ["PageCodec", "PageOp", "PageResult", "PagesError", "compress_pages",
             "decompress_pages", "device",
             "pages_bound", "pages_info", "BatchSpec", "BufferRequirements", "EncodedBatch",
             "ExecutionContext", "KVCompressionOp", "KVCompressionSpec", "OperationSnapshot",
-            "PackedBatch", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
+            "PackedBatch", "PagedKV", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
             "SplitzipDeserializer"]

@@ -272,6 +272,9 @@ class HostEvent:
     def query(self):
         return True
 
+    def synchronize(self):
+        pass
+
     def __repr__(self):
         return f"HostEvent({self.name!r})"
 
@@ -403,10 +406,10 @@ class SimtHostRuntime:
         return ev
 
     def query(self, event):
-        return event.recorded
+        return event.query()
 
     def synchronize(self, event):
-        pass
+        event.synchronize()
 
     def _alloc(self, nbytes):
         self.allocations += 1

@@ -78,6 +78,7 @@ class PagesError(SplitzipError):
 
 for _name, _res, _args in [
     ("splitzip_pages_bound", _SZ, [_SZ, _SZ]),
+    ("splitzip_error_string", ctypes.c_char_p, [ctypes.c_int]),
     ("splitzip_pages_compress", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _P, _P, _SZ,
                                                ctypes.POINTER(_SZ)]),
     ("splitzip_pages_get_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_PagesInfo)]),
