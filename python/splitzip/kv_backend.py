@@ -533,7 +533,9 @@ class SplitzipKVBackend:
             dev = codec.compress_async(pages, dst, workspace, stream, wait_events=events)
 
         def finish(d):
-            r = d.read()
+            r = _read(d)
+            if isinstance(r, OperationSnapshot):
+                return r
             if r.status:
                 return _failed(r.name, _reason("device page stream compression", r))
             return OperationSnapshot("succeeded", True, r.size, d.page_encodings())
@@ -552,7 +554,9 @@ class SplitzipKVBackend:
                                          wait_events=events, exact=True)
 
         def finish(d):
-            r = d.read()
+            r = _read(d)
+            if isinstance(r, OperationSnapshot):
+                return r
             if r.status:
                 return _failed(r.name, _reason("device page stream decompression", r),
                                r.page_states)
@@ -563,6 +567,15 @@ class SplitzipKVBackend:
 
 class _Refused(ValueError):
     """A spec supports() refuses: its reason, reported in the operation."""
+
+
+def _read(d):
+    """The PageResult of a device call, or a failed snapshot if its results are gone (its
+    workspace went to a later call before they were read)."""
+    try:
+        return d.read()
+    except RuntimeError as e:
+        return _failed("ERROR_INVALID_ARGUMENT", str(e))
 
 
 def _reason(what, r):

@@ -33,6 +33,8 @@ memory for the CPU SIMT harness's module.
 """
 import ctypes
 import struct
+import threading
+import weakref
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -452,10 +454,18 @@ class PageResult(NamedTuple):
     page_states: Optional[tuple]
 
 
+_LIVE = weakref.WeakValueDictionary()  # workspace address -> the last PageOp that used it
+_LIVE_LOCK = threading.Lock()
+
+
 class PageOp:
     """A device call enqueued on a stream. Its results stay in the workspace (device memory:
     size_ptr, status_ptr, page_sizes_ptr, page_states_ptr) until read() copies them to the
-    host. event: recorded on the call's stream (.stream) right after it."""
+    host, and until the workspace is used again: read them (poll/read/result) before handing
+    the workspace to another call, or give calls in flight workspaces of their own (a later
+    call on the same workspace makes read() of an unread earlier one raise RuntimeError,
+    never return the later call's results). event: recorded on the call's stream (.stream)
+    right after the call."""
 
     def __init__(self, rt, kind, n_pages, workspace, ws_ptr, stream, event, out, keep):
         self.kind, self.n_pages, self.stream, self.event = kind, n_pages, stream, event
@@ -465,6 +475,12 @@ class PageOp:
         self.page_sizes_ptr = ws_ptr + 16 if dec else None
         self.page_states_ptr = ws_ptr + 16 + 8 * n_pages if dec else None
         self._res = None
+        self._superseded = False
+        with _LIVE_LOCK:
+            prev = _LIVE.get(ws_ptr)
+            if prev is not None and prev._res is None:
+                prev._superseded = True
+            _LIVE[ws_ptr] = self
 
     def poll(self):
         """True once the device has finished the call. Never blocks."""
@@ -479,6 +495,9 @@ class PageOp:
         """Wait, copy the results to the host (once) and return them as a PageResult; never
         raises for a failed status."""
         if self._res is None:
+            if self._superseded:
+                raise RuntimeError("a later call used this operation's workspace before its "
+                                   "results were read")
             self.wait()
             dec = self.kind == "decompress"
             raw = self._rt.read(self._ws, 0, 16 + (9 * self.n_pages if dec else 0), self.event)
