@@ -405,6 +405,7 @@ def test_kv_backend_device_path_matches_the_host_path(rt):
     assert snap.outcome == "succeeded", snap
     assert rt.calls[:2] == [("wait", s, ready),
                             ("launch", s, "splitzip_pages_compress_pool_async")]
+    assert rt.calls[2][:2] == ("record", s) and rt.calls[2][2] is op.event
     assert op.device_op.stream is s and op.event is op.device_op.event
     hdst = np.zeros(req_c.output_bytes, np.uint8)
     hsnap = b.compress_into(splitzip.PackedBatch(splitzip.PagedKV(pool, idx), host_spec),
