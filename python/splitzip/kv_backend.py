@@ -43,11 +43,12 @@ status, per-page sizes and states), which poll() reads once the device is done. 
 device tensors works too, through PageCodec.compress_async / decompress_async, which build
 a device table of page addresses per call.
 
-    spec = KVCompressionSpec(page_bytes=k_buffer[0].nbytes * page_size, max_pages=512,
+    layer_k = k_buffer[layer]                  # [tokens, kv_heads, head_dim], page_size per page
+    spec = KVCompressionSpec(page_bytes=layer_k[0].nbytes * page_size, max_pages=512,
                              device="cuda")
     ws = torch.empty(backend.buffer_requirements("compress", spec).workspace_bytes,
                      dtype=torch.uint8, device="cuda")        # once
-    kv = PagedKV(k_buffer, page_indices, page_bytes=spec.page_bytes)
+    kv = PagedKV(layer_k, page_indices, page_bytes=spec.page_bytes)   # int64, on the device
     op = backend.compress_into(PackedBatch(kv, spec), dst, ws,
                                context=ExecutionContext(stream=s, input_events=[ready]))
 """
