@@ -363,15 +363,18 @@ unpack_safetensors = safetensors.unpack
 
 
 # Page streams (pages.py) and the RFC-shaped KV compression backend (kv_backend.py).
-from .pages import (PageCodec, PageOp, PagesError, compress_pages,  # noqa: E402
-                    decompress_pages, pages_bound, pages_info)
+from .pages import (PageCodec, PageOp, PageResult, PagesError,  # noqa: E402
+                    compress_pages, decompress_pages, pages_bound, pages_info)
+from . import device  # noqa: E402  (the device runtimes of the *_async page calls)
 from .kv_backend import (BatchSpec, BufferRequirements, EncodedBatch,  # noqa: E402
                          ExecutionContext, KVCompressionOp, KVCompressionSpec,
-                         OperationSnapshot, PackedBatch, SplitzipKVBackend, SupportResult)
+                         OperationSnapshot, PackedBatch, PagedKV, SplitzipKVBackend,
+                         SupportResult)
 from .lmcache_serde import SplitzipDeserializer, SplitzipSerializer  # noqa: E402
 
-__all__ += ["PageCodec", "PageOp", "PagesError", "compress_pages", "decompress_pages",
+__all__ += ["PageCodec", "PageOp", "PageResult", "PagesError", "compress_pages",
+            "decompress_pages", "device",
             "pages_bound", "pages_info", "BatchSpec", "BufferRequirements", "EncodedBatch",
             "ExecutionContext", "KVCompressionOp", "KVCompressionSpec", "OperationSnapshot",
-            "PackedBatch", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
+            "PackedBatch", "PagedKV", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
             "SplitzipDeserializer"]
