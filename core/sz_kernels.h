@@ -39,6 +39,16 @@ typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const u
                                            uint8_t *esc_exp);
 
 /*
+ * hits[k] += the number of the n 4-bit codes at 'codes' that equal k, for k < 16: code 2j in
+ * the low nibble of byte j, code 2j + 1 in the high nibble (an odd n leaves the last high
+ * nibble out). Any alignment. After an encode pass with a codebook, hits[k] counts the
+ * elements with exponent codebook[k] plus, for k = 0, the escapes (which have code 0): with the
+ * escapes' own exponents, the exact histogram of the input without reading it again. Must
+ * match splitzip_ref_count_codes().
+ */
+typedef void (*splitzip_count_codes_fn)(const uint8_t *codes, size_t n, uint64_t hits[16]);
+
+/*
  * Decode the dense part of one chunk of n elements: dst[i] = join(codebook[code_i], sm[i]).
  * Escapes are patched afterwards by the driver, which validates them first.
  */
@@ -90,6 +100,7 @@ typedef struct splitzip_host_kernels {
 	splitzip_encode_chunk_fn encode_chunk_stream;
 	splitzip_decode_chunk_fn decode_chunk_stream;
 	splitzip_hash_chunk_fn hash_chunk;
+	splitzip_count_codes_fn count_codes;
 	/*
 	 * Mode 2 (entropy). A backend without its own versions uses the scalar reference
 	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets both slots to them.
@@ -108,6 +119,7 @@ SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t 
 SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src,
                                              size_t n, uint8_t *codes, uint8_t *sm,
                                              uint16_t *esc_pos, uint8_t *esc_exp);
+SZ_INTERNAL void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16]);
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
                                            const uint8_t *sm, size_t n, uint16_t *dst);
 SZ_INTERNAL size_t splitzip_ref_entropy_encode_chunk(const splitzip_entropy_enc_tables *t,

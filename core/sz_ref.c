@@ -35,6 +35,12 @@ size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *s
 	return n_esc;
 }
 
+void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16])
+{
+	for (size_t i = 0; i < n; i++)
+		hits[(codes[i / 2] >> (4 * (i % 2))) & 0xF]++;
+}
+
 void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
                                size_t n, uint16_t *dst)
 {
@@ -244,5 +250,6 @@ const splitzip_host_kernels splitzip_kernels_scalar = {
     .encode_chunk_stream = splitzip_ref_encode_chunk,
     .decode_chunk_stream = splitzip_ref_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .count_codes = splitzip_ref_count_codes,
     SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

@@ -507,7 +507,8 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 #define SZ_ENT_EK ent_ek
 #include "../sz_entropy_template.h"
 
-/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
+/* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
+ * -------------------------------------------------------- */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. */
 #define SZ_HV_CSA(h, l, a, b, c)                                                                   \
@@ -554,14 +555,27 @@ static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, _
 	return (uint32_t)_mm256_movemask_epi8(out);
 }
 
-#define SZ_HIST_PREFIX avx2
-#define SZ_HIST_VL 32
 #define SZ_HV __m256i
 #define SZ_HV_ZERO() _mm256_setzero_si256()
-#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
 #define SZ_HV_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
-#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
 #define SZ_HV_COUNT_BITS count_bits
+
+#define SZ_COUNT_PREFIX avx2
+#define SZ_HV_BYTES 32
+#define SZ_HV_LOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define SZ_HV_NIBBLES(v, lo, hi)                                                                   \
+	do {                                                                                       \
+		const __m256i v_ = (v), m_ = _mm256_set1_epi8(0x0F);                               \
+		lo = _mm256_and_si256(v_, m_);                                                     \
+		hi = _mm256_and_si256(_mm256_srli_epi16(v_, 4), m_);                               \
+	} while (0)
+#define SZ_HV_SHUF16(t, x) _mm256_shuffle_epi8(t, x)
+#include "../sz_count_template.h"
+
+#define SZ_HIST_PREFIX avx2
+#define SZ_HIST_VL 32
+#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
+#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
 #define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
 #define SZ_HIST_EXPS exps32
 #define SZ_HIST_ONEHOT onehot32
@@ -648,6 +662,7 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .encode_chunk_stream = avx2_encode_chunk_stream,
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
+    .count_codes = avx2_count_codes,
     .entropy_encode_chunk = avx2_entropy_encode_chunk,
     .entropy_decode_chunk = avx2_entropy_decode_chunk,
 };

@@ -237,6 +237,9 @@ START_TEST(registry_well_formed)
 			ck_assert_ptr_nonnull(b->host->encode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->decode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->hash_chunk);
+			ck_assert_ptr_nonnull(b->host->count_codes);
+			ck_assert_ptr_nonnull(b->host->entropy_encode_chunk);
+			ck_assert_ptr_nonnull(b->host->entropy_decode_chunk);
 		}
 		for (size_t j = 0; j < i; j++)
 			ck_assert_str_ne(splitzip_registry_get(j)->name, b->name);
@@ -579,6 +582,77 @@ START_TEST(histogram_matches_reference)
 }
 END_TEST
 
+/* count_codes: every length 0..1100 codes at three offsets, large counts, skewed and uniform
+ * codes, counts added to what is there; and codes written by the backend's own encoder. */
+static int counts_match(const splitzip_backend *b, const uint8_t *codes, size_t n)
+{
+	uint64_t h0[16], h1[16];
+	for (unsigned k = 0; k < 16; k++)
+		h0[k] = h1[k] = k * 1000003ull + 7;
+	splitzip_ref_count_codes(codes, n, h0);
+	b->host->count_codes(codes, n, h1);
+	return memcmp(h0, h1, sizeof h0) == 0;
+}
+
+START_TEST(count_codes_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = 300000;
+	uint8_t *buf = (uint8_t *)xmalloc(max_n / 2 + 8);
+	for (int skew = 0; skew < 3; skew++) {
+		uint64_t s = 11 + (uint64_t)skew;
+		for (size_t i = 0; i < max_n / 2 + 8; i++) {
+			uint64_t r = sz_test_rand(&s);
+			/* uniform; a few codes (as in KV data); one code only (carries all the way)
+			 */
+			buf[i] = skew == 0   ? (uint8_t)r
+			         : skew == 1 ? (uint8_t)((r % 3 + 6) | ((r >> 8) % 4 + 5) << 4)
+			                     : 0xDD;
+		}
+		for (size_t off = 0; off < 3; off++) {
+			size_t n = 0;
+			while (n <= 1100 && counts_match(b, buf + off, n))
+				n++;
+			ck_assert_msg(n > 1100,
+			              "%s: counts of %zu codes at offset %zu differ (skew %d)",
+			              b->name, n, off, skew);
+			static const size_t big[] = {8191, 8192, 65535, 65536, 131073, 300000 - 1};
+			for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+				ck_assert_msg(
+				    counts_match(b, buf + off, big[j]),
+				    "%s: counts of %zu codes at offset %zu differ (skew %d)",
+				    b->name, big[j], off, skew);
+		}
+	}
+	/* The codes of real encodes: with the escapes' exponents, the exact histogram. */
+	uint16_t *src = (uint16_t *)xmalloc(2 * 70000);
+	uint16_t *pos = (uint16_t *)xmalloc(2 * 70000);
+	uint8_t *sm = (uint8_t *)xmalloc(70000), *ex = (uint8_t *)xmalloc(70000);
+	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++) {
+		const size_t n = 65536 - (size_t)g;
+		sz_test_generate(g, 9, src, n);
+		uint64_t h[256] = {0}, got[256] = {0}, hits[16] = {0};
+		splitzip_ref_histogram(src, n, h);
+		uint8_t cbk[16];
+		splitzip_codebook_select(h, cbk);
+		splitzip_enc_tables t;
+		splitzip_enc_tables_init(&t, cbk);
+		const size_t E = b->host->encode_chunk(&t, src, n, buf, sm, pos, ex);
+		b->host->count_codes(buf, n, hits);
+		for (unsigned k = 0; k < 16; k++)
+			got[cbk[k]] += hits[k];
+		got[cbk[0]] -= E;
+		for (size_t j = 0; j < E; j++)
+			got[ex[j]]++;
+		ck_assert_msg(memcmp(got, h, sizeof h) == 0,
+		              "%s generator %d: histogram from codes", b->name, g);
+	}
+	free(src), free(pos), free(sm), free(ex), free(buf);
+}
+END_TEST
+
 START_TEST(hash_chunk_matches_reference)
 {
 	const splitzip_backend *b = usable(_i);
@@ -867,6 +941,7 @@ static Suite *xbackend_suite(void)
 	tcase_add_loop_test(kern, decode_kernel_matches_reference, 0, nb);
 	tcase_add_loop_test(kern, histogram_matches_reference, 0, nb);
 	tcase_add_loop_test(kern, hash_chunk_matches_reference, 0, nb);
+	tcase_add_loop_test(kern, count_codes_matches_reference, 0, nb);
 	suite_add_tcase(s, kern);
 
 	TCase *fr = tcase_create("frames");
