@@ -20,7 +20,13 @@
  * per 16 codes per stream, no data-dependent branch. The frame driver adds the escapes' own
  * exponents and has the exact histogram of the frame without reading the input again.
  *
- * Parameters (all required). The first five stay defined after this file (sz_hist_template.h
+ * The code recoder. When that histogram shows that the predicted codebook was not the
+ * canonical one, recode_codes() maps every code to its code in the canonical codebook (two
+ * table lookups per code byte) and reports the codes whose exponent left the codebook; such
+ * codes are rare (the exponents at the edge of the codebook are), so a vector with one is
+ * scanned again in scalar code.
+ *
+ * Parameters (all required). The first seven stay defined after this file (sz_hist_template.h
  * uses them too and #undefs them); the others are #undef'd at the end:
  *   SZ_COUNT_PREFIX           name prefix (the histogram template's SZ_HIST_PREFIX must match)
  *   SZ_HV                     the vector type
@@ -30,15 +36,19 @@
  *                             is h = majority(a, b, c), l = a ^ b ^ c (a, b, c evaluated once)
  *   SZ_HV_COUNT_BITS(v, weight, cnt)
  *                             cnt[b] += weight * (number of bytes of v with bit b set), b < 8
+ *   SZ_HV_STOREU(p, v)        store v at p (uint8_t *, any alignment)
  *   SZ_HV_BYTES               bytes per vector (NEON 16, AVX2 32, AVX-512 64)
  *   SZ_HV_LOADU(p)            the SZ_HV_BYTES bytes at p (const uint8_t *, any alignment)
  *   SZ_HV_NIBBLES(v, lo, hi)  a statement: lo = v & 0x0F, hi = v >> 4, bytewise
  *   SZ_HV_SHUF16(t, x)        bytewise t[x] for indices x < 16 (t from SZ_HV_BCAST16)
+ *   SZ_HV_JOIN(lo, hi)        bytewise lo | hi << 4, for lo and hi below 16
+ *   SZ_HV_ANY2(a, b)          nonzero iff a byte of a or of b is nonzero
  */
 #if !defined(SZ_COUNT_PREFIX) || !defined(SZ_HV) || !defined(SZ_HV_ZERO) ||                        \
     !defined(SZ_HV_BCAST16) || !defined(SZ_HV_CSA) || !defined(SZ_HV_COUNT_BITS) ||                \
     !defined(SZ_HV_BYTES) || !defined(SZ_HV_LOADU) || !defined(SZ_HV_NIBBLES) ||                   \
-    !defined(SZ_HV_SHUF16)
+    !defined(SZ_HV_SHUF16) || !defined(SZ_HV_STOREU) || !defined(SZ_HV_JOIN) ||                    \
+    !defined(SZ_HV_ANY2)
 #error "sz_count_template.h: a parameter is missing (see the list at the top)"
 #endif
 
@@ -181,6 +191,47 @@ static void SZ_CT(count_codes)(const uint8_t *codes, size_t n, uint64_t hits[16]
 		hits[codes[nb] & 0x0F]++;
 }
 
+/* ---- The code recoder ------------------------------------------------------------------ */
+
+/* The codes of the 'bytes' code bytes at p (code i0 first) whose old value is flagged, in order. */
+static size_t SZ_CT(recode_hits)(const uint8_t *p, size_t i0, size_t bytes, const uint8_t flag[16],
+                                 uint32_t *hits, size_t k)
+{
+	for (size_t j = 0; j < bytes; j++) {
+		const unsigned lo = p[j] & 0x0F, hi = p[j] >> 4;
+		if (flag[lo])
+			hits[k++] = (uint32_t)(i0 + 2 * j) | (uint32_t)lo << 16;
+		if (flag[hi])
+			hits[k++] = (uint32_t)(i0 + 2 * j + 1) | (uint32_t)hi << 16;
+	}
+	return k;
+}
+
+static size_t SZ_CT(recode_codes)(uint8_t *codes, size_t n, const uint8_t map[16],
+                                  const uint8_t flag[16], uint32_t *hits)
+{
+	const SZ_HV tmap = SZ_HV_BCAST16(map), tflag = SZ_HV_BCAST16(flag);
+	const size_t nb = n / 2; /* whole code bytes */
+	size_t i = 0, k = 0;
+	for (; i + SZ_HV_BYTES <= nb; i += SZ_HV_BYTES) {
+		SZ_HV lo, hi;
+		SZ_HV_NIBBLES(SZ_HV_LOADU(codes + i), lo, hi);
+		if (SZ_UNLIKELY(SZ_HV_ANY2(SZ_HV_SHUF16(tflag, lo), SZ_HV_SHUF16(tflag, hi))))
+			k = SZ_CT(recode_hits)(codes + i, 2 * i, SZ_HV_BYTES, flag, hits, k);
+		SZ_HV_STOREU(codes + i, SZ_HV_JOIN(SZ_HV_SHUF16(tmap, lo), SZ_HV_SHUF16(tmap, hi)));
+	}
+	k = SZ_CT(recode_hits)(codes + i, 2 * i, nb - i, flag, hits, k);
+	for (; i < nb; i++)
+		codes[i] = (uint8_t)(map[codes[i] & 0x0F] | map[codes[i] >> 4] << 4);
+	if (n % 2) {
+		const unsigned c = codes[nb] & 0x0F;
+		if (flag[c])
+			hits[k++] = (uint32_t)(n - 1) | (uint32_t)c << 16;
+		codes[nb] = (uint8_t)((codes[nb] & 0xF0) | map[c]);
+	}
+	return k;
+}
+
 #undef SZ_CT_GROUP_BYTES
 #undef SZ_CT
 #undef SZ_COUNT_PREFIX
@@ -188,3 +239,5 @@ static void SZ_CT(count_codes)(const uint8_t *codes, size_t n, uint64_t hits[16]
 #undef SZ_HV_LOADU
 #undef SZ_HV_NIBBLES
 #undef SZ_HV_SHUF16
+#undef SZ_HV_JOIN
+#undef SZ_HV_ANY2

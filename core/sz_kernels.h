@@ -49,6 +49,17 @@ typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const u
 typedef void (*splitzip_count_codes_fn)(const uint8_t *codes, size_t n, uint64_t hits[16]);
 
 /*
+ * Recode the n <= 65536 4-bit codes at 'codes' (laid out as for count_codes) in place: each
+ * code c becomes map[c] (< 16); an odd n's last high nibble stays as it is. For each code i, in
+ * ascending order, whose old value c has flag[c] != 0, appends i | c << 16 to hits and returns
+ * the number appended (room for n). Used when the exact histogram after an encode pass shows
+ * that the predicted codebook was not the canonical one: the codes and the escape lists are
+ * changed without reading the input again. Must match splitzip_ref_recode_codes().
+ */
+typedef size_t (*splitzip_recode_codes_fn)(uint8_t *codes, size_t n, const uint8_t map[16],
+                                           const uint8_t flag[16], uint32_t *hits);
+
+/*
  * Decode the dense part of one chunk of n elements: dst[i] = join(codebook[code_i], sm[i]).
  * Escapes are patched afterwards by the driver, which validates them first.
  */
@@ -101,6 +112,7 @@ typedef struct splitzip_host_kernels {
 	splitzip_decode_chunk_fn decode_chunk_stream;
 	splitzip_hash_chunk_fn hash_chunk;
 	splitzip_count_codes_fn count_codes;
+	splitzip_recode_codes_fn recode_codes;
 	/*
 	 * Mode 2 (entropy). A backend without its own versions uses the scalar reference
 	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets both slots to them.
@@ -120,6 +132,8 @@ SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const
                                              size_t n, uint8_t *codes, uint8_t *sm,
                                              uint16_t *esc_pos, uint8_t *esc_exp);
 SZ_INTERNAL void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16]);
+SZ_INTERNAL size_t splitzip_ref_recode_codes(uint8_t *codes, size_t n, const uint8_t map[16],
+                                             const uint8_t flag[16], uint32_t *hits);
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
                                            const uint8_t *sm, size_t n, uint16_t *dst);
 SZ_INTERNAL size_t splitzip_ref_entropy_encode_chunk(const splitzip_entropy_enc_tables *t,

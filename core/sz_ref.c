@@ -41,6 +41,19 @@ void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16])
 		hits[(codes[i / 2] >> (4 * (i % 2))) & 0xF]++;
 }
 
+size_t splitzip_ref_recode_codes(uint8_t *codes, size_t n, const uint8_t map[16],
+                                 const uint8_t flag[16], uint32_t *hits)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const unsigned sh = 4 * (i % 2), c = (codes[i / 2] >> sh) & 0xF;
+		if (flag[c])
+			hits[k++] = (uint32_t)i | (uint32_t)c << 16;
+		codes[i / 2] = (uint8_t)((codes[i / 2] & ~(0xF << sh)) | map[c] << sh);
+	}
+	return k;
+}
+
 void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
                                size_t n, uint16_t *dst)
 {
@@ -251,5 +264,6 @@ const splitzip_host_kernels splitzip_kernels_scalar = {
     .decode_chunk_stream = splitzip_ref_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
     .count_codes = splitzip_ref_count_codes,
+    .recode_codes = splitzip_ref_recode_codes,
     SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

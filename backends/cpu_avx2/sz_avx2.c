@@ -559,6 +559,7 @@ static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, _
 #define SZ_HV_ZERO() _mm256_setzero_si256()
 #define SZ_HV_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
 #define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
 
 #define SZ_COUNT_PREFIX avx2
 #define SZ_HV_BYTES 32
@@ -570,13 +571,14 @@ static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, _
 		hi = _mm256_and_si256(_mm256_srli_epi16(v_, 4), m_);                               \
 	} while (0)
 #define SZ_HV_SHUF16(t, x) _mm256_shuffle_epi8(t, x)
+#define SZ_HV_JOIN(lo, hi) _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4))
+#define SZ_HV_ANY2(a, b) (!_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_or_si256(a, b)))
 #include "../sz_count_template.h"
 
 #define SZ_HIST_PREFIX avx2
 #define SZ_HIST_VL 32
 #define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
 #define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
-#define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
 #define SZ_HIST_EXPS exps32
 #define SZ_HIST_ONEHOT onehot32
 #define SZ_HIST_LANE_BITS 1
@@ -663,6 +665,7 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
     .count_codes = avx2_count_codes,
+    .recode_codes = avx2_recode_codes,
     .entropy_encode_chunk = avx2_entropy_encode_chunk,
     .entropy_decode_chunk = avx2_entropy_decode_chunk,
 };

@@ -482,6 +482,7 @@ static SZ_ALWAYS_INLINE uint64_t onehot16(uint8x16_t d, uint8x16_t c15, uint8x16
 #define SZ_HV_ZERO() vdupq_n_u8(0)
 #define SZ_HV_BCAST16(p) vld1q_u8(p)
 #define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) vst1q_u8(p, v)
 
 #define SZ_COUNT_PREFIX neon
 #define SZ_HV_BYTES 16
@@ -493,6 +494,8 @@ static SZ_ALWAYS_INLINE uint64_t onehot16(uint8x16_t d, uint8x16_t c15, uint8x16
 		hi = vshrq_n_u8(v_, 4);                                                            \
 	} while (0)
 #define SZ_HV_SHUF16(t, x) vqtbl1q_u8(t, x)
+#define SZ_HV_JOIN(lo, hi) vorrq_u8(lo, vshlq_n_u8(hi, 4))
+#define SZ_HV_ANY2(a, b) (vmaxvq_u8(vorrq_u8(a, b)) != 0)
 #include "../sz_count_template.h"
 
 #define SZ_HIST_PREFIX neon
@@ -513,6 +516,7 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .decode_chunk_stream = neon_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
     .count_codes = neon_count_codes,
+    .recode_codes = neon_recode_codes,
     .entropy_encode_chunk = neon_entropy_encode_chunk,
     .entropy_decode_chunk = neon_entropy_decode_chunk,
 };
