@@ -6,7 +6,8 @@
  *
  * A template in the manner of sz_chunk_template.h: a backend defines the vector type, the
  * per-lane operations and four ISA kernels (below), then includes this file, which defines the
- * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk and ##_entropy_decode_chunk.
+ * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk, ##_entropy_decode_chunk and
+ * ##_entropy_decode_pair (two chunks whose steps are interleaved).
  *
  * Parameters:
  *   SZ_ENT_PREFIX      name prefix
@@ -184,40 +185,45 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_tail)(SZ_EN(ent_dec) * d, uint8_t *ta
 	d->next = 0;
 }
 
-static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_tables *t,
-                                                   const uint8_t *words, size_t n_words,
-                                                   const uint8_t *sm, size_t n, uint16_t *dst,
-                                                   size_t *n_escapes)
+static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_start)(SZ_EN(ent_dec) * d, const uint8_t *words,
+                                                  size_t n_words)
 {
-	SZ_EN(ent_dec) d;
-	SZ_ENT_DK k;
-	uint8_t tail[2 * SZ_ENT_TAIL_WORDS];
-	ent_dec_init(&k, t);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		d.buf[v] = d.bits[v] = ev_set1(0);
-	d.w = words;
-	d.nw = n_words;
-	d.next = 0;
+		d->buf[v] = d->bits[v] = ev_set1(0);
+	d->w = words;
+	d->nw = n_words;
+	d->next = 0;
+}
+
+/*
+ * The steps of a chunk from element i on (n_esc escapes so far, at least 64 words left unless
+ * i = 0), its last partial step and the checks at its end (§4.3.6).
+ */
+static splitzip_status SZ_EN(ent_dec_finish)(const splitzip_entropy_dec_tables *t,
+                                             const SZ_ENT_DK *k, SZ_EN(ent_dec) * d,
+                                             const uint8_t *sm, size_t n, uint16_t *dst, size_t i,
+                                             size_t n_esc, size_t *n_escapes)
+{
+	uint8_t tail[2 * SZ_ENT_TAIL_WORDS];
 	int checked = 0;
-	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
 	for (; i < full; i += SPLITZIP_ENTROPY_LANES) {
-		if (SZ_UNLIKELY(!checked && d.nw - d.next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)) {
-			SZ_EN(ent_dec_tail)(&d, tail);
+		if (SZ_UNLIKELY(!checked && d->nw - d->next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)) {
+			SZ_EN(ent_dec_tail)(d, tail);
 			checked = 1;
 		}
 		const int e = SZ_LIKELY(!checked)
-		                  ? SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 0, 0, 0)
-		                  : SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 1, 0, 0);
+		                  ? SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 0, 0, 0)
+		                  : SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 1, 0, 0);
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
 	}
 	if (i < n) { /* the last, partial step: checked, from the copy if few words are left */
-		if (!checked && d.nw - d.next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
-			SZ_EN(ent_dec_tail)(&d, tail);
+		if (!checked && d->nw - d->next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
+			SZ_EN(ent_dec_tail)(d, tail);
 		const int e =
-		    SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 1, 1, (unsigned)(n - i));
+		    SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 1, 1, (unsigned)(n - i));
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
@@ -225,10 +231,101 @@ static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_ta
 	/* §4.3.6: every word read, every bit left in a lane zero. */
 	SZ_EV left = ev_set1(0);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		left = ev_or(left, d.buf[v]);
-	if (d.next != d.nw || em_bits(ev_eq(left, ev_set1(0))) != (1u << SZ_ENT_W) - 1)
+		left = ev_or(left, d->buf[v]);
+	if (d->next != d->nw || em_bits(ev_eq(left, ev_set1(0))) != (1u << SZ_ENT_W) - 1)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	*n_escapes = n_esc;
+	return SPLITZIP_OK;
+}
+
+static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_tables *t,
+                                                   const uint8_t *words, size_t n_words,
+                                                   const uint8_t *sm, size_t n, uint16_t *dst,
+                                                   size_t *n_escapes)
+{
+	SZ_EN(ent_dec) d;
+	SZ_ENT_DK k;
+	ent_dec_init(&k, t);
+	SZ_EN(ent_dec_start)(&d, words, n_words);
+	return SZ_EN(ent_dec_finish)(t, &k, &d, sm, n, dst, 0, 0, n_escapes);
+}
+
+/*
+ * One full step of two chunks, both with at least 64 words left, phase by phase: the two
+ * dependency chains (a lane's bits -> its refill -> its lookup -> its bits) are independent,
+ * and with their instructions interleaved the out-of-order core keeps both in flight. e[j]
+ * gets chunk j's escape count, or -1 if it is invalid.
+ */
+static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_step2)(const splitzip_entropy_dec_tables *t,
+                                                  const SZ_ENT_DK *k, SZ_EN(ent_dec) d[2],
+                                                  const uint8_t *const sm[2],
+                                                  uint16_t *const dst[2], int e[2])
+{
+	SZ_EM ma[2][SZ_ENT_NV];
+	SZ_EV w[2][SZ_ENT_NV], len[2][SZ_ENT_NV];
+	SZ_ES sym[2];
+	uint32_t a[2], esc[2];
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++)
+			ma[j][v] = ev_lt(d[j].bits[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+	for (unsigned j = 0; j < 2; j++)
+		a[j] = em_bits32(ma[j]);
+	for (unsigned j = 0; j < 2; j++) { /* phase A */
+		ent_words(w[j], a[j], d[j].w + 2 * d[j].next);
+		d[j].next += (unsigned)__builtin_popcount(a[j]);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+			d[j].buf[v] = ev_or(d[j].buf[v], ev_sllv(w[j][v], d[j].bits[v]));
+			d[j].bits[v] = ev_add(
+			    d[j].bits[v], ev_maskz(ma[j][v], ev_set1(SPLITZIP_ENTROPY_WORD_BITS)));
+		}
+	for (unsigned j = 0; j < 2; j++) /* phase D */
+		esc[j] = ent_dec_lookup(k, d[j].buf, len[j], &sym[j]);
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+			d[j].buf[v] = ev_srlv(d[j].buf[v], len[j][v]);
+			d[j].bits[v] = ev_sub(d[j].bits[v], len[j][v]);
+		}
+	for (unsigned j = 0; j < 2; j++) { /* phases B and R */
+		e[j] = 0;
+		if (SZ_UNLIKELY(esc[j]))
+			e[j] = SZ_EN(ent_dec_escapes)(t, &d[j], &sym[j], esc[j], 0);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		ent_join(&sym[j], sm[j], dst[j]);
+}
+
+static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tables *t,
+                                                  splitzip_entropy_chunk c[2])
+{
+	SZ_EN(ent_dec) d[2];
+	SZ_ENT_DK k;
+	ent_dec_init(&k, t);
+	SZ_EN(ent_dec_start)(&d[0], c[0].words, c[0].n_words);
+	SZ_EN(ent_dec_start)(&d[1], c[1].words, c[1].n_words);
+	const size_t n = c[0].n < c[1].n ? c[0].n : c[1].n;
+	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
+	size_t i = 0, x[2] = {0, 0};
+	for (; i < full; i += SPLITZIP_ENTROPY_LANES) {
+		if (d[0].nw - d[0].next < SPLITZIP_ENTROPY_STEP_WORDS_MAX ||
+		    d[1].nw - d[1].next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
+			break; /* one of them is near its end: each goes on alone */
+		const uint8_t *const sm[2] = {c[0].sm + i, c[1].sm + i};
+		uint16_t *const dst[2] = {c[0].dst + i, c[1].dst + i};
+		int e[2];
+		SZ_EN(ent_dec_step2)(t, &k, d, sm, dst, e);
+		if ((e[0] | e[1]) < 0)
+			return SPLITZIP_ERROR_CORRUPT_STREAM;
+		x[0] += (size_t)e[0];
+		x[1] += (size_t)e[1];
+	}
+	for (unsigned j = 0; j < 2; j++) {
+		splitzip_status st = SZ_EN(ent_dec_finish)(t, &k, &d[j], c[j].sm, c[j].n, c[j].dst,
+		                                           i, x[j], &c[j].n_escapes);
+		if (st != SPLITZIP_OK)
+			return st;
+	}
 	return SPLITZIP_OK;
 }
 

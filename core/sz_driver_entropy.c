@@ -166,32 +166,51 @@ typedef struct ent_dec {
 	int want_sum;
 } ent_dec;
 
+/* Chunk c of the frame, decoded to 'win' (its window in the destination). */
+static splitzip_entropy_chunk ent_chunk(const ent_dec *p, uint64_t c, uint16_t *win)
+{
+	const uint64_t w0 = c ? splitzip_le32(p->chunk_table + 4 * (c - 1)) : 0;
+	const uint64_t w1 = splitzip_le32(p->chunk_table + 4 * c);
+	const splitzip_entropy_chunk k = {
+	    p->stream + 2 * w0,
+	    (size_t)(w1 - w0),
+	    p->sm + (c << p->L.chunk_log2),
+	    (size_t)splitzip_chunk_len(p->L.n_elems, p->L.chunk_log2, c),
+	    win,
+	    0};
+	return k;
+}
+
 /*
  * Decode chunks [c0, c1) (one worker's range) of a frame whose chunk table is valid, adding
- * their escapes to '*n_esc' and their checksum folds to '*csum'. Stops at the first invalid
- * chunk (CORRUPT_STREAM).
+ * their escapes to '*n_esc' and their checksum folds to '*csum'. Into one array, two chunks
+ * at a time (entropy_decode_pair). Stops at the first invalid chunk (CORRUPT_STREAM).
  */
 static splitzip_status ent_decode_range(const ent_dec *p, unsigned w, uint64_t c0, uint64_t c1,
                                         uint64_t *n_esc, uint64_t *csum)
 {
-	const uint64_t n = p->L.n_elems;
 	const unsigned log2 = p->L.chunk_log2;
-	for (uint64_t c = c0; c < c1; c++) {
-		const uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-		const uint64_t w0 = c ? splitzip_le32(p->chunk_table + 4 * (c - 1)) : 0;
-		const uint64_t w1 = splitzip_le32(p->chunk_table + 4 * c);
-		size_t esc = 0;
-		uint16_t *win = splitzip_out_window(&p->out, w, e0, len);
+	for (uint64_t c = c0; c < c1;) {
+		splitzip_entropy_chunk k[2];
+		const unsigned m = p->out.p && c + 1 < c1 ? 2 : 1;
+		for (unsigned j = 0; j < m; j++) {
+			const uint64_t len = splitzip_chunk_len(p->L.n_elems, log2, c + j);
+			k[j] = ent_chunk(p, c + j,
+			                 splitzip_out_window(&p->out, w, (c + j) << log2, len));
+		}
 		splitzip_status st =
-		    p->k->entropy_decode_chunk(&p->dec, p->stream + 2 * w0, (size_t)(w1 - w0),
-		                               p->sm + e0, (size_t)len, win, &esc);
+		    m == 2 ? p->k->entropy_decode_pair(&p->dec, k)
+		           : p->k->entropy_decode_chunk(&p->dec, k[0].words, k[0].n_words, k[0].sm,
+		                                        k[0].n, k[0].dst, &k[0].n_escapes);
 		if (st != SPLITZIP_OK)
 			return st;
-		*n_esc += esc;
-		if (p->want_sum)
-			*csum +=
-			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
-		splitzip_out_flush(&p->out, e0, len, win);
+		for (unsigned j = 0; j < m; j++, c++) {
+			*n_esc += k[j].n_escapes;
+			if (p->want_sum)
+				*csum += splitzip_hash_chunk_fold(
+				    p->k->hash_chunk(k[j].dst, k[j].n * 2), c);
+			splitzip_out_flush(&p->out, c << log2, k[j].n, k[j].dst);
+		}
 	}
 	return SPLITZIP_OK;
 }

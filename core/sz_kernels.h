@@ -93,6 +93,25 @@ typedef splitzip_status (*splitzip_entropy_decode_chunk_fn)(const splitzip_entro
                                                             const uint8_t *sm, size_t n,
                                                             uint16_t *dst, size_t *n_escapes);
 
+/* One chunk of an entropy frame to decode (the arguments of splitzip_entropy_decode_chunk_fn). */
+typedef struct splitzip_entropy_chunk {
+	const uint8_t *words;
+	size_t n_words;
+	const uint8_t *sm;
+	size_t n;
+	uint16_t *dst;
+	size_t n_escapes; /* out */
+} splitzip_entropy_chunk;
+
+/*
+ * Mode 2: decode two chunks, as entropy_decode_chunk does each (a SIMD backend interleaves
+ * them, so that the dependency chains of the two decoders overlap). OK, and each chunk's
+ * n_escapes set, if both are valid; CORRUPT_STREAM if either is not (what was written is then
+ * unspecified).
+ */
+typedef splitzip_status (*splitzip_entropy_decode_pair_fn)(const splitzip_entropy_dec_tables *t,
+                                                           splitzip_entropy_chunk c[2]);
+
 /* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 typedef uint64_t (*splitzip_hash_chunk_fn)(const void *p, size_t n_bytes);
 
@@ -115,16 +134,18 @@ typedef struct splitzip_host_kernels {
 	splitzip_recode_codes_fn recode_codes;
 	/*
 	 * Mode 2 (entropy). A backend without its own versions uses the scalar reference
-	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets both slots to them.
+	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets the three slots to them.
 	 */
 	splitzip_entropy_encode_chunk_fn entropy_encode_chunk;
 	splitzip_entropy_decode_chunk_fn entropy_decode_chunk;
+	splitzip_entropy_decode_pair_fn entropy_decode_pair;
 } splitzip_host_kernels;
 
 /* The two mode-2 slots of a kernel table, pointing to the scalar reference kernels. */
 #define SPLITZIP_ENTROPY_SCALAR_KERNELS                                                            \
 	.entropy_encode_chunk = splitzip_ref_entropy_encode_chunk,                                 \
-	.entropy_decode_chunk = splitzip_ref_entropy_decode_chunk
+	.entropy_decode_chunk = splitzip_ref_entropy_decode_chunk,                                 \
+	.entropy_decode_pair = splitzip_ref_entropy_decode_pair
 
 /* core/sz_ref.c: the scalar reference kernels, the oracle; also the "scalar" backend. */
 SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256]);
@@ -143,6 +164,8 @@ SZ_INTERNAL splitzip_status splitzip_ref_entropy_decode_chunk(const splitzip_ent
                                                               const uint8_t *words, size_t n_words,
                                                               const uint8_t *sm, size_t n,
                                                               uint16_t *dst, size_t *n_escapes);
+SZ_INTERNAL splitzip_status splitzip_ref_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
+                                                             splitzip_entropy_chunk c[2]);
 SZ_INTERNAL extern const splitzip_host_kernels splitzip_kernels_scalar;
 
 /* core/sz_checksum.c: chunk digest of n bytes (doc/FORMAT.md §7.1), word-wise, any alignment. */

@@ -256,6 +256,18 @@ splitzip_status splitzip_ref_entropy_decode_chunk(const splitzip_entropy_dec_tab
 	return SPLITZIP_OK;
 }
 
+splitzip_status splitzip_ref_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
+                                                 splitzip_entropy_chunk c[2])
+{
+	for (unsigned j = 0; j < 2; j++) {
+		splitzip_status st = splitzip_ref_entropy_decode_chunk(
+		    t, c[j].words, c[j].n_words, c[j].sm, c[j].n, c[j].dst, &c[j].n_escapes);
+		if (st != SPLITZIP_OK)
+			return st;
+	}
+	return SPLITZIP_OK;
+}
+
 const splitzip_host_kernels splitzip_kernels_scalar = {
     .histogram = splitzip_ref_histogram,
     .encode_chunk = splitzip_ref_encode_chunk,

@@ -698,4 +698,5 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .recode_codes = avx512_recode_codes,
     .entropy_encode_chunk = avx512_entropy_encode_chunk,
     .entropy_decode_chunk = avx512_entropy_decode_chunk,
+    .entropy_decode_pair = avx512_entropy_decode_pair,
 };

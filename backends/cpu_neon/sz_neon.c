@@ -519,4 +519,5 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .recode_codes = neon_recode_codes,
     .entropy_encode_chunk = neon_entropy_encode_chunk,
     .entropy_decode_chunk = neon_entropy_decode_chunk,
+    .entropy_decode_pair = neon_entropy_decode_pair,
 };
