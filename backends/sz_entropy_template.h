@@ -344,28 +344,38 @@ static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tab
  * slot. The number of open slots is (held + accb) / 16 whenever accb < 16 (the decoder holds
  * the bits of the open slots that the encoder has not produced yet), so it needs no register:
  * a lane has none exactly when held is 0.
+ *
+ * The state of 32 lanes is three vectors' worth per lane group, so that it stays in the
+ * registers of AVX2 (16 of them): held and accb in the two 16-bit halves of one u32 lane, and
+ * the two slots, modulo 2^16 (see ent_enc_complete), in the halves of another.
  */
 typedef struct SZ_EN(ent_enc) {
-	SZ_EV held[SZ_ENT_NV], acc[SZ_ENT_NV], accb[SZ_ENT_NV];
-	SZ_EV sa[SZ_ENT_NV], sb[SZ_ENT_NV];
+	SZ_EV ha[SZ_ENT_NV]; /* held | accb << 16 */
+	SZ_EV acc[SZ_ENT_NV];
+	SZ_EV sl[SZ_ENT_NV]; /* sa | sb << 16, each modulo 2^16 */
 	size_t next;
 } SZ_EN(ent_enc);
 
+#define SZ_LO16 0xFFFFu
+#define SZ_ACCB(x) ((uint32_t)(x) << 16)
+
 /* Reserve the next words for the lanes of mask m (masks per vector mv), in lane order. */
 static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_reserve)(SZ_EN(ent_enc) * s, const SZ_EM mv[SZ_ENT_NV],
-                                                    uint32_t m)
+                                                    uint32_t m, const SZ_EV held[SZ_ENT_NV],
+                                                    unsigned bits)
 {
 	SZ_EV r[SZ_ENT_NV];
 	ent_ranks(r, m, (uint32_t)s->next);
 	s->next += (size_t)__builtin_popcount(m);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		/* a lane with no open slot: the new one is its oldest; else its second (sb is
-		 * only read when there are two) */
-		const SZ_EM none = ev_eq(s->held[v], ev_set1(0));
-		s->sa[v] = ev_sel(em_and(mv[v], none), r[v], s->sa[v]);
-		s->sb[v] = ev_sel(mv[v], r[v], s->sb[v]);
-		s->held[v] =
-		    ev_add(s->held[v], ev_maskz(mv[v], ev_set1(SPLITZIP_ENTROPY_WORD_BITS)));
+		/* a lane with no open slot: the new one is its oldest (and, unread, its second);
+		 * else its second */
+		const SZ_EV r2 = ev_or(ev_and(r[v], ev_set1(SZ_LO16)), ev_slli(r[v], 16));
+		const SZ_EM none = ev_eq(held[v], ev_set1(0));
+		const SZ_EV two =
+		    ev_or(ev_and(s->sl[v], ev_set1(SZ_LO16)), ev_and(r2, ev_set1(0xFFFF0000u)));
+		s->sl[v] = ev_sel(mv[v], ev_sel(none, r2, two), s->sl[v]);
+		s->ha[v] = ev_add(s->ha[v], ev_maskz(mv[v], ev_set1(bits)));
 	}
 }
 
@@ -377,7 +387,8 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_reserve)(SZ_EN(ent_enc) * s, const SZ
  * always stored, padded with copies of the first (a second store of the same word to the same
  * slot changes nothing). An entry is the word | (slot - next + 2^15) << 16: an open slot is
  * never more than 28 steps of 64 words behind 'next' (a lane holds at most 26 bits when it
- * reserves a word, and consumes at least a bit per step).
+ * reserves a word, and consumes at least a bit per step), so the slots' values modulo 2^16
+ * are enough.
  */
 static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t *words)
 {
@@ -386,9 +397,9 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	uint32_t c = 0;
 	const SZ_EV off = ev_set1(SZ_ENT_SLOT_BIAS - (uint32_t)s->next);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		mc[v] = ev_lt(ev_set1(SPLITZIP_ENTROPY_WORD_BITS - 1), s->accb[v]);
+		mc[v] = ev_lt(ev_set1(SZ_ACCB(SPLITZIP_ENTROPY_WORD_BITS) - 1), s->ha[v]);
 		pk[v] =
-		    ev_or(ev_slli(ev_add(s->sa[v], off), 16), ev_and(s->acc[v], ev_set1(0xFFFF)));
+		    ev_or(ev_slli(ev_add(s->sl[v], off), 16), ev_and(s->acc[v], ev_set1(0xFFFF)));
 	}
 	c = em_bits32(mc);
 	if (SZ_LIKELY(c)) {
@@ -406,9 +417,16 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	}
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		s->acc[v] = ev_sel(mc[v], ev_srli(s->acc[v], 16), s->acc[v]);
-		s->accb[v] = ev_sub(s->accb[v], ev_maskz(mc[v], ev_set1(16)));
-		s->sa[v] = ev_sel(mc[v], s->sb[v], s->sa[v]);
+		s->ha[v] = ev_sub(s->ha[v], ev_maskz(mc[v], ev_set1(SZ_ACCB(16))));
+		s->sl[v] = ev_sel(mc[v], ev_srli(s->sl[v], 16), s->sl[v]);
 	}
+}
+
+/* Append len bits (per lane: x, below 2^len) to the lanes: held -= len, accb += len. */
+static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_put)(SZ_EN(ent_enc) * s, unsigned v, SZ_EV x, SZ_EV len)
+{
+	s->acc[v] = ev_or(s->acc[v], ev_sllv(x, ev_srli(s->ha[v], 16)));
+	s->ha[v] = ev_add(s->ha[v], ev_sub(ev_slli(len, 16), len));
 }
 
 /* Phases B and R of a step with escapes (lanes esc; src: the step's elements). */
@@ -416,20 +434,20 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_escapes)(SZ_EN(ent_enc) * s, uint32
                                                       const uint16_t *src, uint8_t *words)
 {
 	SZ_EM me[SZ_ENT_NV], mb[SZ_ENT_NV];
+	SZ_EV held[SZ_ENT_NV];
 	uint32_t b = 0, x[SPLITZIP_ENTROPY_LANES] = {0};
 	for (uint32_t m = esc; m; m &= m - 1)
 		x[__builtin_ctz(m)] = splitzip_bf16_exponent(src[__builtin_ctz(m)]);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+		held[v] = ev_and(s->ha[v], ev_set1(SZ_LO16));
 		me[v] = ev_lt(ev_set1(0), ev_and(ev_srlv(ev_set1(esc), ev_iota(v)), ev_set1(1)));
-		mb[v] = em_and(me[v], ev_lt(s->held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
+		mb[v] = em_and(me[v], ev_lt(held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
 	}
 	b = em_bits32(mb);
-	SZ_EN(ent_enc_reserve)(s, mb, b);
+	SZ_EN(ent_enc_reserve)(s, mb, b, held, SPLITZIP_ENTROPY_WORD_BITS);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		const SZ_EV k8 = ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS));
-		s->held[v] = ev_sub(s->held[v], k8);
-		s->acc[v] = ev_or(s->acc[v], ev_sllv(ev_loadu(x + v * SZ_ENT_W), s->accb[v]));
-		s->accb[v] = ev_add(s->accb[v], k8);
+		const SZ_EV raw = ev_loadu(x + v * SZ_ENT_W);
+		SZ_EN(ent_enc_put)(s, v, raw, ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS)));
 	}
 	SZ_EN(ent_enc_complete)(s, words);
 	return (size_t)__builtin_popcount(esc);
@@ -441,7 +459,7 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
                                                    const int partial, unsigned m)
 {
 	SZ_EM act[SZ_ENT_NV], ma[SZ_ENT_NV];
-	SZ_EV ent[SZ_ENT_NV];
+	SZ_EV ent[SZ_ENT_NV], held[SZ_ENT_NV];
 	uint16_t ibuf[SPLITZIP_ENTROPY_LANES] = {0};
 	if (partial) {
 		uint8_t sbuf[SPLITZIP_ENTROPY_LANES];
@@ -455,20 +473,20 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
 	}
 	uint32_t a = 0, esc = 0;
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		ma[v] = ev_lt(s->held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+		held[v] = ev_and(s->ha[v], ev_set1(SZ_LO16));
+		ma[v] = ev_lt(held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
 		if (partial) {
 			ent[v] = ev_maskz(act[v], ent[v]);
 			ma[v] = em_and(ma[v], act[v]);
 		}
 	}
 	a = em_bits32(ma);
-	SZ_EN(ent_enc_reserve)(s, ma, a); /* phase A */
+	SZ_EN(ent_enc_reserve)(s, ma, a, held, SPLITZIP_ENTROPY_WORD_BITS); /* phase A */
 	SZ_EV ors = ev_set1(0);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) { /* phase D: the codes */
-		const SZ_EV len = ev_and(ev_srli(ent[v], SZ_ENT_E16_LEN_SHIFT), ev_set1(0xF));
-		s->held[v] = ev_sub(s->held[v], len);
-		s->acc[v] = ev_or(s->acc[v], ev_sllv(ev_and(ent[v], ev_set1(0x7FF)), s->accb[v]));
-		s->accb[v] = ev_add(s->accb[v], len);
+		SZ_EN(ent_enc_put)
+		(s, v, ev_and(ent[v], ev_set1(0x7FF)),
+		 ev_and(ev_srli(ent[v], SZ_ENT_E16_LEN_SHIFT), ev_set1(0xF)));
 		ors = ev_or(ors, ent[v]);
 	}
 	SZ_EN(ent_enc_complete)(s, words);
@@ -484,19 +502,22 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
 /* The last bits of each lane, zero-padded, then zero words for slots never needed. */
 static void SZ_EN(ent_enc_flush)(const SZ_EN(ent_enc) * s, uint8_t *words)
 {
-	uint32_t sa[SPLITZIP_ENTROPY_LANES], sb[SPLITZIP_ENTROPY_LANES];
-	uint32_t open[SPLITZIP_ENTROPY_LANES], acc[SPLITZIP_ENTROPY_LANES];
+	uint32_t sl[SPLITZIP_ENTROPY_LANES], ha[SPLITZIP_ENTROPY_LANES],
+	    acc[SPLITZIP_ENTROPY_LANES];
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		ev_storeu(sa + v * SZ_ENT_W, s->sa[v]);
-		ev_storeu(sb + v * SZ_ENT_W, s->sb[v]);
-		ev_storeu(open + v * SZ_ENT_W, ev_srli(ev_add(s->held[v], s->accb[v]), 4));
+		ev_storeu(sl + v * SZ_ENT_W, s->sl[v]);
+		ev_storeu(ha + v * SZ_ENT_W, s->ha[v]);
 		ev_storeu(acc + v * SZ_ENT_W, s->acc[v]);
 	}
 	for (unsigned l = 0; l < SPLITZIP_ENTROPY_LANES; l++) {
-		if (open[l] > 0)
-			splitzip_st16(words + 2 * (size_t)sa[l], (uint16_t)acc[l]);
-		if (open[l] > 1)
-			splitzip_st16(words + 2 * (size_t)sb[l], 0);
+		const unsigned open = ((ha[l] & SZ_LO16) + (ha[l] >> 16)) / 16;
+		/* the slots, from their values modulo 2^16: both are at most 2^15 below next */
+		const size_t sa = s->next - ((s->next - sl[l]) & SZ_LO16);
+		const size_t sb = s->next - ((s->next - (sl[l] >> 16)) & SZ_LO16);
+		if (open > 0)
+			splitzip_st16(words + 2 * sa, (uint16_t)acc[l]);
+		if (open > 1)
+			splitzip_st16(words + 2 * sb, 0);
 	}
 }
 
@@ -507,7 +528,7 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 	SZ_ENT_EK k;
 	ent_enc_init(&k, t);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		s.held[v] = s.acc[v] = s.accb[v] = s.sa[v] = s.sb[v] = ev_set1(0);
+		s.ha[v] = s.acc[v] = s.sl[v] = ev_set1(0);
 	s.next = 0;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
@@ -523,6 +544,8 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 #undef SZ_ENT_TAIL_WORDS
 #undef SZ_ENT_STORES
 #undef SZ_ENT_SLOT_BIAS
+#undef SZ_LO16
+#undef SZ_ACCB
 #undef SZ_ENT_NV
 #undef SZ_EN
 #undef SZ_ENT_PREFIX
