@@ -37,10 +37,13 @@
 /*
  * From-input codebooks of inputs at least this large are predicted from a sample and checked
  * in the one encode pass; smaller ones get the exact histogram from the caller (a separate pass
- * over input that is still in the cache). Measured in doc/BENCHMARKS.md.
+ * over input that is still in the cache). On slices of real KV caches the sample mispredicts
+ * 40-70 % of inputs up to 2 MiB (the rarest members of the codebook differ by a few elements)
+ * and none of those from 4 MiB on, and a misprediction costs a recode, so the two-pass way is
+ * as fast below 4 MiB and the prediction wins from there (doc/BENCHMARKS.md).
  */
 #ifndef SZ_PREDICT_MIN_ELEMS
-#define SZ_PREDICT_MIN_ELEMS ((uint64_t)1 << 17)
+#define SZ_PREDICT_MIN_ELEMS ((uint64_t)1 << 21)
 #endif
 SZ_STATIC_ASSERT(SZ_PREDICT_MIN_ELEMS >= SZ_SAMPLE_BATCH, "the sample batch fits in the scratch");
 SZ_STATIC_ASSERT(SZ_PREDICT_MIN_ELEMS >= (uint64_t)SZ_SAMPLE_PIECES * SZ_SAMPLE_PIECE,

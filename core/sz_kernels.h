@@ -1,6 +1,6 @@
 /*
  * sz_kernels.h -- the host kernel contract: what a CPU backend implements, and the encoder
- * tables it receives. The frame driver (core/sz_driver.c) owns the format, validates everything
+ * tables it receives. The frame driver (core/sz_driver*.c) owns the format, validates everything
  * that comes from outside and splits the work by chunks across threads; a backend only
  * transforms chunks it is handed, so it never sees an unchecked field.
  *
@@ -124,7 +124,7 @@ typedef struct splitzip_host_kernels {
 	 * encode_chunk and decode_chunk for large frames, whose output will not be read back
 	 * soon: the same bytes (and the same contract), written with non-temporal stores where
 	 * the ISA has them, so the output neither evicts the cache nor costs a read for
-	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_driver.c).
+	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_driver_impl.h).
 	 * Backends without such stores use their encode_chunk and decode_chunk here.
 	 */
 	splitzip_encode_chunk_fn encode_chunk_stream;

@@ -909,7 +909,8 @@ START_TEST(from_input_codebook_is_canonical)
 	const splitzip_backend *b = usable(_i);
 	if (!b)
 		return;
-	const size_t n = ((size_t)1 << 19) + 99;
+	const size_t n =
+	    ((size_t)1 << 21) + 99; /* predicted from a sample (core/sz_driver_split4.c) */
 	uint16_t *src = (uint16_t *)xmalloc(2 * n);
 	for (int g = 0; g <= SZ_TEST_N_GENERATORS; g++) {
 		size_t len = n;
@@ -918,11 +919,12 @@ START_TEST(from_input_codebook_is_canonical)
 		} else {
 			uint16_t *kv = sz_test_load_kv("V", &len);
 			ck_assert_ptr_nonnull(kv);
-			len = len < n ? len : n;
-			memcpy(src, kv, len * 2);
+			for (size_t i = 0; i < n; i += len) /* tiled up to the predicted size */
+				memcpy(src + i, kv, (n - i < len ? n - i : len) * 2);
+			len = n;
 			free(kv);
 		}
-		static const size_t sizes[] = {1, 17, 4096, 40000, 131071, 131072, 0};
+		static const size_t sizes[] = {1, 17, 4096, 40000, ((size_t)1 << 21) - 1, 0};
 		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
 			size_t m = sizes[j] ? sizes[j] : len;
 			splitzip_codebook cb;
