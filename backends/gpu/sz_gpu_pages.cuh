@@ -746,6 +746,8 @@ struct sz_pg_dec_smem {
 	splitzip_pages_header h;
 	splitzip_pages_layout L;
 	splitzip_header fh0; /* the parsed header of that frame */
+	splitzip_header fh;  /* the parsed header of the current frame (shared, not registers:
+	                      * thread 0's walk would spill them on sm_120) */
 	const uint8_t *f0;   /* that frame, or NULL */
 	int32_t status;
 	uint32_t reserved;
@@ -909,7 +911,7 @@ SZ_DEVICE void sz_pg_dec_walk(const sz_gpu_pages_dec &a, sz_pg_dec_smem &S, uint
 	for (uint64_t j = 0; j < L.n_frames; j++) {
 		const uint64_t left = L.frames_end - off;
 		sz_pg_load_small(S.hb, a.src + off, left);
-		splitzip_header fh;
+		splitzip_header &fh = S.fh;
 		const splitzip_status s = splitzip_pages_check_frame(S.hb, left, &S.h, &L, j, &fh);
 		if (s != SPLITZIP_OK) {
 			S.status = s;
