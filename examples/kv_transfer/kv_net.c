@@ -208,6 +208,20 @@ int kv_test(kv_req r, size_t *len)
 	return st == UCS_INPROGRESS ? 0 : st == UCS_OK ? 1 : -1;
 }
 
+#define KV_POLL_GAP_NS 20000u
+
+unsigned kv_progress(kv_net *n)
+{
+	const uint64_t t0 = kv_now_ns();
+	const unsigned k = ucp_worker_progress(n->worker);
+	const uint64_t t1 = kv_now_ns();
+	if (!k)
+		n->idle_ns +=
+		    t1 - (n->poll_ns && t0 - n->poll_ns < KV_POLL_GAP_NS ? n->poll_ns : t0);
+	n->poll_ns = t1;
+	return k;
+}
+
 int kv_wait(kv_net *n, kv_req r, size_t *len, double timeout_s)
 {
 	const uint64_t t0 = kv_now_ns();
@@ -215,7 +229,7 @@ int kv_wait(kv_net *n, kv_req r, size_t *len, double timeout_s)
 		const int t = kv_test(r, len);
 		if (t != 0)
 			return t > 0 ? 0 : -1;
-		ucp_worker_progress(n->worker);
+		kv_progress(n);
 		if (n->failed)
 			return -1;
 		if ((k & 1023) == 0 && (double)(kv_now_ns() - t0) > timeout_s * 1e9)

@@ -3,15 +3,22 @@
  * in one of three modes, and times each repetition from the first byte it touches to the
  * receiver's acknowledgement of the last group (decoded into the destination pages).
  *
- *   raw         every group's pages straight from the cache (one iov message, zero copy)
+ *   raw         every group's pages packed into a staging slot (or one iov message) and sent
  *   compressed  compress every group (splitzip_pages_compress), then send them all; the
  *               receiver decodes once everything arrived: no overlap at all
- *   pipelined   compress group i+1 while group i is on the wire ('slots' staging buffers);
- *               the receiver decodes each group on arrival. With the fallback (the default)
- *               the first groups probe both ways, raw then compressed, and the rest go the
- *               way that moved more cache bytes per second between acknowledgements: where
- *               the codec cannot keep up with the link the transfer stays raw, so it is
- *               never slower than raw beyond the probe.
+ *   pipelined   compress group g+1 while group g is on the wire ('slots' staging buffers);
+ *               the receiver decodes each group on arrival. How groups are packed: with
+ *               --codec split4 or entropy every group that way; with auto (the default) the
+ *               policy of kv_policy.h chooses raw, split4 or entropy for the connection.
+ *
+ * The policy's inputs, measured here: at the handshake this sender times both codecs on a
+ * sample of its own pages (and sends the two sample streams, on which the receiver times its
+ * decoder: READY carries the rates); the first transfer of a connection then sends one raw
+ * group to warm the connection up and a probe of P raw groups, from which it learns the link
+ * rate and how busy each end's loop was (its own idle polling time, and the receiver's from
+ * the acknowledgements). It chooses; the first window of P groups of a codec way checks the
+ * choice against the rate it really reaches, and every later window is watched for drift,
+ * which asks for a new probe; a probe also runs every --reprobe transfers.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -21,12 +28,15 @@
 #include "kv_proto.h"
 
 #define KV_TIMEOUT_S 600.0
+#define KV_CALIB_REPS 5
 
 typedef struct rep_stats {
 	double seconds;
-	uint64_t wire, comp_ns, comp_bytes;
-	size_t n_stream, n_raw;
-	int bad_acks;
+	uint64_t wire, pack_ns[KV_WAYS], pack_bytes[KV_WAYS];
+	size_t groups[KV_WAYS];
+	int bad_acks; /* acknowledgements with an error, or of another way than sent */
+	unsigned probes, checks, switches;
+	int way_end; /* the policy's way when the repetition ended */
 	kv_result result;
 } rep_stats;
 
@@ -34,8 +44,8 @@ typedef struct sender {
 	const kv_send_opts *o;
 	kv_net net;
 	kv_cache cache;
-	splitzip_ctx *ctx;
-	uint32_t cb_id;
+	splitzip_ctx *ctx[2][KV_WAYS]; /* [K or V][KV_WAY_SPLIT4 or KV_WAY_ENTROPY] */
+	uint32_t table_id[2][KV_WAYS];
 	size_t n_slots, slot_cap;
 	uint8_t **slot;
 	size_t *slot_len; /* the stream in each slot */
@@ -44,30 +54,110 @@ typedef struct sender {
 	uint8_t *junk;     /* corrupt tests: a message longer than any receive buffer */
 	kv_ack *ack;
 	kv_req *ack_req;
-	uint64_t *ack_ns;
-	size_t next_ack;
+	uint64_t *ack_ns;              /* when each acknowledgement was seen */
+	uint64_t *ack_idle, *ack_pack; /* our idle polling and packing time so far, then */
+	uint64_t pack_ns;              /* time spent packing groups (compress, staging copy) */
+	uint8_t *sent_way;             /* per group: the way it travelled */
+	uint64_t *sent_wire, *sent_ns;
+	size_t next_ack, next_send;
 	unsigned rep;
-	int decided, probing;
-	unsigned choice;
-	double thr_stream, thr_raw; /* probe results, cache bytes per second */
-	double thr_comp, thr_dec;   /* the codec during the probe: compress here, decode there */
-	uint64_t t_rep, t_probe;    /* start of the repetition, of the compressed probe */
+	kv_policy pol;
+	int policy_on;  /* pipelined with --codec auto */
+	int want_probe; /* a probe is due */
+	int warm;       /* ... and it starts with a warm-up group (a new connection) */
+	size_t probe_first, probe_end; /* the raw batch of the probe in progress; end 0: none */
+	size_t run_first, win_first;   /* the current way's run and window in this transfer */
+	unsigned windows;              /* windows fed to the policy on this connection */
+	kv_rates calib;                /* the handshake's rates */
+	uint8_t *calib_buf[KV_WAYS];
+	size_t calib_len[KV_WAYS];
 	rep_stats st;
 } sender;
+
+static size_t group_bytes(const sender *s, size_t g)
+{
+	size_t first, count;
+	kv_cache_group(&s->cache, g, &first, &count);
+	return count * s->cache.page_bytes;
+}
+
+/* Groups per probe and per window: --probe-groups, or about 1/16 of the groups, 4 to 16, and
+ * at most a quarter of them (small caches); at least 2 (a rate needs two acknowledgements). */
+static size_t probe_groups(const sender *s)
+{
+	const size_t G = s->cache.n_groups;
+	size_t P = s->o->probe_groups > 0 ? (size_t)s->o->probe_groups : G / 16;
+	if (s->o->probe_groups <= 0) {
+		P = P < 4 ? 4 : P > 16 ? 16 : P;
+		if (P > (G - 1) / 4)
+			P = (G - 1) / 4;
+	}
+	return P < 2 ? 2 : P;
+}
+
+/* The policy is fed a window of groups [a, a + P) of the current way: ACK to ACK. */
+static void feed_window(sender *s, size_t a, size_t e)
+{
+	uint64_t bytes = 0, all = 0, wire = 0, pack = 0, work = 0;
+	for (size_t k = a; k <= e; k++) {
+		const uint64_t b = group_bytes(s, k);
+		bytes += k > a ? b : 0;
+		all += b;
+		wire += s->sent_wire[k];
+		pack += s->sent_ns[k];
+		work += s->ack[k].work_ns;
+	}
+	const double dt = (double)(s->ack_ns[e] - s->ack_ns[a]) * 1e-9;
+	kv_window w = {dt > 0 ? (double)bytes / dt : 0, pack ? (double)all / (pack * 1e-9) : 0,
+	               work ? (double)all / (work * 1e-9) : 0, wire ? (double)all / wire : 0};
+	if (s->o->drift_test && s->windows >= s->o->drift_test)
+		w.thr *= 0.5; /* test: a link that halved */
+	s->windows++;
+	const int act = kv_policy_window(&s->pol, &w);
+	if (act == KV_POLICY_SWITCH) {
+		s->run_first = s->win_first = s->next_send; /* the next groups go the new way */
+		s->st.switches++;
+	} else if (act == KV_POLICY_PROBE) {
+		s->want_probe = 1;
+	}
+}
+
+/* After acknowledgement g: a window of the current way complete? */
+static void maybe_window(sender *s, size_t g)
+{
+	if (!s->policy_on || s->o->fixed_rates || s->probe_end || g < s->run_first ||
+	    s->sent_way[g] != (uint8_t)s->pol.way)
+		return;
+	const size_t P = probe_groups(s);
+	if (g != s->win_first + P - 1)
+		return;
+	const int way = s->pol.way;
+	const unsigned checks = s->pol.checks;
+	feed_window(s, s->win_first, g);
+	if (s->pol.checks != checks)
+		s->st.checks++;
+	if (s->pol.way == way && s->win_first <= g)
+		s->win_first = g; /* windows share their boundary acknowledgement */
+}
 
 /* The acknowledgements that arrived, in group order, with the time they were seen. */
 static void poll_acks(sender *s)
 {
 	while (s->next_ack < s->cache.n_groups) {
-		const int t = kv_test(s->ack_req[s->next_ack], NULL);
+		const size_t g = s->next_ack;
+		const int t = kv_test(s->ack_req[g], NULL);
 		if (t == 0)
 			return;
-		s->ack_ns[s->next_ack] = kv_now_ns();
-		if (t < 0 || s->ack[s->next_ack].status != SPLITZIP_OK)
+		s->ack_ns[g] = kv_now_ns();
+		s->ack_idle[g] = s->net.idle_ns;
+		s->ack_pack[g] = s->pack_ns;
+		if (t < 0 || s->ack[g].status != SPLITZIP_OK || s->ack[g].way != s->sent_way[g])
 			s->st.bad_acks++;
-		kv_release(s->ack_req[s->next_ack]);
-		s->ack_req[s->next_ack] = NULL;
+		kv_release(s->ack_req[g]);
+		s->ack_req[g] = NULL;
 		s->next_ack++;
+		if (t > 0 && s->ack[g].status == SPLITZIP_OK)
+			maybe_window(s, g);
 	}
 }
 
@@ -82,21 +172,9 @@ static int wait_req(sender *s, kv_req *r)
 			*r = NULL;
 			return t > 0 ? 0 : -1;
 		}
-		ucp_worker_progress(s->net.worker);
+		kv_progress(&s->net);
 		poll_acks(s);
 		if (s->net.failed || ((k & 1023) == 0 && kv_now_ns() - t0 > KV_TIMEOUT_S * 1e9))
-			return -1;
-	}
-	return 0;
-}
-
-static int wait_acks(sender *s)
-{
-	const uint64_t t0 = kv_now_ns();
-	while (s->next_ack < s->cache.n_groups) {
-		ucp_worker_progress(s->net.worker);
-		poll_acks(s);
-		if (s->net.failed || kv_now_ns() - t0 > KV_TIMEOUT_S * 1e9)
 			return -1;
 	}
 	return 0;
@@ -107,7 +185,7 @@ static int wait_acks_upto(sender *s, size_t n)
 {
 	const uint64_t t0 = kv_now_ns();
 	while (s->next_ack < n) {
-		ucp_worker_progress(s->net.worker);
+		kv_progress(&s->net);
 		poll_acks(s);
 		if (s->net.failed || kv_now_ns() - t0 > KV_TIMEOUT_S * 1e9)
 			return -1;
@@ -115,103 +193,93 @@ static int wait_acks_upto(sender *s, size_t n)
 	return 0;
 }
 
-/*
- * The probe of the pipelined sender with the fallback: groups [0, P) go raw, [P, 2P)
- * compressed, each batch timed from its first byte to the acknowledgement of its last group
- * (the pipeline drains between them: groups in flight interleave on the connection, so only
- * whole batches time well). The rest goes the way that moved more cache bytes per second.
- * Called before group g is sent; -1 if the peer went away.
- */
-/* Groups per probe batch: --probe-groups, or about 1/16 of the groups, 4 to 16, and at
- * most a quarter of them (small caches). */
-static size_t probe_groups(const sender *s)
+/* Seconds of network work per byte: the time of a window that was neither idle polling nor
+ * packing (unpacking), per byte moved in it. */
+static double net_cost(double dt_ns, double idle_ns, double work_ns, double bytes)
 {
-	const size_t G = s->cache.n_groups;
-	size_t P = s->o->probe_groups > 0 ? (size_t)s->o->probe_groups : G / 16;
-	if (s->o->probe_groups <= 0)
-		P = P < 4 ? 4 : P > 16 ? 16 : P;
-	if (P > (G - 1) / 4)
-		P = (G - 1) / 4;
-	return P < 1 ? 1 : P;
+	const double busy = dt_ns - idle_ns - work_ns;
+	return busy > 0 && bytes > 0 ? busy * 1e-9 / bytes : 0;
 }
 
-/*
- * Compress the rest when the compressed batch moved at least as many cache bytes per second as
- * the raw one, and the codec at both ends outran the raw transfer by half again (KV_CODEC_MARGIN).
- * The second rule guards a short probe against noise where it matters: when the link is no
- * faster than the cores, codec and network stack share each end's core, and a codec not well
- * ahead of the raw rate loses in the long run even if a short batch said otherwise.
- */
-#define KV_CODEC_MARGIN 1.5
-static unsigned probe_verdict(double stream, double raw, double comp, double dec)
+/* The probe's raw batch [a, e] is acknowledged: from acknowledgement a to e, the link rate,
+ * each end's network work per byte (not idle, not copying), the copy rates; with the latest
+ * codec rates, the policy chooses. */
+static void finish_probe(sender *s)
 {
-	const int faster = stream >= raw;
-	const int codec_ahead = comp >= KV_CODEC_MARGIN * raw && dec >= KV_CODEC_MARGIN * raw;
-	return faster && codec_ahead ? KV_KIND_STREAM : KV_KIND_RAW;
+	const size_t a = s->probe_first, e = s->probe_end - 1;
+	uint64_t bytes = 0, all = 0, pack = 0, work = 0, work_in = 0;
+	for (size_t k = a; k <= e; k++) {
+		bytes += k > a ? group_bytes(s, k) : 0;
+		work_in += k > a ? s->ack[k].work_ns : 0;
+		all += group_bytes(s, k);
+		pack += s->sent_ns[k];
+		work += s->ack[k].work_ns;
+	}
+	const double dt = (double)(s->ack_ns[e] - s->ack_ns[a]);
+	kv_rates r = s->pol.probes ? s->pol.rates : s->calib;
+	r.link = dt > 0 ? (double)bytes / (dt * 1e-9) : 0;
+	r.net_s = net_cost(dt, (double)(s->ack_idle[e] - s->ack_idle[a]),
+	                   (double)(s->ack_pack[e] - s->ack_pack[a]), (double)bytes);
+	r.net_r = net_cost((double)(s->ack[e].at_ns - s->ack[a].at_ns),
+	                   (double)(s->ack[e].idle_ns - s->ack[a].idle_ns), (double)work_in,
+	                   (double)bytes);
+	r.enc[KV_WAY_RAW] = pack ? (double)all / (pack * 1e-9) : 0;
+	r.dec[KV_WAY_RAW] = work ? (double)all / (work * 1e-9) : 0;
+	r.ratio[KV_WAY_RAW] = 1;
+	kv_policy_probed(&s->pol, &r);
+	s->st.probes++;
 }
 
-/*
- * The probe, called before group g is sent: group 0 raw warms the connection up (not timed),
- * groups [1, P+1) go raw and [P+1, 2P+1) compressed, each batch timed from its first byte to
- * the acknowledgement of its last group (the pipeline drains between batches: groups in flight
- * interleave on the connection, so only whole batches time well). -1 if the peer went away.
- */
-static int probe_step(sender *s, size_t g)
+/* Before group g is sent: start a probe that is due, or finish the one whose batch is out. */
+static int plan(sender *s, size_t g)
 {
-	const size_t P = probe_groups(s);
-	const double batch = (double)P * s->cache.geo.group_pages * s->cache.page_bytes;
-	if (g != 1 && g != P + 1 && g != 2 * P + 1)
+	if (!s->policy_on || s->o->fixed_rates)
 		return 0;
-	if (wait_acks_upto(s, g) != 0)
-		return -1;
-	if (g == 1) {
-		s->t_probe = kv_now_ns();
-	} else if (g == P + 1) {
-		s->thr_raw = batch / ((double)(s->ack_ns[P] - s->t_probe) * 1e-9);
-		s->t_probe = kv_now_ns();
-	} else {
-		s->thr_stream = batch / ((double)(s->ack_ns[2 * P] - s->t_probe) * 1e-9);
-		/* The codec at each end, from the probe's groups: this sender's compress time and
-		 * the decode time the receiver reports in its acknowledgements. */
-		uint64_t dec_ns = 0;
-		for (size_t k = P + 1; k <= 2 * P; k++)
-			dec_ns += s->ack[k].decode_ns;
-		s->thr_comp =
-		    s->st.comp_ns ? (double)s->st.comp_bytes / ((double)s->st.comp_ns * 1e-9) : 0;
-		s->thr_dec = dec_ns ? batch / ((double)dec_ns * 1e-9) : 0;
-		s->choice = probe_verdict(s->thr_stream, s->thr_raw, s->thr_comp, s->thr_dec);
-		s->decided = 1;
+	if (s->probe_end && g == s->probe_end) {
+		if (wait_acks_upto(s, g) != 0) /* the batch, acknowledged */
+			return -1;
+		finish_probe(s);
+		s->probe_end = 0;
+		s->run_first = s->win_first = g;
+		return 0;
+	}
+	const size_t P = probe_groups(s), first = g + (s->warm ? 1 : 0);
+	if (s->want_probe && !s->probe_end && first + P < s->cache.n_groups) {
+		s->probe_first = first; /* too few groups left: the next transfer probes */
+		s->probe_end = first + P;
+		s->want_probe = s->warm = 0;
 	}
 	return 0;
 }
 
-/* How group g travels (see probe_step for the fallback). */
-static unsigned choose_kind(const sender *s, size_t g)
+/* How group g travels. */
+static int way_of(const sender *s, size_t g)
 {
-	const kv_config *c = &s->o->cfg;
-	if (c->mode == KV_MODE_RAW)
-		return KV_KIND_RAW;
-	if (c->mode == KV_MODE_COMPRESSED || !s->o->fallback || c->corrupt)
-		return KV_KIND_STREAM;
-	if (s->decided && !s->probing)
-		return s->choice; /* decided on an earlier transfer of this connection */
-	const size_t P = probe_groups(s);
-	if (g <= P)
-		return KV_KIND_RAW; /* the warm-up group and the raw batch */
-	return g <= 2 * P || !s->decided ? KV_KIND_STREAM : s->choice;
+	const kv_send_opts *o = s->o;
+	if (o->cfg.mode == KV_MODE_RAW)
+		return KV_WAY_RAW;
+	if (!s->policy_on)
+		return o->codec == KV_CODEC_ENTROPY ? KV_WAY_ENTROPY : KV_WAY_SPLIT4;
+	if (s->probe_end && g < s->probe_end)
+		return KV_WAY_RAW; /* the warm-up group and the probe's batch */
+	return s->pol.way;
 }
 
-static int compress_group(sender *s, size_t g, size_t slot)
+static int compress_group(sender *s, size_t g, size_t slot, int way)
 {
 	size_t first, count;
 	kv_cache_group(&s->cache, g, &first, &count);
+	const unsigned kind = kv_cache_kind(&s->cache, first); /* the table of K or of V */
 	const uint64_t t0 = kv_now_ns();
 	splitzip_status st = splitzip_pages_compress(
-	    s->ctx, s->cb_id, s->o->checksum ? 0 : SPLITZIP_PAGES_NO_CHECKSUM, count,
+	    s->ctx[kind][way], s->table_id[kind][way],
+	    s->o->checksum ? 0 : SPLITZIP_PAGES_NO_CHECKSUM, count,
 	    (const void *const *)&s->cache.page[first], &s->cache.bytes[first], s->slot[slot],
 	    s->slot_cap, &s->slot_len[slot]);
-	s->st.comp_ns += kv_now_ns() - t0;
-	s->st.comp_bytes += count * s->cache.page_bytes;
+	s->sent_ns[g] = kv_now_ns() - t0;
+	s->pack_ns += s->sent_ns[g];
+	s->st.pack_ns[way] += s->sent_ns[g];
+	s->st.pack_bytes[way] += count * s->cache.page_bytes;
 	if (st != SPLITZIP_OK)
 		fprintf(stderr, "kv_transfer send: group %zu: %s\n", g, splitzip_error_string(st));
 	return st == SPLITZIP_OK ? 0 : -1;
@@ -241,46 +309,60 @@ static size_t corrupt(sender *s, size_t g, uint8_t *buf, size_t len, const void 
 	}
 }
 
-static kv_req send_group(sender *s, size_t g, size_t slot, unsigned kind)
+/* A raw group: staged (its pages packed into the slot, one bulk send) or one iov message. */
+static kv_req send_raw(sender *s, size_t g, size_t slot, uint64_t tag)
 {
 	size_t first, count;
 	kv_cache_group(&s->cache, g, &first, &count);
-	ucp_dt_iov_t *iov = &s->iov[slot * s->cache.geo.group_pages];
-	const uint64_t tag = KV_TAG(KV_MSG_DATA, kind, s->rep, g);
-	if (kind == KV_KIND_STREAM) {
-		s->st.n_stream++;
-		const void *buf;
-		const size_t len = corrupt(s, g, s->slot[slot], s->slot_len[slot], &buf);
-		s->st.wire += len;
-		return kv_send(&s->net, tag, buf, len);
-	}
-	s->st.n_raw++;
-	s->st.wire += count * s->cache.page_bytes;
-	if (!s->o->cfg.raw_iov) { /* staged: pack the pages into one buffer, one bulk send */
+	const size_t pb = s->cache.page_bytes;
+	s->sent_wire[g] = count * pb;
+	if (!s->o->cfg.raw_iov) {
+		const uint64_t t0 = kv_now_ns();
 		for (size_t k = 0; k < count; k++)
-			memcpy(s->slot[slot] + k * s->cache.page_bytes, s->cache.page[first + k],
-			       s->cache.page_bytes);
-		return kv_send(&s->net, tag, s->slot[slot], count * s->cache.page_bytes);
+			memcpy(s->slot[slot] + k * pb, s->cache.page[first + k], pb);
+		s->sent_ns[g] = kv_now_ns() - t0;
+		s->pack_ns += s->sent_ns[g];
+		s->st.pack_ns[KV_WAY_RAW] += s->sent_ns[g];
+		s->st.pack_bytes[KV_WAY_RAW] += count * pb;
+		return kv_send(&s->net, tag, s->slot[slot], count * pb);
 	}
+	ucp_dt_iov_t *iov = &s->iov[slot * s->cache.geo.group_pages];
 	for (size_t k = 0; k < count; k++) {
 		iov[k].buffer = s->cache.page[first + k];
-		iov[k].length = s->cache.page_bytes;
+		iov[k].length = pb;
 	}
 	return kv_send_iov(&s->net, tag, iov, count);
 }
 
-/* raw and pipelined: group g waits for its slot, is compressed (or not) and sent. */
+static kv_req send_group(sender *s, size_t g, size_t slot, int way)
+{
+	s->sent_way[g] = (uint8_t)way;
+	s->st.groups[way]++;
+	if (way == KV_WAY_RAW) {
+		const kv_req r = send_raw(s, g, slot, KV_TAG(KV_MSG_DATA, KV_KIND_RAW, s->rep, g));
+		s->st.wire += s->sent_wire[g];
+		return r;
+	}
+	const void *buf;
+	const size_t len = corrupt(s, g, s->slot[slot], s->slot_len[slot], &buf);
+	s->sent_wire[g] = len;
+	s->st.wire += len;
+	return kv_send(&s->net, KV_TAG(KV_MSG_DATA, KV_KIND_STREAM, s->rep, g), buf, len);
+}
+
+/* raw and pipelined: group g waits for its slot, is packed the chosen way and sent. */
 static int run_pipelined(sender *s)
 {
 	for (size_t g = 0; g < s->cache.n_groups; g++) {
 		const size_t slot = g % s->n_slots;
-		if (wait_req(s, &s->slot_req[slot]) != 0 || (s->probing && probe_step(s, g) != 0))
+		if (wait_req(s, &s->slot_req[slot]) != 0 || plan(s, g) != 0)
 			return -1;
-		const unsigned kind = choose_kind(s, g);
-		if (kind == KV_KIND_STREAM && compress_group(s, g, slot) != 0)
+		const int way = way_of(s, g);
+		if (way != KV_WAY_RAW && compress_group(s, g, slot, way) != 0)
 			return -1;
-		s->slot_req[slot] = send_group(s, g, slot, kind);
-		ucp_worker_progress(s->net.worker);
+		s->slot_req[slot] = send_group(s, g, slot, way);
+		s->next_send = g + 1;
+		kv_progress(&s->net);
 		poll_acks(s);
 	}
 	return 0;
@@ -289,11 +371,13 @@ static int run_pipelined(sender *s)
 /* compressed: everything compressed first, then everything sent. */
 static int run_serial(sender *s)
 {
+	const int way = way_of(s, 0);
 	for (size_t g = 0; g < s->cache.n_groups; g++)
-		if (compress_group(s, g, g) != 0)
+		if (compress_group(s, g, g, way) != 0)
 			return -1;
 	for (size_t g = 0; g < s->cache.n_groups; g++)
-		s->slot_req[g] = send_group(s, g, g, KV_KIND_STREAM);
+		s->slot_req[g] = send_group(s, g, g, way);
+	s->next_send = s->cache.n_groups;
 	return 0;
 }
 
@@ -301,26 +385,25 @@ static int run_rep(sender *s, unsigned rep)
 {
 	memset(&s->st, 0, sizeof s->st);
 	s->rep = rep;
-	s->next_ack = 0;
+	s->next_ack = s->next_send = 0;
+	s->run_first = s->win_first = 0;
+	s->probe_end = 0;
 	/* The probe runs on the first transfer of the connection, and again every 'reprobe'
-	 * transfers; the transfers between reuse its decision (a serving engine keeps it per
-	 * peer: probing every request would cost more than it saves on small ones). */
-	s->probing = s->o->cfg.mode == KV_MODE_PIPELINED && s->o->fallback && !s->o->cfg.corrupt &&
-	             (!s->decided || (s->o->reprobe && rep % s->o->reprobe == 0));
-	if (s->probing) {
-		s->decided = 0;
-		s->thr_raw = s->thr_stream = s->thr_comp = s->thr_dec = 0;
-	}
+	 * transfers or when the rate drifts; the transfers between keep its choice, as a
+	 * serving engine would per peer (probing every request would cost more than it saves). */
+	if (rep > 0 && s->o->reprobe && rep % s->o->reprobe == 0)
+		s->want_probe = 1;
 	kv_req res = kv_recv(&s->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), ~(uint64_t)0, &s->st.result,
 	                     sizeof s->st.result);
 	for (size_t g = 0; g < s->cache.n_groups; g++)
 		s->ack_req[g] = kv_recv(&s->net, KV_TAG(KV_MSG_ACK, 0, rep, g), ~(uint64_t)0,
 		                        &s->ack[g], sizeof s->ack[g]);
-	const uint64_t t0 = s->t_rep = kv_now_ns();
+	const uint64_t t0 = kv_now_ns();
 	int rc = s->o->cfg.mode == KV_MODE_COMPRESSED ? run_serial(s) : run_pipelined(s);
 	if (rc == 0)
-		rc = wait_acks(s);
+		rc = wait_acks_upto(s, s->cache.n_groups);
 	s->st.seconds = rc == 0 ? (double)(s->ack_ns[s->cache.n_groups - 1] - t0) * 1e-9 : 0;
+	s->st.way_end = s->pol.way;
 	for (size_t k = 0; k < s->n_slots && rc == 0; k++)
 		rc = wait_req(s, &s->slot_req[k]);
 	if (rc == 0)
@@ -329,38 +412,103 @@ static int run_rep(sender *s, unsigned rep)
 	return rc;
 }
 
-/* The codebook, calibrated once on the first pages (offline, per model), and its name. */
-static int make_ctx(sender *s)
+/* A context of 'way' for pages of one kind; with fixed tables its codebook or entropy table
+ * from 'hist' (calibrated once, offline and per model in a serving engine), named by a hash. */
+static int make_ctx(sender *s, unsigned kind, int way, const uint64_t hist[256])
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.n_threads = 1;
-	p.flags = s->o->checksum ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0;
-	if (s->o->fixed_codebook) {
-		uint64_t hist[256] = {0};
-		const size_t n = s->cache.n_pages < 64 ? s->cache.n_pages : 64;
-		for (size_t i = 0; i < n; i++)
-			splitzip_histogram((const uint16_t *)s->cache.page[i],
-			                   s->cache.page_bytes / 2, hist);
+	p.encoding = way == KV_WAY_SPLIT4 ? SPLITZIP_ENCODING_SPLIT4 : SPLITZIP_ENCODING_ENTROPY;
+	uint32_t id = 2166136261u ^ kind; /* FNV-1a of the table */
+	if (s->o->fixed_table && way == KV_WAY_SPLIT4) {
 		splitzip_codebook_from_histogram(hist, &p.codebook);
 		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
-		s->cb_id = 2166136261u; /* FNV-1a of the 16 exponents */
 		for (int k = 0; k < 16; k++)
-			s->cb_id = (s->cb_id ^ p.codebook.exponents[k]) * 16777619u;
+			id = (id ^ p.codebook.exponents[k]) * 16777619u;
+	} else if (s->o->fixed_table) {
+		splitzip_entropy_table_from_histogram(hist, &p.table);
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		for (int k = 0; k < 256; k++)
+			id = (id ^ p.table.lengths[k]) * 16777619u;
 	}
-	return splitzip_ctx_create(&p, &s->ctx) == SPLITZIP_OK ? 0 : -1;
+	s->table_id[kind][way] = s->o->fixed_table ? id : 0;
+	return splitzip_ctx_create(&p, &s->ctx[kind][way]) == SPLITZIP_OK ? 0 : -1;
+}
+
+/* Both codecs' contexts for K pages and for V pages, the tables from the first 64 of each. */
+static int make_ctxs(sender *s)
+{
+	const size_t n_k = (size_t)s->cache.geo.layers * s->cache.geo.pages_per_layer;
+	for (unsigned kind = 0; kind < 2; kind++) {
+		uint64_t hist[256] = {0};
+		for (size_t i = kind * n_k; i < kind * n_k + (n_k < 64 ? n_k : 64); i++)
+			splitzip_histogram((const uint16_t *)s->cache.page[i],
+			                   s->cache.page_bytes / 2, hist);
+		for (int way = KV_WAY_SPLIT4; way < KV_WAYS; way++)
+			if (make_ctx(s, kind, way, hist) != 0)
+				return -1;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median time of KV_CALIB_REPS packings of the sample (the first calib_pages pages) the
+ * way 'way' (raw: the staging copy), into calib_buf[way] (raw: slot 0). */
+static uint64_t time_pack(sender *s, int way, size_t n)
+{
+	uint64_t t[KV_CALIB_REPS];
+	const size_t pb = s->cache.page_bytes;
+	for (int k = 0; k < KV_CALIB_REPS; k++) {
+		const uint64_t t0 = kv_now_ns();
+		if (way == KV_WAY_RAW) {
+			for (size_t i = 0; i < n; i++)
+				memcpy(s->slot[0] + i * pb, s->cache.page[i], pb);
+		} else if (splitzip_pages_compress(s->ctx[0][way], s->table_id[0][way],
+		                                   s->o->checksum ? 0 : SPLITZIP_PAGES_NO_CHECKSUM,
+		                                   n, (const void *const *)s->cache.page,
+		                                   s->cache.bytes, s->calib_buf[way], s->slot_cap,
+		                                   &s->calib_len[way]) != SPLITZIP_OK) {
+			return 0;
+		}
+		t[k] = kv_now_ns() - t0;
+	}
+	qsort(t, KV_CALIB_REPS, sizeof *t, cmp_u64);
+	return t[KV_CALIB_REPS / 2] ? t[KV_CALIB_REPS / 2] : 1;
+}
+
+/* The sender's codec rates on a sample of its own pages, and the streams for CALIB. */
+static int calibrate(sender *s)
+{
+	const size_t n = s->o->cfg.calib_pages;
+	const double bytes = (double)n * s->cache.page_bytes;
+	memset(&s->calib, 0, sizeof s->calib);
+	for (int way = KV_WAY_RAW; way < KV_WAYS; way++) {
+		const uint64_t ns = time_pack(s, way, n);
+		if (!ns)
+			return -1;
+		s->calib.enc[way] = bytes / ((double)ns * 1e-9);
+		s->calib.ratio[way] = way == KV_WAY_RAW ? 1.0 : bytes / (double)s->calib_len[way];
+	}
+	return 0;
 }
 
 static int setup(sender *s)
 {
 	const kv_config *c = &s->o->cfg;
 	if (kv_cache_alloc(&s->cache, &c->geo) != 0 ||
-	    kv_cache_fill(&s->cache, c->data_k, c->data_v) != 0) {
+	    kv_cache_fill(&s->cache, c->data_k, c->data_v) != 0 || c->calib_pages == 0 ||
+	    c->calib_pages > c->geo.group_pages || c->calib_pages > s->cache.n_pages) {
 		fprintf(stderr, "kv_transfer send: cannot build the cache from %s, %s\n", c->data_k,
 		        c->data_v);
 		return -1;
 	}
-	if (make_ctx(s) != 0)
+	if (make_ctxs(s) != 0)
 		return -1;
 	const size_t G = s->cache.n_groups, gp = c->geo.group_pages;
 	s->n_slots = c->mode == KV_MODE_COMPRESSED ? G : c->slots;
@@ -372,20 +520,34 @@ static int setup(sender *s)
 	s->ack = calloc(G, sizeof *s->ack);
 	s->ack_req = calloc(G, sizeof *s->ack_req);
 	s->ack_ns = calloc(G, sizeof *s->ack_ns);
+	s->ack_idle = calloc(G, sizeof *s->ack_idle);
+	s->ack_pack = calloc(G, sizeof *s->ack_pack);
+	s->sent_way = calloc(G, sizeof *s->sent_way);
+	s->sent_wire = calloc(G, sizeof *s->sent_wire);
+	s->sent_ns = calloc(G, sizeof *s->sent_ns);
 	s->junk = c->corrupt ? calloc(1, s->slot_cap + 4096) : NULL;
 	if (!s->slot || !s->slot_len || !s->slot_req || !s->iov || !s->ack || !s->ack_req ||
-	    !s->ack_ns || (c->corrupt && !s->junk))
+	    !s->ack_ns || !s->ack_idle || !s->ack_pack || !s->sent_way || !s->sent_wire ||
+	    !s->sent_ns || (c->corrupt && !s->junk))
 		return -1;
+	for (int w = KV_WAY_SPLIT4; w < KV_WAYS; w++)
+		if (!(s->calib_buf[w] = malloc(s->slot_cap)))
+			return -1;
 	for (size_t k = 0; k < s->n_slots; k++)
 		if (!(s->slot[k] = aligned_alloc(256, (s->slot_cap + 255) / 256 * 256)))
 			return -1;
-	return 0;
+	return calibrate(s);
 }
 
 static void teardown(sender *s)
 {
 	for (size_t k = 0; s->slot && k < s->n_slots; k++)
 		free(s->slot[k]);
+	for (int w = 0; w < KV_WAYS; w++) {
+		free(s->calib_buf[w]);
+		splitzip_ctx_free(s->ctx[0][w]);
+		splitzip_ctx_free(s->ctx[1][w]);
+	}
 	free(s->slot);
 	free(s->slot_len);
 	free(s->slot_req);
@@ -393,8 +555,12 @@ static void teardown(sender *s)
 	free(s->ack);
 	free(s->ack_req);
 	free(s->ack_ns);
+	free(s->ack_idle);
+	free(s->ack_pack);
+	free(s->sent_way);
+	free(s->sent_wire);
+	free(s->sent_ns);
 	free(s->junk);
-	splitzip_ctx_free(s->ctx);
 	kv_cache_free(&s->cache);
 }
 
@@ -405,11 +571,51 @@ static int cmp_double(const void *a, const void *b)
 }
 
 static const char *const k_modes[] = {"raw", "compressed", "pipelined"};
+static const char *const k_codecs[] = {"auto", "split4", "entropy"};
+
+/* The way most groups of the timed repetitions took ("raw", "split4", "entropy"). */
+static int main_way(const rep_stats *r, unsigned n)
+{
+	size_t sum[KV_WAYS] = {0};
+	for (unsigned k = 0; k < n; k++)
+		for (int w = 0; w < KV_WAYS; w++)
+			sum[w] += r[k].groups[w];
+	int best = KV_WAY_RAW;
+	for (int w = 1; w < KV_WAYS; w++)
+		if (sum[w] > sum[best])
+			best = w;
+	return best;
+}
+
+static double rate_of(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes / (double)ns : 0; /* GB/s */
+}
+
+/* The policy's measurements and predictions, as JSON fields or text. */
+static void report_policy(const sender *s, int json)
+{
+	const kv_rates *r = &s->pol.rates;
+	const double link = r->link > 0 ? r->link : 1;
+	printf(json ? "\"link_gbps\":%.4f,\"net_s_ns\":%.3f,\"net_r_ns\":%.3f,"
+	              "\"enc_gbps\":[%.3f,%.3f,%.3f],\"dec_gbps\":[%.3f,%.3f,%.3f],"
+	              "\"ratios\":[1,%.4f,%.4f],\"predicted\":[%.3f,%.3f,%.3f],"
+	              "\"observed\":[%.3f,%.3f,%.3f],\"probes\":%u,\"checks\":%u,\"switches\":%u,"
+	            : "policy: link %.4f GB/s, network %.3f / %.3f ns/B, enc %.3f %.3f %.3f GB/s, "
+	              "dec %.3f "
+	              "%.3f %.3f GB/s, ratios 1 %.4f %.4f, predicted x raw %.3f %.3f %.3f, "
+	              "observed %.3f %.3f %.3f, probes %u, checks %u, switches %u\n",
+	       r->link * 1e-9, r->net_s * 1e9, r->net_r * 1e9, r->enc[0] * 1e-9, r->enc[1] * 1e-9,
+	       r->enc[2] * 1e-9, r->dec[0] * 1e-9, r->dec[1] * 1e-9, r->dec[2] * 1e-9, r->ratio[1],
+	       r->ratio[2], s->pol.pred[0] / link, s->pol.pred[1] / link, s->pol.pred[2] / link,
+	       s->pol.obs[0] / link, s->pol.obs[1] / link, s->pol.obs[2] / link, s->pol.probes,
+	       s->pol.checks, s->pol.switches);
+}
 
 /* One line per repetition, then the summary (JSON with --json). */
 static void report(const sender *s, const rep_stats *all, unsigned n_all, unsigned warmup)
 {
-	const rep_stats *r = all + warmup;
+	const rep_stats *r = all + warmup, *l = &all[n_all - 1];
 	const unsigned n = n_all - warmup;
 	uint64_t wire_all = 0;
 	for (unsigned k = 0; k < n_all; k++)
@@ -421,50 +627,102 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 		t[k] = r[k].seconds;
 	qsort(t, n, sizeof *t, cmp_double);
 	const double med = n ? t[n / 2] : 0, p95 = n ? t[(size_t)(0.95 * (n - 1) + 0.5)] : 0;
-	const rep_stats *l = &r[n ? n - 1 : 0];
-	const double comp = l->comp_ns ? (double)l->comp_bytes / (double)l->comp_ns : 0;
-	const double dec =
-	    l->result.decode_ns ? (double)l->comp_bytes / (double)l->result.decode_ns : 0;
+	const int way = main_way(r, n);
+	uint64_t cb = l->pack_bytes[1] + l->pack_bytes[2], cn = l->pack_ns[1] + l->pack_ns[2];
 	printf(s->o->json
-	           ? "{\"mode\":\"%s\",\"fallback\":%d,\"cache_bytes\":%.0f,\"page_bytes\":%zu,"
-	             "\"groups\":%zu,\"reps\":%u,\"median_s\":%.6f,\"p95_s\":%.6f,"
-	             "\"wire_bytes\":%llu,\"ratio\":%.4f,\"stream_groups\":%zu,"
-	             "\"raw_groups\":%zu,\"compress_gbps\":%.3f,\"decode_gbps\":%.3f,"
-	             "\"probe_stream_gbps\":%.3f,\"probe_raw_gbps\":%.3f,\"probe_comp_gbps\":%.3f,"
-	             "\"probe_dec_gbps\":%.3f,\"bad\":%d,"
-	             "\"wire_all_reps\":%llu,\"times\":["
-	           : "mode %s fallback %d: cache %.0f bytes (pages of %zu, %zu groups), %u reps: "
-	             "median %.6f s, p95 %.6f s, wire %llu bytes (ratio %.4f), %zu compressed "
-	             "and %zu raw groups, compress %.3f GB/s, decode %.3f GB/s, probe %.3f vs "
-	             "%.3f GB/s (codec %.3f / %.3f), errors %d, %llu wire bytes in all "
-	             "repetitions\n",
-	       k_modes[c->mode], s->o->fallback, cache, s->cache.page_bytes, s->cache.n_groups, n,
-	       med, p95, (unsigned long long)l->wire, l->wire ? cache / (double)l->wire : 0,
-	       l->n_stream, l->n_raw, comp, dec, s->thr_stream * 1e-9, s->thr_raw * 1e-9,
-	       s->thr_comp * 1e-9, s->thr_dec * 1e-9,
+	           ? "{\"mode\":\"%s\",\"codec\":\"%s\",\"way\":\"%s\",\"cache_bytes\":%.0f,"
+	             "\"page_bytes\":%zu,\"groups\":%zu,\"reps\":%u,\"median_s\":%.6f,"
+	             "\"p95_s\":%.6f,\"first_s\":%.6f,\"wire_bytes\":%llu,\"ratio\":%.4f,"
+	             "\"groups_raw\":%zu,\"groups_split4\":%zu,\"groups_entropy\":%zu,"
+	             "\"compress_gbps\":%.3f,\"decode_gbps\":%.3f,"
+	           : "mode %s codec %s, way %s: cache %.0f bytes (pages of %zu, %zu groups), "
+	             "%u reps: median %.6f s, p95 %.6f s, first transfer %.6f s, wire %llu "
+	             "bytes (ratio %.4f), groups raw %zu split4 %zu entropy %zu, compress "
+	             "%.3f GB/s, decode %.3f GB/s\n",
+	       k_modes[c->mode], k_codecs[s->o->codec], kv_way_names[way], cache,
+	       s->cache.page_bytes, s->cache.n_groups, n, med, p95, all[0].seconds,
+	       (unsigned long long)l->wire, l->wire ? cache / (double)l->wire : 0, l->groups[0],
+	       l->groups[1], l->groups[2], rate_of(cb, cn), rate_of(cb, l->result.decode_ns));
+	report_policy(s, s->o->json);
+	printf(s->o->json ? "\"bad\":%d,\"wire_all_reps\":%llu,\"times\":["
+	                  : "errors %d, %llu wire bytes in all repetitions\n",
 	       l->bad_acks + (int)l->result.bad_groups + (int)l->result.bad_pages,
 	       (unsigned long long)wire_all);
 	for (unsigned k = 0; s->o->json && k < n; k++) /* in repetition order */
 		printf("%s%.6f", k ? "," : "", r[k].seconds);
+	for (unsigned k = 0; s->o->json && k < n_all; k++) /* the way of every repetition */
+		printf("%s\"%s\"", k ? "," : "],\"ways\":[", kv_way_names[main_way(&all[k], 1)]);
 	if (s->o->json)
 		printf("]}\n");
 	free(t);
 }
 
+/* CONFIG, the two CALIB streams, then READY with the receiver's unpacking rates. */
 static int exchange_config(sender *s)
 {
-	uint32_t ready = 0;
+	kv_ready ready;
+	memset(&ready, 0, sizeof ready);
 	kv_req r =
 	    kv_recv(&s->net, KV_TAG(KV_MSG_READY, 0, 0, 0), ~(uint64_t)0, &ready, sizeof ready);
-	kv_req w = kv_send(&s->net, KV_TAG(KV_MSG_CONFIG, 0, 0, 0), &s->o->cfg, sizeof s->o->cfg);
-	int rc = kv_wait(&s->net, w, NULL, 60) | kv_wait(&s->net, r, NULL, 600);
-	kv_release(w);
+	kv_req w[KV_WAYS];
+	w[0] = kv_send(&s->net, KV_TAG(KV_MSG_CONFIG, 0, 0, 0), &s->o->cfg, sizeof s->o->cfg);
+	for (int way = KV_WAY_SPLIT4; way < KV_WAYS; way++)
+		w[way] = kv_send(&s->net, KV_TAG(KV_MSG_CALIB, way, 0, 0), s->calib_buf[way],
+		                 s->calib_len[way]);
+	int rc = kv_wait(&s->net, r, NULL, KV_TIMEOUT_S);
+	const int ok = rc == 0 && ready.magic == KV_MAGIC && ready.status == SPLITZIP_OK;
+	for (int k = 0; k < KV_WAYS; k++) {
+		if (ok)
+			rc |= kv_wait(&s->net, w[k], NULL, 60);
+		kv_release(w[k]);
+	}
 	kv_release(r);
-	if (rc != 0 || ready != KV_MAGIC) {
-		fprintf(stderr, "kv_transfer send: the receiver did not accept the run\n");
+	if (rc != 0 || !ok) {
+		fprintf(stderr, "kv_transfer send: the receiver did not accept the run (%s)\n",
+		        ready.magic ? splitzip_status_name((splitzip_status)ready.status)
+		                    : "no answer");
 		return -1;
 	}
+	for (int way = 0; way < KV_WAYS; way++)
+		s->calib.dec[way] = ready.dec[way];
 	return 0;
+}
+
+/* The policy of a new connection: probe on the first transfer, or (test) the given rates. */
+static void start_policy(sender *s)
+{
+	const kv_send_opts *o = s->o;
+	s->policy_on =
+	    o->cfg.mode == KV_MODE_PIPELINED && o->codec == KV_CODEC_AUTO && !o->cfg.corrupt;
+	kv_policy_init(&s->pol, &o->policy);
+	s->pol.rates = s->calib;
+	s->want_probe = s->warm = s->policy_on && !o->fixed_rates;
+	if (s->policy_on && o->fixed_rates) { /* test: these rates, this sample's ratios */
+		kv_rates r = o->rates;
+		for (int w = 0; w < KV_WAYS; w++)
+			r.ratio[w] = s->calib.ratio[w];
+		kv_policy_probed(&s->pol, &r);
+	}
+}
+
+static int run_all(sender *s, rep_stats *reps, unsigned *done)
+{
+	const kv_send_opts *o = s->o;
+	int rc = 0;
+	for (unsigned k = 0; rc == 0 && k < o->cfg.reps; k++) {
+		rc = run_rep(s, k);
+		reps[(*done)++] = s->st;
+		if (!o->json)
+			printf("%s %u: %.6f s, %llu wire bytes, groups raw %zu split4 %zu entropy "
+			       "%zu, "
+			       "%u probes, %u checks, %u switches, way %s%s\n",
+			       k < o->warmup ? "warmup" : "rep", k, s->st.seconds,
+			       (unsigned long long)s->st.wire, s->st.groups[0], s->st.groups[1],
+			       s->st.groups[2], s->st.probes, s->st.checks, s->st.switches,
+			       kv_way_names[s->st.way_end],
+			       s->st.result.bad_pages ? ", PAGES DIFFER" : "");
+	}
+	return rc;
 }
 
 int kv_sender_main(const kv_send_opts *o)
@@ -480,20 +738,15 @@ int kv_sender_main(const kv_send_opts *o)
 	}
 	if (rc == 0)
 		rc = exchange_config(&s);
+	if (rc == 0)
+		start_policy(&s);
 	rep_stats *reps = calloc(o->cfg.reps ? o->cfg.reps : 1, sizeof *reps);
 	unsigned done = 0, bad = 0;
-	for (unsigned k = 0; rc == 0 && reps && k < o->cfg.reps; k++) {
-		rc = run_rep(&s, k);
-		reps[done++] = s.st;
-		bad += s.st.bad_acks + s.st.result.bad_groups + (unsigned)s.st.result.bad_pages;
-		if (!o->json)
-			printf("%s %u: %.6f s, %llu wire bytes, %zu compressed + %zu raw groups, "
-			       "probe %.3f vs %.3f GB/s%s\n",
-			       k < o->warmup ? "warmup" : "rep", k, s.st.seconds,
-			       (unsigned long long)s.st.wire, s.st.n_stream, s.st.n_raw,
-			       s.thr_stream * 1e-9, s.thr_raw * 1e-9,
-			       s.st.result.bad_pages ? ", PAGES DIFFER" : "");
-	}
+	if (rc == 0)
+		rc = reps ? run_all(&s, reps, &done) : -1;
+	for (unsigned k = 0; k < done; k++)
+		bad += reps[k].bad_acks + reps[k].result.bad_groups +
+		       (unsigned)reps[k].result.bad_pages;
 	if (rc == 0)
 		report(&s, reps, done, o->warmup);
 	else
