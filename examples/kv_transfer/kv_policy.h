@@ -73,13 +73,13 @@ enum kv_policy_action {
 typedef struct kv_policy {
 	kv_policy_params par;
 	kv_rates rates;
-	int way;                 /* enum kv_way: how groups travel now */
-	double pred[KV_WAYS];    /* predicted cache bytes per second */
-	double obs[KV_WAYS];     /* observed in a check window since the last probe; 0 unseen */
-	double ref;              /* the checked rate of 'way'; 0 while its check is pending */
-	unsigned drift_run;      /* consecutive windows of drift */
-	unsigned since_probe;    /* windows since the last probe */
-	unsigned hold;           /* windows after a probe before drift counts, now */
+	int way;              /* enum kv_way: how groups travel now */
+	double pred[KV_WAYS]; /* predicted cache bytes per second */
+	double obs[KV_WAYS];  /* observed in a check window since the last probe; 0 unseen */
+	double ref;           /* the checked rate of 'way'; 0 while its check is pending */
+	unsigned drift_run;   /* consecutive windows of drift */
+	unsigned since_probe; /* windows since the last probe */
+	unsigned hold;        /* windows after a probe before drift counts, now */
 	unsigned probes, checks, switches; /* counters, for the report */
 } kv_policy;
 

@@ -14,11 +14,11 @@
  * The policy's inputs, measured here: at the handshake this sender times both codecs on a
  * sample of its own pages (and sends the two sample streams, on which the receiver times its
  * decoder: READY carries the rates); the first transfer of a connection then sends one raw
- * group to warm the connection up and a probe of P raw groups, from which it learns the link
- * rate and how busy each end's loop was (its own idle polling time, and the receiver's from
- * the acknowledgements). It chooses; the first window of P groups of a codec way checks the
- * choice against the rate it really reaches, and every later window is watched for drift,
- * which asks for a new probe; a probe also runs every --reprobe transfers.
+ * lead group and a probe of P raw groups, from which it learns the link rate and how much
+ * network work each end's loop does per byte (its own busy time, and the receiver's from the
+ * acknowledgements). It chooses; a batch of P groups of a codec way checks the choice against
+ * the rate it really reaches; later the steady pipeline is watched in windows for drift, which
+ * asks for a new probe; a probe also runs every --reprobe transfers.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -62,17 +62,25 @@ typedef struct sender {
 	size_t next_ack, next_send;
 	unsigned rep;
 	kv_policy pol;
-	int policy_on;  /* pipelined with --codec auto */
-	int want_probe; /* a probe is due */
-	int warm;       /* ... and it starts with a warm-up group (a new connection) */
-	size_t probe_first, probe_end; /* the raw batch of the probe in progress; end 0: none */
-	size_t run_first, win_first;   /* the current way's run and window in this transfer */
-	unsigned windows;              /* windows fed to the policy on this connection */
-	kv_rates calib;                /* the handshake's rates */
+	int policy_on;                 /* pipelined with --codec auto */
+	int want_probe;                /* a probe is due */
+	int batch;                     /* enum kv_batch: the measured batch in progress */
+	size_t batch_first, batch_end; /* its groups [first, end) */
+	uint64_t batch_t0, batch_idle0, batch_pack0; /* when its first group started; counters */
+	size_t steady_from, win_first;               /* windows of the pipeline in steady state */
+	unsigned windows; /* windows and checks fed to the policy on this connection */
+	kv_rates calib;   /* the handshake's rates */
 	uint8_t *calib_buf[KV_WAYS];
 	size_t calib_len[KV_WAYS];
 	rep_stats st;
 } sender;
+
+/* What the policy measures: a probe (raw groups) or the check of a codec way. A batch starts
+ * on an empty pipeline and is timed from its first byte to the acknowledgement of its last
+ * group, less the packing of the first and the unpacking of the last (the latency a full
+ * pipeline hides): groups in flight interleave on the connection, and acknowledgements bunch
+ * when a core is taken away, so acknowledgements of single groups time badly. */
+enum kv_batch { KV_BATCH_NONE = 0, KV_BATCH_PROBE, KV_BATCH_CHECK };
 
 static size_t group_bytes(const sender *s, size_t g)
 {
@@ -95,49 +103,64 @@ static size_t probe_groups(const sender *s)
 	return P < 2 ? 2 : P;
 }
 
-/* The policy is fed a window of groups [a, a + P) of the current way: ACK to ACK. */
-static void feed_window(sender *s, size_t a, size_t e)
+/* Steady-state windows: once the pipeline is full again after a batch or the start of a
+ * transfer, every max(P, slots) groups of the current way, acknowledgement to
+ * acknowledgement; the policy watches them for drift. */
+static size_t window_groups(const sender *s)
 {
-	uint64_t bytes = 0, all = 0, wire = 0, pack = 0, work = 0;
-	for (size_t k = a; k <= e; k++) {
-		const uint64_t b = group_bytes(s, k);
-		bytes += k > a ? b : 0;
-		all += b;
-		wire += s->sent_wire[k];
-		pack += s->sent_ns[k];
-		work += s->ack[k].work_ns;
-	}
-	const double dt = (double)(s->ack_ns[e] - s->ack_ns[a]) * 1e-9;
-	kv_window w = {dt > 0 ? (double)bytes / dt : 0, pack ? (double)all / (pack * 1e-9) : 0,
-	               work ? (double)all / (work * 1e-9) : 0, wire ? (double)all / wire : 0};
-	if (s->o->drift_test && s->windows >= s->o->drift_test)
-		w.thr *= 0.5; /* test: a link that halved */
-	s->windows++;
-	const int act = kv_policy_window(&s->pol, &w);
-	if (act == KV_POLICY_SWITCH) {
-		s->run_first = s->win_first = s->next_send; /* the next groups go the new way */
-		s->st.switches++;
-	} else if (act == KV_POLICY_PROBE) {
-		s->want_probe = 1;
-	}
+	const size_t P = probe_groups(s);
+	return P > s->n_slots ? P : s->n_slots;
 }
 
-/* After acknowledgement g: a window of the current way complete? */
-static void maybe_window(sender *s, size_t g)
+/* Sums over groups [a, e]: cache bytes, wire bytes, packing and unpacking time. */
+typedef struct kv_sums {
+	uint64_t bytes, wire, pack_ns, work_ns;
+} kv_sums;
+
+static kv_sums sums(const sender *s, size_t a, size_t e)
 {
-	if (!s->policy_on || s->o->fixed_rates || s->probe_end || g < s->run_first ||
-	    s->sent_way[g] != (uint8_t)s->pol.way)
+	kv_sums x = {0, 0, 0, 0};
+	for (size_t k = a; k <= e; k++) {
+		x.bytes += group_bytes(s, k);
+		x.wire += s->sent_wire[k];
+		x.pack_ns += s->sent_ns[k];
+		x.work_ns += s->ack[k].work_ns;
+	}
+	return x;
+}
+
+static double per_s(uint64_t bytes, double ns)
+{
+	return ns > 0 ? (double)bytes / (ns * 1e-9) : 0;
+}
+
+static void act(sender *s, int action)
+{
+	s->windows++;
+	if (action == KV_POLICY_SWITCH)
+		s->st.switches++;
+	else if (action == KV_POLICY_PROBE)
+		s->want_probe = 1;
+}
+
+/* After acknowledgement e: a steady window [win_first, e] of the current way complete? */
+static void maybe_window(sender *s, size_t e)
+{
+	const size_t a = s->win_first;
+	if (!s->policy_on || s->o->fixed_rates || s->batch || e < s->steady_from ||
+	    e != a + window_groups(s))
 		return;
-	const size_t P = probe_groups(s);
-	if (g != s->win_first + P - 1)
-		return;
-	const int way = s->pol.way;
-	const unsigned checks = s->pol.checks;
-	feed_window(s, s->win_first, g);
-	if (s->pol.checks != checks)
-		s->st.checks++;
-	if (s->pol.way == way && s->win_first <= g)
-		s->win_first = g; /* windows share their boundary acknowledgement */
+	s->win_first = e;               /* windows share their boundary acknowledgement */
+	for (size_t k = a; k <= e; k++) /* one way only */
+		if (s->sent_way[k] != (uint8_t)s->pol.way)
+			return;
+	const kv_sums x = sums(s, a, e);
+	kv_window w = {per_s(x.bytes - group_bytes(s, a), (double)(s->ack_ns[e] - s->ack_ns[a])),
+	               per_s(x.bytes, (double)x.pack_ns), per_s(x.bytes, (double)x.work_ns),
+	               x.wire ? (double)x.bytes / (double)x.wire : 0};
+	if (s->o->drift_test && s->windows >= s->o->drift_test)
+		w.thr *= 0.5; /* test: a link that halved */
+	act(s, kv_policy_window(&s->pol, &w));
 }
 
 /* The acknowledgements that arrived, in group order, with the time they were seen. */
@@ -156,7 +179,7 @@ static void poll_acks(sender *s)
 		kv_release(s->ack_req[g]);
 		s->ack_req[g] = NULL;
 		s->next_ack++;
-		if (t > 0 && s->ack[g].status == SPLITZIP_OK)
+		if (t > 0 && s->ack[g].status == SPLITZIP_OK && g > 0)
 			maybe_window(s, g);
 	}
 }
@@ -193,7 +216,7 @@ static int wait_acks_upto(sender *s, size_t n)
 	return 0;
 }
 
-/* Seconds of network work per byte: the time of a window that was neither idle polling nor
+/* Seconds of network work per byte: the time of an interval that was neither idle polling nor
  * packing (unpacking), per byte moved in it. */
 static double net_cost(double dt_ns, double idle_ns, double work_ns, double bytes)
 {
@@ -201,53 +224,97 @@ static double net_cost(double dt_ns, double idle_ns, double work_ns, double byte
 	return busy > 0 && bytes > 0 ? busy * 1e-9 / bytes : 0;
 }
 
-/* The probe's raw batch [a, e] is acknowledged: from acknowledgement a to e, the link rate,
- * each end's network work per byte (not idle, not copying), the copy rates; with the latest
- * codec rates, the policy chooses. */
-static void finish_probe(sender *s)
+/* The batch's time, less the latency of its first packing and last unpacking. */
+static double batch_ns(const sender *s)
 {
-	const size_t a = s->probe_first, e = s->probe_end - 1;
-	uint64_t bytes = 0, all = 0, pack = 0, work = 0, work_in = 0;
-	for (size_t k = a; k <= e; k++) {
-		bytes += k > a ? group_bytes(s, k) : 0;
-		work_in += k > a ? s->ack[k].work_ns : 0;
-		all += group_bytes(s, k);
-		pack += s->sent_ns[k];
-		work += s->ack[k].work_ns;
-	}
-	const double dt = (double)(s->ack_ns[e] - s->ack_ns[a]);
+	const size_t a = s->batch_first, e = s->batch_end - 1;
+	const double t = (double)(s->ack_ns[e] - s->batch_t0);
+	const double fill = (double)(s->sent_ns[a] + s->ack[e].work_ns);
+	return t > 2 * fill ? t - fill : t;
+}
+
+/* The probe's raw batch is acknowledged: the link rate, each end's network work per byte (the
+ * receiver's from the acknowledgement before the batch: it was idle until the batch came), the
+ * copy rates; with the latest codec rates, the policy chooses. */
+static void end_probe(sender *s)
+{
+	const size_t a = s->batch_first, e = s->batch_end - 1;
+	const kv_sums x = sums(s, a, e);
 	kv_rates r = s->pol.probes ? s->pol.rates : s->calib;
-	r.link = dt > 0 ? (double)bytes / (dt * 1e-9) : 0;
-	r.net_s = net_cost(dt, (double)(s->ack_idle[e] - s->ack_idle[a]),
-	                   (double)(s->ack_pack[e] - s->ack_pack[a]), (double)bytes);
-	r.net_r = net_cost((double)(s->ack[e].at_ns - s->ack[a].at_ns),
-	                   (double)(s->ack[e].idle_ns - s->ack[a].idle_ns), (double)work_in,
-	                   (double)bytes);
-	r.enc[KV_WAY_RAW] = pack ? (double)all / (pack * 1e-9) : 0;
-	r.dec[KV_WAY_RAW] = work ? (double)all / (work * 1e-9) : 0;
+	r.link = per_s(x.wire, batch_ns(s));
+	r.net_s = net_cost((double)(s->ack_ns[e] - s->batch_t0),
+	                   (double)(s->ack_idle[e] - s->batch_idle0),
+	                   (double)(s->ack_pack[e] - s->batch_pack0), (double)x.wire);
+	r.net_r = net_cost((double)(s->ack[e].at_ns - s->ack[a - 1].at_ns),
+	                   (double)(s->ack[e].idle_ns - s->ack[a - 1].idle_ns), (double)x.work_ns,
+	                   (double)x.wire);
+	r.enc[KV_WAY_RAW] = per_s(x.bytes, (double)x.pack_ns);
+	r.dec[KV_WAY_RAW] = per_s(x.bytes, (double)x.work_ns);
 	r.ratio[KV_WAY_RAW] = 1;
 	kv_policy_probed(&s->pol, &r);
 	s->st.probes++;
 }
 
-/* Before group g is sent: start a probe that is due, or finish the one whose batch is out. */
+/* The check's batch of the current way is acknowledged: its rate and codec rates. */
+static void end_check(sender *s)
+{
+	const kv_sums x = sums(s, s->batch_first, s->batch_end - 1);
+	const kv_window w = {per_s(x.bytes, batch_ns(s)), per_s(x.bytes, (double)x.pack_ns),
+	                     per_s(x.bytes, (double)x.work_ns),
+	                     x.wire ? (double)x.bytes / (double)x.wire : 0};
+	s->st.checks++;
+	act(s, kv_policy_window(&s->pol, &w));
+}
+
+/* Group g is next and the batch in progress ended: the policy learns from it. */
+static int end_batch(sender *s, size_t g)
+{
+	if (wait_acks_upto(s, g) != 0)
+		return -1;
+	if (s->batch == KV_BATCH_PROBE)
+		end_probe(s);
+	else
+		end_check(s);
+	s->batch = KV_BATCH_NONE;
+	s->steady_from = s->win_first = g + s->n_slots;
+	return 0;
+}
+
+/* A batch due at group g: a probe, or the check of a codec way not yet checked. A probe at
+ * the start of a transfer begins after one raw lead group, so that the receiver has an
+ * acknowledgement to count its time from. */
+static void start_batch(sender *s, size_t g)
+{
+	const size_t P = probe_groups(s);
+	const int kind = s->want_probe                                   ? KV_BATCH_PROBE
+	                 : s->pol.way != KV_WAY_RAW && !(s->pol.ref > 0) ? KV_BATCH_CHECK
+	                                                                 : KV_BATCH_NONE;
+	const size_t first = g == 0 && kind == KV_BATCH_PROBE ? 1 : g;
+	if (kind == KV_BATCH_NONE || first + P > s->cache.n_groups)
+		return; /* too few groups left: the next transfer measures */
+	s->batch = kind;
+	s->batch_first = first;
+	s->batch_end = first + P;
+	if (kind == KV_BATCH_PROBE)
+		s->want_probe = 0;
+}
+
+/* Before group g is sent: end or start a batch; at a batch's first group, drain the pipeline
+ * and note the time and counters. */
 static int plan(sender *s, size_t g)
 {
 	if (!s->policy_on || s->o->fixed_rates)
 		return 0;
-	if (s->probe_end && g == s->probe_end) {
-		if (wait_acks_upto(s, g) != 0) /* the batch, acknowledged */
+	if (s->batch && g == s->batch_end && end_batch(s, g) != 0)
+		return -1;
+	if (!s->batch)
+		start_batch(s, g);
+	if (s->batch && g == s->batch_first) {
+		if (wait_acks_upto(s, g) != 0)
 			return -1;
-		finish_probe(s);
-		s->probe_end = 0;
-		s->run_first = s->win_first = g;
-		return 0;
-	}
-	const size_t P = probe_groups(s), first = g + (s->warm ? 1 : 0);
-	if (s->want_probe && !s->probe_end && first + P < s->cache.n_groups) {
-		s->probe_first = first; /* too few groups left: the next transfer probes */
-		s->probe_end = first + P;
-		s->want_probe = s->warm = 0;
+		s->batch_t0 = kv_now_ns();
+		s->batch_idle0 = s->net.idle_ns;
+		s->batch_pack0 = s->pack_ns;
 	}
 	return 0;
 }
@@ -260,8 +327,8 @@ static int way_of(const sender *s, size_t g)
 		return KV_WAY_RAW;
 	if (!s->policy_on)
 		return o->codec == KV_CODEC_ENTROPY ? KV_WAY_ENTROPY : KV_WAY_SPLIT4;
-	if (s->probe_end && g < s->probe_end)
-		return KV_WAY_RAW; /* the warm-up group and the probe's batch */
+	if (s->batch == KV_BATCH_PROBE && g < s->batch_end)
+		return KV_WAY_RAW; /* the probe's batch, and its lead group */
 	return s->pol.way;
 }
 
@@ -365,7 +432,8 @@ static int run_pipelined(sender *s)
 		kv_progress(&s->net);
 		poll_acks(s);
 	}
-	return 0;
+	/* A batch that ends with the transfer. */
+	return s->batch && s->batch_end == s->cache.n_groups ? end_batch(s, s->cache.n_groups) : 0;
 }
 
 /* compressed: everything compressed first, then everything sent. */
@@ -386,8 +454,8 @@ static int run_rep(sender *s, unsigned rep)
 	memset(&s->st, 0, sizeof s->st);
 	s->rep = rep;
 	s->next_ack = s->next_send = 0;
-	s->run_first = s->win_first = 0;
-	s->probe_end = 0;
+	s->batch = KV_BATCH_NONE;
+	s->steady_from = s->win_first = s->n_slots; /* once the pipeline is full */
 	/* The probe runs on the first transfer of the connection, and again every 'reprobe'
 	 * transfers or when the rate drifts; the transfers between keep its choice, as a
 	 * serving engine would per peer (probing every request would cost more than it saves). */
@@ -696,7 +764,7 @@ static void start_policy(sender *s)
 	    o->cfg.mode == KV_MODE_PIPELINED && o->codec == KV_CODEC_AUTO && !o->cfg.corrupt;
 	kv_policy_init(&s->pol, &o->policy);
 	s->pol.rates = s->calib;
-	s->want_probe = s->warm = s->policy_on && !o->fixed_rates;
+	s->want_probe = s->policy_on && !o->fixed_rates;
 	if (s->policy_on && o->fixed_rates) { /* test: these rates, this sample's ratios */
 		kv_rates r = o->rates;
 		for (int w = 0; w < KV_WAYS; w++)

@@ -115,7 +115,8 @@ static void test_prefer(void)
 	const double e[KV_WAYS] = {1, 0, 1.06}, z[KV_WAYS] = {0, 0, 0};
 	CHECK(kv_policy_prefer(&par, a) == KV_WAY_RAW, "4 %% is below the gain");
 	CHECK(kv_policy_prefer(&par, b) == KV_WAY_SPLIT4, "6 %% is above the gain");
-	CHECK(kv_policy_prefer(&par, c) == KV_WAY_SPLIT4, "entropy 1.9 %% over split4 is not enough");
+	CHECK(kv_policy_prefer(&par, c) == KV_WAY_SPLIT4,
+	      "entropy 1.9 %% over split4 is not enough");
 	CHECK(kv_policy_prefer(&par, d) == KV_WAY_ENTROPY, "entropy 2.8 %% over split4");
 	CHECK(kv_policy_prefer(&par, e) == KV_WAY_ENTROPY, "entropy over raw, split4 unknown");
 	CHECK(kv_policy_prefer(&par, z) == KV_WAY_RAW, "nothing known: raw");
@@ -157,6 +158,23 @@ static void test_drift(void)
 	CHECK(p.hold == 32, "at most max_hold");
 	kv_rates slow = base(0.25, 0.8, 0.2); /* entropy now slower than split4 by far */
 	CHECK(kv_policy_probed(&p, &slow) == KV_WAY_SPLIT4 && p.hold == 2, "a change: hold 2");
+}
+
+/* drift 0: never a probe for drift. */
+static void test_drift_off(void)
+{
+	kv_policy_params par;
+	kv_policy_defaults(&par);
+	par.drift = 0;
+	kv_policy p;
+	kv_policy_init(&p, &par);
+	kv_rates r = base(0.25, 0.8, 1.4);
+	kv_policy_probed(&p, &r);
+	window(&p, 0.35);
+	int probes = 0;
+	for (int k = 0; k < 10; k++)
+		probes += window(&p, 0.1) == KV_POLICY_PROBE;
+	CHECK(probes == 0, "drift off, yet %d probes", probes);
 }
 
 /* No probe until min_windows windows have passed since the last one. */
@@ -236,6 +254,7 @@ int main(int argc, char **argv)
 	const int n = run_cases(argv[1]);
 	test_prefer();
 	test_drift();
+	test_drift_off();
 	test_min_windows();
 	test_raw_fallback();
 	test_check_moves();
