@@ -18,7 +18,7 @@ CPU-starved.
     sudo python3 bench/kv_transfer_bench.py [--build DIR] [--pages 2,32] [--sizes 64]
          [--rates 0.5,1,2,5,0] [--modes raw,split4,entropy,auto] [--reps 6] [--rounds 3]
          [--quick] [--data-k F --data-v F] [--out FILE.jsonl] [--markdown FILE.md]
-         [--wait-quiet SECONDS]
+         [--wait-quiet SECONDS] [--nice N]
 
 Modes: raw (every group raw, staged), split4 / entropy (pipelined, every group that way), auto
 (pipelined, the policy), compressed-split4 / compressed-entropy (compress everything, then
@@ -136,10 +136,19 @@ def children_cpu():
     return ru.ru_utime + ru.ru_stime
 
 
-def run_one(binary, page_kib, size_mib, mode, reps, data, env, extra=""):
+def end(cpu, nice, cmd):
+    """One end: pinned to 'cpu', in a session of its own. The kernel shares a CPU between
+    sessions (autogroups) before processes: in the bench's own session the two ends would get
+    one share between them, while each is a server of its own. 'nice' is that session's nice
+    value (/proc/PID/autogroup): below 0 puts the ends ahead of other tenants' sessions."""
+    return (f"setsid -w sh -c 'echo {nice} > /proc/self/autogroup 2>/dev/null; "
+            f"exec taskset -c {cpu} {cmd}'")
+
+
+def run_one(binary, page_kib, size_mib, mode, reps, data, env, extra="", nice=0):
     port = free_port()
     t0, c0, b0 = time.time(), children_cpu(), cpu_busy()
-    recv = subprocess.Popen(ns(NS_R, f"taskset -c 1 {binary} recv --bind {IP_R} --port {port}"),
+    recv = subprocess.Popen(ns(NS_R, end(1, nice, f"{binary} recv --bind {IP_R} --port {port}")),
                             shell=True, env={**env, "UCX_NET_DEVICES": DEV_R},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for _ in range(100):
@@ -148,10 +157,11 @@ def run_one(binary, page_kib, size_mib, mode, reps, data, env, extra=""):
         time.sleep(0.05)
     q0, l0 = qdisc_bytes(), link_bytes()
     tok, heads, dim = PAGE_SHAPES[page_kib]
-    cmd = (f"taskset -c 0 {binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
+    cmd = (f"{binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
            f"--tokens {tok} --kv-heads {heads} --head-dim {dim} --cache-mib {size_mib} "
            f"--reps {reps} --warmup 1 --json --data-k {data[0]} --data-v {data[1]} {extra}")
-    out = sh(ns(NS_S, cmd), capture=True, check=False, env={**env, "UCX_NET_DEVICES": DEV_S})
+    out = sh(ns(NS_S, end(0, nice, cmd)), capture=True, check=False,
+             env={**env, "UCX_NET_DEVICES": DEV_S})
     rout, _ = recv.communicate(timeout=600)
     q1, l1 = qdisc_bytes(), link_bytes()
     wall, ours, busy = time.time() - t0, children_cpu() - c0, cpu_busy() - b0
@@ -324,6 +334,10 @@ def parse_args():
     ap.add_argument("--markdown")
     ap.add_argument("--sender-args", default="", help="more options for the sender")
     ap.add_argument("--ucx-env", default="", help="VAR=VALUE,... for both ends")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="the nice value of each end's session (negative: ahead of other "
+                         "tenants' sessions on the shared cores; the default 0 shares them "
+                         "fairly)")
     ap.add_argument("--wait-quiet", type=float, default=0,
                     help="before each run wait up to this many seconds for an idle machine")
     args = ap.parse_args()
@@ -340,7 +354,7 @@ def run_cell(args, binary, data, env, page, size, rate, out):
     for rnd in range(args.rounds):
         for mode in cell:
             quiet = wait_quiet(args.wait_quiet) if args.wait_quiet else None
-            r = run_one(binary, page, size, mode, per, data, env, args.sender_args)
+            r = run_one(binary, page, size, mode, per, data, env, args.sender_args, args.nice)
             r.update(rate=rate, load=os.getloadavg()[0], quiet_before=quiet, round=rnd)
             cell[mode].append(r)
             out.write(json.dumps(r) + "\n")
@@ -368,8 +382,8 @@ def main():
     data, where = find_data(args)
     env = {**os.environ, "UCX_TLS": "tcp", "UCX_WARN_UNUSED_ENV_VARS": "n"}
     env.update(kv.split("=", 1) for kv in args.ucx_env.split(",") if kv)
-    print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1; "
-          f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1, nice "
+          f"{args.nice}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
     results = []
     setup_netns()
     try:

@@ -34,8 +34,11 @@ static void usage(FILE *f)
 	    "                        split4) lets the policy choose raw, split4 or entropy for "
 	    "the\n"
 	    "                        connection from the codec rates of both ends and the link\n"
-	    "  --probe-groups N      auto: groups per probe and per window (default: about\n"
-	    "                        1/16 of the groups, 4 to 16, at most a quarter; at least 2)\n"
+	    "  --probe-groups N      auto: the least groups per probe, check and window (default:\n"
+	    "                        about 1/16 of the groups, 4 to 16, at most a quarter; at\n"
+	    "                        least 2)\n"
+	    "  --batch-ms T          auto: ... and enough for T ms at the expected rate, up to\n"
+	    "                        a quarter of the groups (default 80; 0: the count only)\n"
 	    "  --reprobe N           auto: probe again every N transfers (default 64; 0: only on\n"
 	    "                        the first transfer and when the rate drifts)\n"
 	    "  --drift F             auto: probe again when two windows in a row move more than\n"
@@ -126,6 +129,7 @@ static void defaults(kv_send_opts *o, double *cache_mib)
 	o->reprobe = 64;
 	o->fixed_table = 1;
 	o->checksum = 1;
+	o->batch_ms = 80;
 	kv_policy_defaults(&o->policy);
 	o->cfg.magic = KV_MAGIC;
 	o->cfg.version = KV_VERSION;
@@ -162,7 +166,7 @@ static int numeric_opt(kv_send_opts *o, const char *a, const char *v, double *ca
 	                  : !strcmp(a, "--calib-kib")       ? &o->cfg.calib_pages
 	                                                    : NULL;
 	if (!field && strcmp(a, "--cache-mib") && strcmp(a, "--probe-groups") &&
-	    strcmp(a, "--drift"))
+	    strcmp(a, "--drift") && strcmp(a, "--batch-ms"))
 		return 1;
 	if (!v || !end || *end || x < 0 || x > 4e9)
 		return -1;
@@ -170,6 +174,8 @@ static int numeric_opt(kv_send_opts *o, const char *a, const char *v, double *ca
 		*cache_mib = x;
 	else if (!strcmp(a, "--drift"))
 		o->policy.drift = x;
+	else if (!strcmp(a, "--batch-ms"))
+		o->batch_ms = x;
 	else if (!strcmp(a, "--probe-groups"))
 		o->probe_groups = (int)x;
 	else

@@ -166,28 +166,39 @@ static ucp_request_param_t param_of(int iov)
 	return p;
 }
 
+/* The time of a posting call counts as network work (an eager send moves its bytes in it). */
+static kv_req timed(kv_net *n, uint64_t t0, ucs_status_ptr_t r)
+{
+	n->net_ns += kv_now_ns() - t0;
+	return as_req(r);
+}
+
 kv_req kv_send(kv_net *n, uint64_t tag, const void *buf, size_t len)
 {
 	ucp_request_param_t p = param_of(0);
-	return as_req(ucp_tag_send_nbx(n->ep, buf, len, tag, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_send_nbx(n->ep, buf, len, tag, &p));
 }
 
 kv_req kv_send_iov(kv_net *n, uint64_t tag, const ucp_dt_iov_t *iov, size_t count)
 {
 	ucp_request_param_t p = param_of(1);
-	return as_req(ucp_tag_send_nbx(n->ep, iov, count, tag, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_send_nbx(n->ep, iov, count, tag, &p));
 }
 
 kv_req kv_recv(kv_net *n, uint64_t tag, uint64_t mask, void *buf, size_t len)
 {
 	ucp_request_param_t p = param_of(0);
-	return as_req(ucp_tag_recv_nbx(n->worker, buf, len, tag, mask, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_recv_nbx(n->worker, buf, len, tag, mask, &p));
 }
 
 kv_req kv_recv_iov(kv_net *n, uint64_t tag, uint64_t mask, const ucp_dt_iov_t *iov, size_t count)
 {
 	ucp_request_param_t p = param_of(1);
-	return as_req(ucp_tag_recv_nbx(n->worker, (void *)iov, count, tag, mask, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_recv_nbx(n->worker, (void *)iov, count, tag, mask, &p));
 }
 
 int kv_test(kv_req r, size_t *len)
@@ -208,17 +219,12 @@ int kv_test(kv_req r, size_t *len)
 	return st == UCS_INPROGRESS ? 0 : st == UCS_OK ? 1 : -1;
 }
 
-#define KV_POLL_GAP_NS 20000u
-
 unsigned kv_progress(kv_net *n)
 {
 	const uint64_t t0 = kv_now_ns();
 	const unsigned k = ucp_worker_progress(n->worker);
-	const uint64_t t1 = kv_now_ns();
-	if (!k)
-		n->idle_ns +=
-		    t1 - (n->poll_ns && t0 - n->poll_ns < KV_POLL_GAP_NS ? n->poll_ns : t0);
-	n->poll_ns = t1;
+	if (k)
+		n->net_ns += kv_now_ns() - t0;
 	return k;
 }
 

@@ -21,7 +21,7 @@
  * per repetition: DATA carries a group, either its pages back to back (raw) or one page
  * stream (splitzip_pages_compress, split4 or entropy: the stream header says which); ACK
  * answers each group once it is in the destination pages, with the time the receiver spent
- * on it and its idle polling time so far (the sender's policy, kv_policy.h, learns the
+ * on it and its network work so far (the sender's policy, kv_policy.h, learns the
  * receiver's rates from them); RESULT closes a repetition with the receiver's bit-for-bit
  * check of every page, done outside the timed region.
  */
@@ -92,7 +92,7 @@ typedef struct kv_ack {
 	uint32_t way;   /* enum kv_way of what arrived (a stream's encoding from its header) */
 	uint32_t reserved;
 	uint64_t work_ns; /* receiver time spent unpacking the group (decode, or the scatter) */
-	uint64_t idle_ns; /* receiver time spent polling with nothing to do, this repetition */
+	uint64_t net_ns;  /* receiver time in UCX calls that did work, this repetition */
 	uint64_t at_ns;   /* receiver clock when it acknowledged */
 } kv_ack;
 
@@ -136,8 +136,7 @@ typedef struct kv_net {
 	ucp_ep_h ep;
 	volatile ucp_conn_request_h conn; /* receiver: the pending connection request */
 	volatile int failed;              /* the peer went away */
-	uint64_t idle_ns;                 /* time spent polling with nothing to do (kv_progress) */
-	uint64_t poll_ns;                 /* end of the last kv_progress() */
+	uint64_t net_ns;                  /* time in UCX calls that did work: network work */
 } kv_net;
 
 int kv_net_init(kv_net *n);
@@ -161,9 +160,10 @@ int kv_test_recv(kv_req r, size_t *len, unsigned *kind);
 int kv_wait(kv_net *n, kv_req r, size_t *len, double timeout_s);
 void kv_release(kv_req r);
 
-/* One ucp_worker_progress(), with idle accounting: when it progressed nothing, its time (and
- * the time since the previous call, if that ended less than 20 us ago: a polling loop's own
- * bookkeeping) is added to n->idle_ns. Returns what ucp_worker_progress() returned. */
+/* One ucp_worker_progress(); its time is added to n->net_ns when it progressed something (as
+ * is the time of every kv_send and kv_recv): the network work this end's core did, wall time
+ * (a core taken away meanwhile counts, as it does for the codec's times). Returns what
+ * ucp_worker_progress() returned. */
 unsigned kv_progress(kv_net *n);
 
 /* Monotonic nanoseconds. */
@@ -176,7 +176,8 @@ typedef struct kv_send_opts {
 	unsigned port;
 	kv_config cfg;
 	unsigned codec;   /* enum kv_codec */
-	int probe_groups; /* groups per probe and per window of the policy (0: automatic) */
+	int probe_groups; /* least groups per probe, check and window (0: automatic) */
+	double batch_ms;  /* ... and at least this long at the expected rate */
 	unsigned reprobe; /* probe again every this many transfers (0: once per connection) */
 	int fixed_table;  /* a codebook and an entropy table calibrated once (on the first
 	                   * pages) instead of from each group */

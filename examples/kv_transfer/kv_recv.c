@@ -13,8 +13,8 @@
  * The handshake also measures this end's unpacking rates for the sender's policy: the two CALIB
  * streams (a sample of the sender's pages as split4 and as entropy) are decoded a few times
  * into the first destination pages, and the copy of the same bytes timed, and READY carries
- * the medians. Each acknowledgement carries the time spent on its group and this end's idle
- * polling time so far, from which the sender learns how busy the network keeps this core.
+ * the medians. Each acknowledgement carries the time spent on its group and this end's network
+ * work so far, from which the sender learns how busy the network keeps this core.
  *
  * Exit status: 0 every group accepted and every page identical; 3 groups were rejected or
  * pages differ (reported); 1 the run could not be set up or the sender went away.
@@ -130,7 +130,7 @@ static void acknowledge(receiver *r, size_t g, int32_t st, uint32_t way, uint64_
 	r->ack[g].status = st;
 	r->ack[g].way = way;
 	r->ack[g].work_ns = work_ns;
-	r->ack[g].idle_ns = r->net.idle_ns;
+	r->ack[g].net_ns = r->net.net_ns;
 	r->ack[g].at_ns = kv_now_ns();
 	r->ack_req[g] =
 	    kv_send(&r->net, KV_TAG(KV_MSG_ACK, 0, r->rep, g), &r->ack[g], sizeof r->ack[g]);
@@ -183,9 +183,8 @@ static int receive_all(receiver *r)
 static int run_rep(receiver *r, unsigned rep, int *data_errors)
 {
 	r->rep = rep;
-	r->decode_ns = r->wire = r->net.idle_ns = 0;
+	r->decode_ns = r->wire = r->net.net_ns = 0;
 	memset(r->ways, 0, sizeof r->ways);
-	memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
 	if (receive_all(r) != 0) {
 		fprintf(stderr, "kv_transfer recv: the sender went away\n");
 		return -1;
@@ -218,6 +217,9 @@ static int run_rep(receiver *r, unsigned rep, int *data_errors)
 		       res.ways[0], res.ways[1], res.ways[2], (unsigned long long)res.wire_bytes,
 		       (double)res.decode_ns * 1e-6);
 	*data_errors += res.bad_groups + (res.bad_pages != 0);
+	/* Clear the pages for the next repetition before the sender learns this one is over: the
+	 * sender times from its first byte, and this end must be ready by then. */
+	memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
 	kv_req w = kv_send(&r->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), &res, sizeof res);
 	const int rc = kv_wait(&r->net, w, NULL, 60);
 	kv_release(w);
@@ -258,9 +260,11 @@ static int setup(receiver *r)
 	if (splitzip_ctx_create(&p, &r->ctx) != SPLITZIP_OK || !r->slot || !r->iov || !r->req ||
 	    !r->kind || !r->len || !r->status || !r->ack || !r->ack_req)
 		return -1;
-	for (size_t s = 0; s < r->n_slots; s++)
+	for (size_t s = 0; s < r->n_slots; s++) { /* touched now: no page faults in a transfer */
 		if (!(r->slot[s] = aligned_alloc(256, (r->slot_cap + 255) / 256 * 256)))
 			return -1;
+		memset(r->slot[s], 0, r->slot_cap);
+	}
 	return 0;
 }
 
@@ -349,6 +353,9 @@ static int handshake(receiver *r)
 		ready.status = SPLITZIP_ERROR_INVALID_ARGUMENT; /* told, so the sender stops */
 	else
 		calibrate(r, &ready);
+	if (r->cache
+	        .pool) /* the calibration wrote the first pages; every repetition starts clean */
+		memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
 	if (r->verbose || ready.status != SPLITZIP_OK)
 		printf("kv_transfer recv: calibration %s: unpacking raw %.3f split4 %.3f entropy "
 		       "%.3f GB/s\n",

@@ -14,11 +14,11 @@
  * The policy's inputs, measured here: at the handshake this sender times both codecs on a
  * sample of its own pages (and sends the two sample streams, on which the receiver times its
  * decoder: READY carries the rates); the first transfer of a connection then sends one raw
- * lead group and a probe of P raw groups, from which it learns the link rate and how much
- * network work each end's loop does per byte (its own busy time, and the receiver's from the
- * acknowledgements). It chooses; a batch of P groups of a codec way checks the choice against
- * the rate it really reaches; later the steady pipeline is watched in windows for drift, which
- * asks for a new probe; a probe also runs every --reprobe transfers.
+ * lead group and a probe of raw groups, from which it learns the link rate and how much
+ * network work each end's loop does per byte (its own time in UCX calls that did work, and the
+ * receiver's from the acknowledgements). It chooses; a batch of groups of a codec way checks
+ * the choice against the rate it really reaches; later the steady pipeline is watched in
+ * windows for drift, which asks for a new probe; a probe also runs every --reprobe transfers.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -54,10 +54,9 @@ typedef struct sender {
 	uint8_t *junk;     /* corrupt tests: a message longer than any receive buffer */
 	kv_ack *ack;
 	kv_req *ack_req;
-	uint64_t *ack_ns;              /* when each acknowledgement was seen */
-	uint64_t *ack_idle, *ack_pack; /* our idle polling and packing time so far, then */
-	uint64_t pack_ns;              /* time spent packing groups (compress, staging copy) */
-	uint8_t *sent_way;             /* per group: the way it travelled */
+	uint64_t *ack_ns;  /* when each acknowledgement was seen */
+	uint64_t *ack_net; /* our network work so far, then */
+	uint8_t *sent_way; /* per group: the way it travelled */
 	uint64_t *sent_wire, *sent_ns;
 	size_t next_ack, next_send;
 	unsigned rep;
@@ -66,10 +65,11 @@ typedef struct sender {
 	int want_probe;                /* a probe is due */
 	int batch;                     /* enum kv_batch: the measured batch in progress */
 	size_t batch_first, batch_end; /* its groups [first, end) */
-	uint64_t batch_t0, batch_idle0, batch_pack0; /* when its first group started; counters */
-	size_t steady_from, win_first;               /* windows of the pipeline in steady state */
-	unsigned windows; /* windows and checks fed to the policy on this connection */
-	kv_rates calib;   /* the handshake's rates */
+	uint64_t batch_t0, batch_net0; /* when its first group started; our network work then */
+	uint64_t lead_t0;              /* when a probe's lead group started */
+	size_t steady_from, win_first; /* windows of the pipeline in steady state */
+	unsigned windows;              /* windows and checks fed to the policy on this connection */
+	kv_rates calib;                /* the handshake's rates */
 	uint8_t *calib_buf[KV_WAYS];
 	size_t calib_len[KV_WAYS];
 	rep_stats st;
@@ -103,13 +103,33 @@ static size_t probe_groups(const sender *s)
 	return P < 2 ? 2 : P;
 }
 
+/* Groups that move in --batch-ms at 'rate' cache bytes per second, at least 'least'. */
+static size_t groups_for(const sender *s, double rate, size_t least)
+{
+	const double want = s->o->batch_ms * 1e-3 * rate / (double)group_bytes(s, 0);
+	return want > (double)least ? (size_t)want + 1 : least;
+}
+
+/* A batch's groups: P, or more when P would take less than --batch-ms at the expected
+ * rate (a short batch is at the mercy of one preemption), but at most a quarter of the
+ * transfer. */
+static size_t batch_groups(const sender *s, double rate)
+{
+	const size_t P = probe_groups(s), G = s->cache.n_groups;
+	const size_t n = groups_for(s, rate, P), cap = (G - 1) / 4 > P ? (G - 1) / 4 : P;
+	return n < cap ? n : cap;
+}
+
 /* Steady-state windows: once the pipeline is full again after a batch or the start of a
- * transfer, every max(P, slots) groups of the current way, acknowledgement to
- * acknowledgement; the policy watches them for drift. */
+ * transfer, acknowledgement to acknowledgement, at least max(P, slots) groups and
+ * --batch-ms at the checked rate, but one fits in a transfer; the policy watches them for
+ * drift. */
 static size_t window_groups(const sender *s)
 {
-	const size_t P = probe_groups(s);
-	return P > s->n_slots ? P : s->n_slots;
+	const size_t P = probe_groups(s), least = P > s->n_slots ? P : s->n_slots;
+	const size_t n = groups_for(s, s->pol.ref, least), G = s->cache.n_groups;
+	const size_t fit = G > s->n_slots + 1 ? G - s->n_slots - 1 : 1;
+	return n < fit || least >= fit ? n : fit;
 }
 
 /* Sums over groups [a, e]: cache bytes, wire bytes, packing and unpacking time. */
@@ -172,8 +192,7 @@ static void poll_acks(sender *s)
 		if (t == 0)
 			return;
 		s->ack_ns[g] = kv_now_ns();
-		s->ack_idle[g] = s->net.idle_ns;
-		s->ack_pack[g] = s->pack_ns;
+		s->ack_net[g] = s->net.net_ns;
 		if (t < 0 || s->ack[g].status != SPLITZIP_OK || s->ack[g].way != s->sent_way[g])
 			s->st.bad_acks++;
 		kv_release(s->ack_req[g]);
@@ -216,12 +235,10 @@ static int wait_acks_upto(sender *s, size_t n)
 	return 0;
 }
 
-/* Seconds of network work per byte: the time of an interval that was neither idle polling nor
- * packing (unpacking), per byte moved in it. */
-static double net_cost(double dt_ns, double idle_ns, double work_ns, double bytes)
+/* Seconds of network work per byte moved. */
+static double net_cost(uint64_t net_ns, uint64_t bytes)
 {
-	const double busy = dt_ns - idle_ns - work_ns;
-	return busy > 0 && bytes > 0 ? busy * 1e-9 / bytes : 0;
+	return bytes ? (double)net_ns * 1e-9 / (double)bytes : 0;
 }
 
 /* The batch's time, less the latency of its first packing and last unpacking. */
@@ -234,20 +251,16 @@ static double batch_ns(const sender *s)
 }
 
 /* The probe's raw batch is acknowledged: the link rate, each end's network work per byte (the
- * receiver's from the acknowledgement before the batch: it was idle until the batch came), the
- * copy rates; with the latest codec rates, the policy chooses. */
+ * receiver's from the acknowledgement before the batch: nothing else moved since), the copy
+ * rates; with the latest codec rates, the policy chooses. */
 static void end_probe(sender *s)
 {
 	const size_t a = s->batch_first, e = s->batch_end - 1;
 	const kv_sums x = sums(s, a, e);
 	kv_rates r = s->pol.probes ? s->pol.rates : s->calib;
 	r.link = per_s(x.wire, batch_ns(s));
-	r.net_s = net_cost((double)(s->ack_ns[e] - s->batch_t0),
-	                   (double)(s->ack_idle[e] - s->batch_idle0),
-	                   (double)(s->ack_pack[e] - s->batch_pack0), (double)x.wire);
-	r.net_r = net_cost((double)(s->ack[e].at_ns - s->ack[a - 1].at_ns),
-	                   (double)(s->ack[e].idle_ns - s->ack[a - 1].idle_ns), (double)x.work_ns,
-	                   (double)x.wire);
+	r.net_s = net_cost(s->ack_net[e] - s->batch_net0, x.wire);
+	r.net_r = net_cost(s->ack[e].net_ns - s->ack[a - 1].net_ns, x.wire);
 	r.enc[KV_WAY_RAW] = per_s(x.bytes, (double)x.pack_ns);
 	r.dec[KV_WAY_RAW] = per_s(x.bytes, (double)x.work_ns);
 	r.ratio[KV_WAY_RAW] = 1;
@@ -280,6 +293,20 @@ static int end_batch(sender *s, size_t g)
 	return 0;
 }
 
+/* The rate a batch of this kind will move, for its size: a probe the last probe's link (or
+ * the lead group's), a check the prediction of the way. */
+static double batch_rate(const sender *s)
+{
+	if (s->batch == KV_BATCH_CHECK)
+		return s->pol.pred[s->pol.way];
+	if (s->pol.rates.link > 0)
+		return s->pol.rates.link;
+	const size_t lead = s->batch_first - 1;
+	return s->batch_first > 0 && s->ack_ns[lead] > s->lead_t0
+	           ? per_s(group_bytes(s, lead), (double)(s->ack_ns[lead] - s->lead_t0))
+	           : 0;
+}
+
 /* A batch due at group g: a probe, or the check of a codec way not yet checked. A probe at
  * the start of a transfer begins after one raw lead group, so that the receiver has an
  * acknowledgement to count its time from. */
@@ -294,7 +321,8 @@ static void start_batch(sender *s, size_t g)
 		return; /* too few groups left: the next transfer measures */
 	s->batch = kind;
 	s->batch_first = first;
-	s->batch_end = first + P;
+	s->batch_end = first + P; /* at least; set when the batch starts */
+	s->lead_t0 = kv_now_ns();
 	if (kind == KV_BATCH_PROBE)
 		s->want_probe = 0;
 }
@@ -312,9 +340,10 @@ static int plan(sender *s, size_t g)
 	if (s->batch && g == s->batch_first) {
 		if (wait_acks_upto(s, g) != 0)
 			return -1;
+		const size_t n = batch_groups(s, batch_rate(s));
+		s->batch_end = g + n < s->cache.n_groups ? g + n : s->cache.n_groups;
 		s->batch_t0 = kv_now_ns();
-		s->batch_idle0 = s->net.idle_ns;
-		s->batch_pack0 = s->pack_ns;
+		s->batch_net0 = s->net.net_ns;
 	}
 	return 0;
 }
@@ -344,7 +373,6 @@ static int compress_group(sender *s, size_t g, size_t slot, int way)
 	    (const void *const *)&s->cache.page[first], &s->cache.bytes[first], s->slot[slot],
 	    s->slot_cap, &s->slot_len[slot]);
 	s->sent_ns[g] = kv_now_ns() - t0;
-	s->pack_ns += s->sent_ns[g];
 	s->st.pack_ns[way] += s->sent_ns[g];
 	s->st.pack_bytes[way] += count * s->cache.page_bytes;
 	if (st != SPLITZIP_OK)
@@ -388,7 +416,6 @@ static kv_req send_raw(sender *s, size_t g, size_t slot, uint64_t tag)
 		for (size_t k = 0; k < count; k++)
 			memcpy(s->slot[slot] + k * pb, s->cache.page[first + k], pb);
 		s->sent_ns[g] = kv_now_ns() - t0;
-		s->pack_ns += s->sent_ns[g];
 		s->st.pack_ns[KV_WAY_RAW] += s->sent_ns[g];
 		s->st.pack_bytes[KV_WAY_RAW] += count * pb;
 		return kv_send(&s->net, tag, s->slot[slot], count * pb);
@@ -588,22 +615,23 @@ static int setup(sender *s)
 	s->ack = calloc(G, sizeof *s->ack);
 	s->ack_req = calloc(G, sizeof *s->ack_req);
 	s->ack_ns = calloc(G, sizeof *s->ack_ns);
-	s->ack_idle = calloc(G, sizeof *s->ack_idle);
-	s->ack_pack = calloc(G, sizeof *s->ack_pack);
+	s->ack_net = calloc(G, sizeof *s->ack_net);
 	s->sent_way = calloc(G, sizeof *s->sent_way);
 	s->sent_wire = calloc(G, sizeof *s->sent_wire);
 	s->sent_ns = calloc(G, sizeof *s->sent_ns);
 	s->junk = c->corrupt ? calloc(1, s->slot_cap + 4096) : NULL;
 	if (!s->slot || !s->slot_len || !s->slot_req || !s->iov || !s->ack || !s->ack_req ||
-	    !s->ack_ns || !s->ack_idle || !s->ack_pack || !s->sent_way || !s->sent_wire ||
-	    !s->sent_ns || (c->corrupt && !s->junk))
+	    !s->ack_ns || !s->ack_net || !s->sent_way || !s->sent_wire || !s->sent_ns ||
+	    (c->corrupt && !s->junk))
 		return -1;
 	for (int w = KV_WAY_SPLIT4; w < KV_WAYS; w++)
 		if (!(s->calib_buf[w] = malloc(s->slot_cap)))
 			return -1;
-	for (size_t k = 0; k < s->n_slots; k++)
+	for (size_t k = 0; k < s->n_slots; k++) { /* touched now: no page faults in a transfer */
 		if (!(s->slot[k] = aligned_alloc(256, (s->slot_cap + 255) / 256 * 256)))
 			return -1;
+		memset(s->slot[k], 0, s->slot_cap);
+	}
 	return calibrate(s);
 }
 
@@ -623,8 +651,7 @@ static void teardown(sender *s)
 	free(s->ack);
 	free(s->ack_req);
 	free(s->ack_ns);
-	free(s->ack_idle);
-	free(s->ack_pack);
+	free(s->ack_net);
 	free(s->sent_way);
 	free(s->sent_wire);
 	free(s->sent_ns);

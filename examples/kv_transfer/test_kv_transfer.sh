@@ -30,11 +30,12 @@ cleanup() {
 trap cleanup EXIT
 
 # 4 layers x {K,V} x 8 pages of [16 tokens, 2 heads, 64 dims] = 64 pages of 4 KiB, 4 per group:
-# 16 groups; the policy's cases 32 groups (16 pages per layer) and probes of 2 groups.
+# 16 groups; the policy's cases 32 groups (16 pages per layer), probes of 2 groups and windows
+# of 8 (the slots), whatever their duration.
 groups=16
 geo=(--layers 4 --pages-per-layer 8 --tokens 16 --kv-heads 2 --head-dim 64 --group-pages 4
 	--reps 2 --warmup 0)
-auto=(--pages-per-layer 16 --probe-groups 2)
+auto=(--pages-per-layer 16 --probe-groups 2 --batch-ms 0)
 # --rates: packing split4,entropy here; unpacking split4,entropy there; link (GB/s); network
 # ns per byte here, there
 case $case in
