@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,12 @@ int kv_net_init(kv_net *n)
 	ucp_config_t *cfg = NULL;
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
 		return -1;
+	/* Eager messages, whatever their size (unless UCX_RNDV_THRESH says otherwise): with the
+	 * rendezvous protocol, UCX over TCP interleaves the messages in flight, so groups arrive
+	 * all together and acknowledgements bunch; eager ones arrive one after the other, as fast
+	 * (pre-posted receives take them in place). The policy times the acknowledgements. */
+	if (!getenv("UCX_RNDV_THRESH"))
+		ucp_config_modify(cfg, "RNDV_THRESH", "inf");
 	ucp_params_t p;
 	memset(&p, 0, sizeof p);
 	p.field_mask = UCP_PARAM_FIELD_FEATURES;

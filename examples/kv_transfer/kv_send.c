@@ -36,7 +36,8 @@ typedef struct rep_stats {
 	size_t groups[KV_WAYS];
 	int bad_acks; /* acknowledgements with an error, or of another way than sent */
 	unsigned probes, checks, switches;
-	int way_end; /* the policy's way when the repetition ended */
+	int way_end;     /* the policy's way when the repetition ended */
+	double link_end; /* ... and its link rate (bytes per second) */
 	kv_result result;
 } rep_stats;
 
@@ -65,7 +66,6 @@ typedef struct sender {
 	int want_probe;                /* a probe is due */
 	int batch;                     /* enum kv_batch: the measured batch in progress */
 	size_t batch_first, batch_end; /* its groups [first, end) */
-	uint64_t batch_t0, batch_net0; /* when its first group started; our network work then */
 	uint64_t lead_t0;              /* when a probe's lead group started */
 	size_t steady_from, win_first; /* windows of the pipeline in steady state */
 	unsigned windows;              /* windows and checks fed to the policy on this connection */
@@ -76,10 +76,11 @@ typedef struct sender {
 } sender;
 
 /* What the policy measures: a probe (raw groups) or the check of a codec way. A batch starts
- * on an empty pipeline and is timed from its first byte to the acknowledgement of its last
- * group, less the packing of the first and the unpacking of the last (the latency a full
- * pipeline hides): groups in flight interleave on the connection, and acknowledgements bunch
- * when a core is taken away, so acknowledgements of single groups time badly. */
+ * on an empty pipeline and is timed from the acknowledgement of its first group to that of its
+ * last (the bytes of the groups after the first): the first group carries the start-up (an
+ * empty pipeline packs several groups back to back before the network is progressed again),
+ * the later ones the pipeline's steady rate. Messages are eager (kv_net.c): groups arrive in
+ * order, one after the other. */
 enum kv_batch { KV_BATCH_NONE = 0, KV_BATCH_PROBE, KV_BATCH_CHECK };
 
 static size_t group_bytes(const sender *s, size_t g)
@@ -241,26 +242,23 @@ static double net_cost(uint64_t net_ns, uint64_t bytes)
 	return bytes ? (double)net_ns * 1e-9 / (double)bytes : 0;
 }
 
-/* The batch's time, less the latency of its first packing and last unpacking. */
+/* The batch's time: acknowledgement of its first group to that of its last. */
 static double batch_ns(const sender *s)
 {
-	const size_t a = s->batch_first, e = s->batch_end - 1;
-	const double t = (double)(s->ack_ns[e] - s->batch_t0);
-	const double fill = (double)(s->sent_ns[a] + s->ack[e].work_ns);
-	return t > 2 * fill ? t - fill : t;
+	return (double)(s->ack_ns[s->batch_end - 1] - s->ack_ns[s->batch_first]);
 }
 
-/* The probe's raw batch is acknowledged: the link rate, each end's network work per byte (the
- * receiver's from the acknowledgement before the batch: nothing else moved since), the copy
- * rates; with the latest codec rates, the policy chooses. */
+/* The probe's raw batch is acknowledged: the link rate, each end's network work per byte
+ * between the first acknowledgement and the last, the copy rates; with the latest codec
+ * rates, the policy chooses. */
 static void end_probe(sender *s)
 {
 	const size_t a = s->batch_first, e = s->batch_end - 1;
-	const kv_sums x = sums(s, a, e);
+	const kv_sums x = sums(s, a, e), in = sums(s, a + 1, e); /* in: after the first */
 	kv_rates r = s->pol.probes ? s->pol.rates : s->calib;
-	r.link = per_s(x.wire, batch_ns(s));
-	r.net_s = net_cost(s->ack_net[e] - s->batch_net0, x.wire);
-	r.net_r = net_cost(s->ack[e].net_ns - s->ack[a - 1].net_ns, x.wire);
+	r.link = per_s(in.wire, batch_ns(s));
+	r.net_s = net_cost(s->ack_net[e] - s->ack_net[a], in.wire);
+	r.net_r = net_cost(s->ack[e].net_ns - s->ack[a].net_ns, in.wire);
 	r.enc[KV_WAY_RAW] = per_s(x.bytes, (double)x.pack_ns);
 	r.dec[KV_WAY_RAW] = per_s(x.bytes, (double)x.work_ns);
 	r.ratio[KV_WAY_RAW] = 1;
@@ -272,7 +270,8 @@ static void end_probe(sender *s)
 static void end_check(sender *s)
 {
 	const kv_sums x = sums(s, s->batch_first, s->batch_end - 1);
-	const kv_window w = {per_s(x.bytes, batch_ns(s)), per_s(x.bytes, (double)x.pack_ns),
+	const kv_sums in = sums(s, s->batch_first + 1, s->batch_end - 1);
+	const kv_window w = {per_s(in.bytes, batch_ns(s)), per_s(x.bytes, (double)x.pack_ns),
 	                     per_s(x.bytes, (double)x.work_ns),
 	                     x.wire ? (double)x.bytes / (double)x.wire : 0};
 	s->st.checks++;
@@ -308,8 +307,7 @@ static double batch_rate(const sender *s)
 }
 
 /* A batch due at group g: a probe, or the check of a codec way not yet checked. A probe at
- * the start of a transfer begins after one raw lead group, so that the receiver has an
- * acknowledgement to count its time from. */
+ * the start of a connection begins after one raw lead group (its rate sizes the batch). */
 static void start_batch(sender *s, size_t g)
 {
 	const size_t P = probe_groups(s);
@@ -342,8 +340,6 @@ static int plan(sender *s, size_t g)
 			return -1;
 		const size_t n = batch_groups(s, batch_rate(s));
 		s->batch_end = g + n < s->cache.n_groups ? g + n : s->cache.n_groups;
-		s->batch_t0 = kv_now_ns();
-		s->batch_net0 = s->net.net_ns;
 	}
 	return 0;
 }
@@ -499,6 +495,7 @@ static int run_rep(sender *s, unsigned rep)
 		rc = wait_acks_upto(s, s->cache.n_groups);
 	s->st.seconds = rc == 0 ? (double)(s->ack_ns[s->cache.n_groups - 1] - t0) * 1e-9 : 0;
 	s->st.way_end = s->pol.way;
+	s->st.link_end = s->pol.rates.link;
 	for (size_t k = 0; k < s->n_slots && rc == 0; k++)
 		rc = wait_req(s, &s->slot_req[k]);
 	if (rc == 0)
@@ -747,6 +744,8 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 		printf("%s%.6f", k ? "," : "", r[k].seconds);
 	for (unsigned k = 0; s->o->json && k < n_all; k++) /* the way of every repetition */
 		printf("%s\"%s\"", k ? "," : "],\"ways\":[", kv_way_names[main_way(&all[k], 1)]);
+	for (unsigned k = 0; s->o->json && k < n_all; k++) /* the policy's link after each */
+		printf("%s%.4f", k ? "," : "],\"links_gbps\":[", all[k].link_end * 1e-9);
 	if (s->o->json)
 		printf("]}\n");
 	free(t);
