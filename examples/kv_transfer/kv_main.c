@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	    "                        about 1/16 of the groups, 4 to 16, at most a quarter; at\n"
 	    "                        least 2)\n"
 	    "  --batch-ms T          auto: ... and enough for T ms at the expected rate, up to\n"
-	    "                        a quarter of the groups (default 80; 0: the count only)\n"
+	    "                        the end of the transfer (default 200; 0: the count only)\n"
 	    "  --reprobe N           auto: probe again every N transfers (default 64; 0: only on\n"
 	    "                        the first transfer and when the rate drifts)\n"
 	    "  --drift F             auto: probe again when two windows in a row move more than\n"
@@ -129,7 +129,7 @@ static void defaults(kv_send_opts *o, double *cache_mib)
 	o->reprobe = 64;
 	o->fixed_table = 1;
 	o->checksum = 1;
-	o->batch_ms = 80;
+	o->batch_ms = 200;
 	kv_policy_defaults(&o->policy);
 	o->cfg.magic = KV_MAGIC;
 	o->cfg.version = KV_VERSION;

@@ -111,14 +111,13 @@ static size_t groups_for(const sender *s, double rate, size_t least)
 	return want > (double)least ? (size_t)want + 1 : least;
 }
 
-/* A batch's groups: P, or more when P would take less than --batch-ms at the expected
- * rate (a short batch is at the mercy of one preemption), but at most a quarter of the
- * transfer. */
-static size_t batch_groups(const sender *s, double rate)
+/* A batch from group 'first': P groups, or more when P would take less than --batch-ms at the
+ * expected rate (a short batch is at the mercy of one preemption), up to the rest of the
+ * transfer (a short transfer is measured whole). */
+static size_t batch_groups(const sender *s, size_t first, double rate)
 {
-	const size_t P = probe_groups(s), G = s->cache.n_groups;
-	const size_t n = groups_for(s, rate, P), cap = (G - 1) / 4 > P ? (G - 1) / 4 : P;
-	return n < cap ? n : cap;
+	const size_t n = groups_for(s, rate, probe_groups(s)), left = s->cache.n_groups - first;
+	return n < left ? n : left;
 }
 
 /* Steady-state windows: once the pipeline is full again after a batch or the start of a
@@ -338,8 +337,7 @@ static int plan(sender *s, size_t g)
 	if (s->batch && g == s->batch_first) {
 		if (wait_acks_upto(s, g) != 0)
 			return -1;
-		const size_t n = batch_groups(s, batch_rate(s));
-		s->batch_end = g + n < s->cache.n_groups ? g + n : s->cache.n_groups;
+		s->batch_end = g + batch_groups(s, g, batch_rate(s));
 	}
 	return 0;
 }
@@ -746,6 +744,8 @@ static void report(const sender *s, const rep_stats *all, unsigned n_all, unsign
 		printf("%s\"%s\"", k ? "," : "],\"ways\":[", kv_way_names[main_way(&all[k], 1)]);
 	for (unsigned k = 0; s->o->json && k < n_all; k++) /* the policy's link after each */
 		printf("%s%.4f", k ? "," : "],\"links_gbps\":[", all[k].link_end * 1e-9);
+	for (unsigned k = 0; s->o->json && k < warmup; k++) /* the warm-up repetitions */
+		printf("%s%.6f", k ? "," : "],\"warmup_s\":[", all[k].seconds);
 	if (s->o->json)
 		printf("]}\n");
 	free(t);
