@@ -109,12 +109,12 @@ static void enc_params(const splitzip_ctx *ctx, sz_gpu_enc *a)
 	memset(a, 0, sizeof *a);
 	a->chunk_log2 = ctx->params.chunk_log2;
 	a->flags = ctx->params.flags;
-	a->from_input = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
-	memcpy(a->codebook, ctx->params.codebook.exponents, 16);
 	a->encoding = (uint32_t)ctx->params.encoding;
-	a->table_from_input = ctx->params.table_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
-	memcpy(a->table, ctx->params.table.lengths, 256);
-	a->table[SPLITZIP_ENTROPY_ESC] = ctx->params.table.escape_length;
+	a->split4.from_input = ctx->params.codebook_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
+	memcpy(a->split4.codebook, ctx->params.codebook.exponents, 16);
+	a->entropy.from_input = ctx->params.table_mode == SPLITZIP_CODEBOOK_FROM_INPUT;
+	memcpy(a->entropy.table, ctx->params.table.lengths, 256);
+	a->entropy.table[SPLITZIP_ENTROPY_ESC] = ctx->params.table.escape_length;
 }
 
 splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src, size_t n_elems,
@@ -133,12 +133,12 @@ splitzip_status splitzip_compress_async(splitzip_ctx *ctx, const uint16_t *d_src
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_enc a;
 	enc_params(ctx, &a);
-	a.src1 = d_src;
-	a.n1 = n_elems;
-	a.dst1 = d_dst;
-	a.cap1 = dst_cap;
-	a.out_sizes = d_dst_size;
-	a.statuses = d_status;
+	a.frames.one.src = d_src;
+	a.frames.one.n = n_elems;
+	a.frames.one.dst = d_dst;
+	a.frames.one.cap = dst_cap;
+	a.frames.out_sizes = d_dst_size;
+	a.frames.statuses = d_status;
 	a.ws = (uint8_t *)d_workspace;
 	a.max_elems = n_elems;
 	return m->compress(&a, 1, stream);
@@ -164,12 +164,12 @@ splitzip_status splitzip_compress_batch_async(splitzip_ctx *ctx, size_t n_frames
 		return SPLITZIP_OK;
 	sz_gpu_enc a;
 	enc_params(ctx, &a);
-	a.srcs = d_srcs;
-	a.n_elems = d_n_elems;
-	a.dsts = d_dsts;
-	a.dst_caps = d_dst_caps;
-	a.out_sizes = d_dst_sizes;
-	a.statuses = d_statuses;
+	a.frames.srcs = d_srcs;
+	a.frames.n_elems = d_n_elems;
+	a.frames.dsts = d_dsts;
+	a.frames.dst_caps = d_dst_caps;
+	a.frames.out_sizes = d_dst_sizes;
+	a.frames.statuses = d_statuses;
 	a.ws = (uint8_t *)d_workspace;
 	a.max_elems = max_elems;
 	return m->compress(&a, n_frames, stream);
@@ -189,12 +189,12 @@ splitzip_status splitzip_decompress_async(splitzip_ctx *ctx, const void *d_src, 
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.src1 = d_src;
-	a.size1 = src_size;
-	a.dst1 = d_dst;
-	a.cap1 = dst_cap_elems;
-	a.out_elems = d_n_elems;
-	a.statuses = d_status;
+	a.frames.one.src = d_src;
+	a.frames.one.size = src_size;
+	a.frames.one.dst = d_dst;
+	a.frames.one.cap = dst_cap_elems;
+	a.frames.out_elems = d_n_elems;
+	a.frames.statuses = d_status;
 	a.ws = (uint8_t *)d_workspace;
 	return m->decompress(&a, 1, dst_cap_elems, stream);
 }
@@ -218,12 +218,12 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
 		return SPLITZIP_OK;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.srcs = d_srcs;
-	a.src_sizes = d_src_sizes;
-	a.dsts = d_dsts;
-	a.dst_caps = d_dst_caps;
-	a.out_elems = d_n_elems;
-	a.statuses = d_statuses;
+	a.frames.srcs = d_srcs;
+	a.frames.src_sizes = d_src_sizes;
+	a.frames.dsts = d_dsts;
+	a.frames.dst_caps = d_dst_caps;
+	a.frames.out_elems = d_n_elems;
+	a.frames.statuses = d_statuses;
 	a.ws = (uint8_t *)d_workspace;
 	return m->decompress(&a, n_frames, max_dst_elems, stream);
 }

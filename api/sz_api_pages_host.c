@@ -18,6 +18,14 @@
 /* Page lists at least this large get their histograms on several threads. */
 #define SZ_PAGES_PARALLEL_MIN_ELEMS ((uint64_t)1 << 16)
 
+/* The host kernels of a context: its backend's, or, for a context bound to a device backend,
+ * the best host backend's (host memory is packed on the CPU: the streams are the same bytes on
+ * every backend). */
+static const splitzip_host_kernels *hk(const splitzip_ctx *ctx)
+{
+	return ctx->backend->host ? ctx->backend->host : splitzip_best_host_kernels();
+}
+
 /* ---- The pages of a call ------------------------------------------------------------------- */
 
 static void list_free(splitzip_pages_list *l)
@@ -133,7 +141,7 @@ static splitzip_status choose_tables(const splitzip_ctx *ctx, const splitzip_pag
 	t->fixed[SZ_PG_ENTROPY] = p->table_mode == SPLITZIP_CODEBOOK_FIXED;
 	uint64_t hist[256] = {0};
 	if (((cand & 1) && !t->fixed[SZ_PG_SPLIT4]) || ((cand & 2) && !t->fixed[SZ_PG_ENTROPY])) {
-		splitzip_status st = all_histogram(ctx->backend->host, l, hist);
+		splitzip_status st = all_histogram(hk(ctx), l, hist);
 		if (st != SPLITZIP_OK)
 			return st;
 	}
@@ -207,7 +215,7 @@ static splitzip_status decide(const splitzip_ctx *ctx, splitzip_pages_list *l, u
 		                        ? t->table.lengths[e]
 		                        : t->table.escape_length + SPLITZIP_ENTROPY_RAW_BITS);
 	}
-	const splitzip_host_kernels *k = ctx->backend->host;
+	const splitzip_host_kernels *k = hk(ctx);
 #ifdef _OPENMP
 	const int T = ctx->params.n_threads ? (int)ctx->params.n_threads : omp_get_max_threads();
 	const int par = l->total >= SZ_PAGES_PARALLEL_MIN_ELEMS && l->n > 1 && T > 1;
@@ -304,7 +312,7 @@ static splitzip_status encode_candidate(splitzip_ctx *ctx, const pk_job *j, uint
 	list_segments(l, j->c, &coded, &raw);
 	splitzip_encoder e;
 	memset(&e, 0, sizeof e);
-	e.k = ctx->backend->host;
+	e.k = hk(ctx);
 	e.chunk_log2 = ctx->params.chunk_log2;
 	e.flags = (j->flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0u;
 	e.n_threads = ctx->params.n_threads;
@@ -373,8 +381,7 @@ static splitzip_status split4_size(const splitzip_ctx *ctx, splitzip_pages_list 
 			for (uint64_t a = o; a < end;) {
 				const uint64_t b =
 				    ((a >> L2) + 1) << L2 < end ? ((a >> L2) + 1) << L2 : end;
-				E[a >> L2] +=
-				    piece_escapes(ctx->backend->host, l, i, a - o, b - o, cb);
+				E[a >> L2] += piece_escapes(hk(ctx), l, i, a - o, b - o, cb);
 				a = b;
 			}
 		}
@@ -528,7 +535,7 @@ static splitzip_status dec_frames(splitzip_ctx *ctx, splitzip_workmem *w, splitz
 		const uint64_t n = splitzip_pages_frame_elems(L->coded_elems, j);
 		size_t used = 0, got = 0;
 		splitzip_status st = splitzip_driver_decode_segments(
-		    ctx->backend->host, ctx->params.n_threads, &w->gather, src + off,
+		    hk(ctx), ctx->params.n_threads, &w->gather, src + off,
 		    (size_t)(L->frames_end - off), &used, coded, n, &got);
 		if (st != SPLITZIP_OK) {
 			coded_states(l, j, states);
@@ -548,8 +555,7 @@ static splitzip_status dec_raw(const splitzip_ctx *ctx, const splitzip_pages_lis
 {
 	const uint8_t *r = src + L->raw_off;
 	if ((h->flags & SPLITZIP_PAGES_FLAG_CHECKSUM) &&
-	    bytes_checksum(ctx->backend->host, r, 2 * L->raw_elems, h->chunk_log2) !=
-	        h->raw_checksum)
+	    bytes_checksum(hk(ctx), r, 2 * L->raw_elems, h->chunk_log2) != h->raw_checksum)
 		return SPLITZIP_ERROR_CONTENT_CHECKSUM;
 	for (uint64_t k = 0; k < raw->n_segs; k++)
 		memcpy(raw->ptr[k], r + 2 * raw->start[k],

@@ -393,10 +393,10 @@ SPLITZIP_HD void splitzip_header_init(splitzip_header *h, unsigned mode, unsigne
 }
 
 /*
- * Serialise a header into 64 bytes, including the header checksum. Byte stores only, so GPU
- * code can write a header straight into device memory. Does not validate.
+ * Serialise a header into 64 bytes, all but the header checksum (bytes 60..63 zero): GPU code
+ * computes that with a warp. Byte stores only. Does not validate.
  */
-SPLITZIP_HD void splitzip_header_write(uint8_t *h, const splitzip_header *f)
+SPLITZIP_HD void splitzip_header_write_fields(uint8_t *h, const splitzip_header *f)
 {
 	for (unsigned i = 0; i < SPLITZIP_FRAME_HEADER_SIZE; i++)
 		h[i] = 0;
@@ -419,6 +419,15 @@ SPLITZIP_HD void splitzip_header_write(uint8_t *h, const splitzip_header *f)
 	}
 	splitzip_put_u8s(h + SZ_H_FRAME_SIZE, f->frame_size, 8);
 	splitzip_put_u8s(h + SZ_H_CONTENT_CHECKSUM, f->content_checksum, 8);
+}
+
+/*
+ * Serialise a header into 64 bytes, including the header checksum. Byte stores only, so GPU
+ * code can write a header straight into device memory. Does not validate.
+ */
+SPLITZIP_HD void splitzip_header_write(uint8_t *h, const splitzip_header *f)
+{
+	splitzip_header_write_fields(h, f);
 	splitzip_put_u8s(h + SZ_H_HEADER_CHECKSUM, splitzip_header_checksum(h), 4);
 }
 
@@ -486,10 +495,11 @@ SPLITZIP_HD int splitzip_header_entropy(const splitzip_header *f, uint64_t *size
 }
 
 /*
- * Parse and validate the 64 header bytes at h (FORMAT.md §3.2). On SZ_HDR_OK, '*f' holds the
- * fields and f->frame_size equals the size computed from them. Reads exactly 64 bytes.
+ * splitzip_header_parse() with the header checksum of bytes 0..59 given ('checksum', what
+ * splitzip_header_checksum() returns: GPU code computes it with a warp).
  */
-SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
+SPLITZIP_HD int splitzip_header_parse_checked(const uint8_t *h, uint32_t checksum,
+                                              splitzip_header *f)
 {
 	if (splitzip_get_u8s(h + SZ_H_MAGIC, 4) != SPLITZIP_MAGIC)
 		return SZ_HDR_BAD_MAGIC;
@@ -500,7 +510,7 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 		return SZ_HDR_CORRUPT;
 	if (h[SZ_H_VERSION] > SPLITZIP_FORMAT_VERSION)
 		return SZ_HDR_UNSUPPORTED;
-	if (splitzip_get_u8s(h + SZ_H_HEADER_CHECKSUM, 4) != splitzip_header_checksum(h))
+	if (splitzip_get_u8s(h + SZ_H_HEADER_CHECKSUM, 4) != checksum)
 		return SZ_HDR_BAD_CHECKSUM;
 	f->version = h[SZ_H_VERSION];
 	f->dtype = h[SZ_H_DTYPE];
@@ -544,6 +554,15 @@ SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
 	if (f->frame_size != expect)
 		return SZ_HDR_CORRUPT;
 	return SZ_HDR_OK;
+}
+
+/*
+ * Parse and validate the 64 header bytes at h (FORMAT.md §3.2). On SZ_HDR_OK, '*f' holds the
+ * fields and f->frame_size equals the size computed from them. Reads exactly 64 bytes.
+ */
+SPLITZIP_HD int splitzip_header_parse(const uint8_t *h, splitzip_header *f)
+{
+	return splitzip_header_parse_checked(h, splitzip_header_checksum(h), f);
 }
 
 /* The status of a splitzip_header_parse() result (FORMAT.md §3.2). */

@@ -36,6 +36,10 @@ SZ_INTERNAL const splitzip_backend *splitzip_registry_get(size_t i);
 SZ_INTERNAL const splitzip_backend *splitzip_select_backend(splitzip_backend_id id,
                                                             splitzip_status *st);
 
+/* The kernels of the best usable host backend (whatever SPLITZIP_FORCE_BACKEND says): what
+ * host-memory page streams run on for a context bound to a device backend. Never NULL. */
+SZ_INTERNAL const splitzip_host_kernels *splitzip_best_host_kernels(void);
+
 /* The GPU backends' registry entries (dispatch/sz_gpu_loader.c), when their module is built. */
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_cuda;
 SZ_INTERNAL extern const splitzip_backend splitzip_backend_hip;

@@ -54,3 +54,13 @@ const splitzip_backend *splitzip_select_backend(splitzip_backend_id id, splitzip
 	*st = SPLITZIP_ERROR_BACKEND_UNAVAILABLE; /* unreachable: scalar always probes 1 */
 	return NULL;
 }
+
+const splitzip_host_kernels *splitzip_best_host_kernels(void)
+{
+	for (size_t i = 0; i < splitzip_registry_count(); i++) {
+		const splitzip_backend *b = splitzip_registry_get(i);
+		if (b->host && b->probe())
+			return b->host;
+	}
+	return NULL; /* unreachable: scalar always probes 1 */
+}

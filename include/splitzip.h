@@ -797,8 +797,9 @@ SPLITZIP_API size_t splitzip_pages_bound(size_t n_pages, size_t max_page_bytes);
  * (e.g. a hash of the model), written to the header; it must be 0 unless the table of the
  * chosen encoding is fixed (for AUTO: both). A dst_cap of splitzip_pages_bound(n_pages, largest
  * page) always suffices. The stream is canonical: the same bytes from every backend and thread
- * count, and from splitzip_pages_compress_async(). A context bound to a GPU backend works too
- * (through the device, synchronously).
+ * count, and from splitzip_pages_compress_async(). A context bound to a GPU backend works too:
+ * host memory is packed on the CPU by the best host backend (the same bytes), with the
+ * context's parameters.
  * Errors: INVALID_ARGUMENT (NULL ctx/dst/dst_size, pages or page_bytes NULL with n_pages > 0,
  * a NULL or misaligned page of nonzero size, an odd page size, a page above
  * SPLITZIP_PAGES_MAX_PAGE_BYTES, n_pages above SPLITZIP_PAGES_MAX_PAGES, unknown options, a
@@ -942,6 +943,49 @@ SPLITZIP_API splitzip_status splitzip_pages_decompress_async(
     const size_t *d_page_caps, size_t max_page_bytes, unsigned options, size_t *d_page_sizes,
     uint8_t *d_page_states, size_t *d_n_pages, int32_t *d_status, void *d_workspace,
     size_t ws_bytes, void *stream);
+
+/*
+ * The workspace of one direction only, when a side only sends or only receives:
+ * splitzip_pages_compress_workspace_size() for splitzip_pages_compress_async() and
+ * splitzip_pages_compress_pool_async() (it depends on the context's encoding and chunk_log2),
+ * splitzip_pages_decompress_workspace_size() for the decompressions. Each is at most
+ * splitzip_pages_workspace_size(). Compression needs about 2 bytes per page byte for the
+ * coded pages, plus as much again per candidate encoding (AUTO encodes both) for its frames;
+ * decompression about 1 byte per destination byte. Errors as splitzip_pages_workspace_size().
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_workspace_size(const splitzip_ctx *ctx,
+                                                                    size_t n_pages,
+                                                                    size_t max_page_bytes,
+                                                                    size_t *bytes);
+SPLITZIP_API splitzip_status splitzip_pages_decompress_workspace_size(const splitzip_ctx *ctx,
+                                                                      size_t n_pages,
+                                                                      size_t max_page_bytes,
+                                                                      size_t *bytes);
+
+/*
+ * The same calls on a paged KV cache as it lies in device memory, with nothing to build on the
+ * host: a pool of 'pool_bytes' bytes at d_pool whose page k starts at d_pool + k * page_stride
+ * and is 'page_bytes' long (even; every page of the call has that size, the role of
+ * max_page_bytes), and a device array d_indices of n_pages int64 entries naming the pool pages
+ * of the call in order (a request's block table, kv_indices). Page i of the stream is pool page
+ * d_indices[i]. An index that is negative or whose page does not lie inside the pool makes the
+ * kernels' status INVALID_ARGUMENT (nothing written); d_pool 2-byte aligned and d_indices
+ * 8-byte aligned (host-checked, INVALID_ARGUMENT). Decompression writes pool pages: they must
+ * not overlap (a page_stride below page_bytes with more than one page is INVALID_ARGUMENT;
+ * repeated indices are the caller's error, like overlapping memcpy destinations), and each has
+ * a capacity of page_bytes. The streams are those of the pointer-array calls for the same
+ * pages. Workspace: splitzip_pages_workspace_size(ctx, n_pages, page_bytes).
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_pool_async(
+    splitzip_ctx *ctx, uint32_t table_id, unsigned options, size_t n_pages, const void *d_pool,
+    size_t pool_bytes, size_t page_stride, size_t page_bytes, const int64_t *d_indices, void *d_dst,
+    size_t dst_cap, size_t *d_dst_size, int32_t *d_status, void *d_workspace, size_t ws_bytes,
+    void *stream);
+SPLITZIP_API splitzip_status splitzip_pages_decompress_pool_async(
+    splitzip_ctx *ctx, const void *d_src, size_t src_size, size_t n_pages, void *d_pool,
+    size_t pool_bytes, size_t page_stride, size_t page_bytes, const int64_t *d_indices,
+    unsigned options, size_t *d_page_sizes, uint8_t *d_page_states, size_t *d_n_pages,
+    int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
 
 #ifdef __cplusplus
 }

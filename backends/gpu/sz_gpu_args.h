@@ -65,58 +65,104 @@ typedef struct sz_gpu_dec_state {
 	uint8_t reserved[256 - 24 - sizeof(splitzip_header)];
 } sz_gpu_dec_state;
 
-/* Compression of a batch. Arrays are in device memory; srcs == NULL means one frame given by
- * the *1 fields. */
-typedef struct sz_gpu_enc {
+/*
+ * The arguments of a compression, by role: the frames (a batch's device arrays, or one frame
+ * by value), the workspace, the parameters every encoding shares, those of split4 and those of
+ * the entropy encoding, and what the driver adds for the launches. Callers (the public API,
+ * the page-stream code, tests) fill the first five and leave 'run' zero.
+ */
+
+/* One frame given by value: the single-frame calls have no device array to point at. */
+typedef struct sz_gpu_enc_one {
+	const uint16_t *src;
+	uint64_t n; /* elements */
+	void *dst;
+	uint64_t cap; /* bytes */
+} sz_gpu_enc_one;
+
+/* The frames: device arrays of n_frames entries, or, when srcs is NULL, the frame 'one'. */
+typedef struct sz_gpu_enc_frames {
 	const uint16_t *const *srcs;
 	const size_t *n_elems;
 	void *const *dsts;
 	const size_t *dst_caps;
-	size_t *out_sizes; /* frame size, 0 on error */
+	sz_gpu_enc_one one;
+	size_t *out_sizes; /* device arrays (one entry for 'one'): frame size, 0 on error */
 	int32_t *statuses; /* splitzip_status */
-	const uint16_t *src1;
-	uint64_t n1;
-	void *dst1;
-	uint64_t cap1;
-	uint8_t *ws;
+} sz_gpu_enc_frames;
+
+/* Split4 (and the split4 side of auto): the codebook from each frame's input, else 'codebook'. */
+typedef struct sz_gpu_split4_params {
+	uint32_t from_input;
+	uint8_t codebook[16];
+	/* Not NULL (and not from_input): the codebook is these 16 bytes of device memory instead
+	 * (a page stream's, chosen on the device by sz_gpu_pages.cuh). */
+	const uint8_t *codebook_dev;
+} sz_gpu_split4_params;
+
+/* The entropy encoding (and auto): each frame's own table (FORMAT.md §5.2), else 'table': the
+ * lengths of exponents 0..255, then of the escape symbol (a valid table, §5.4). */
+typedef struct sz_gpu_entropy_params {
+	uint32_t from_input;
+	uint8_t table[SPLITZIP_ENTROPY_SYMBOLS + 3];
+	/* Not NULL (and not from_input): the table is these SPLITZIP_ENTROPY_SYMBOLS bytes of
+	 * device memory instead (a page stream's). */
+	const uint8_t *table_dev;
+} sz_gpu_entropy_params;
+
+/* Set by the driver (sz_gpu_driver.cuh) for the kernels of one launch sequence. */
+typedef struct sz_gpu_enc_launch {
 	uint64_t ws_stride; /* bytes of workspace per frame */
-	uint64_t max_elems; /* no frame of the batch has more */
 	uint64_t n_frames;
-	uint32_t
-	    frame0; /* first frame of this launch (the multi-block path: blockIdx.y + frame0) */
+	/* Codebooks from the input of frames of at least this many elements are predicted from a
+	 * sample and checked, below it they come from every chunk's histogram
+	 * (SZ_GPU_SAMPLE_ALL_ELEMS; tests lower it to exercise the prediction on small frames). */
+	uint64_t predict_from;
+	uint32_t frame0; /* first frame of this launch (per-frame kernels: blockIdx.y + frame0) */
+	uint32_t reserved;
+} sz_gpu_enc_launch;
+
+typedef struct sz_gpu_enc {
+	sz_gpu_enc_frames frames;
+	uint8_t *ws;        /* sz_gpu_workspace_size_for() bytes, SZ_GPU_WS_ALIGN aligned */
+	uint64_t max_elems; /* no frame of the batch has more */
+	sz_gpu_enc_launch run;
 	uint32_t chunk_log2;
 	uint32_t flags;
-	uint32_t from_input; /* codebook from each frame's histogram, else 'codebook' */
-	uint8_t codebook[16];
-	/* Codebooks from the input of frames below this many elements come from every chunk's
-	 * histogram; larger ones are predicted from a sample and checked (0: the driver's
-	 * SZ_GPU_SAMPLE_ALL_ELEMS; tests set 1 to exercise the prediction on small frames). */
-	uint64_t sample_all;
-	/* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO (sz_gpu_entropy.cuh); entropy frames take
-	 * each frame's own table (FORMAT.md §5.2) when table_from_input, else 'table': the lengths
-	 * of exponents 0..255, then of the escape symbol (a valid table, §5.4). */
-	uint32_t encoding;
-	uint32_t table_from_input;
-	uint8_t table[SPLITZIP_ENTROPY_SYMBOLS + 3];
+	uint32_t encoding; /* SPLITZIP_ENCODING_SPLIT4, _ENTROPY or _AUTO */
+	sz_gpu_split4_params split4;
+	sz_gpu_entropy_params entropy;
 } sz_gpu_enc;
 
-/* Decompression of a batch; the same conventions. */
-typedef struct sz_gpu_dec {
+/* The arguments of a decompression, the same way. */
+typedef struct sz_gpu_dec_one {
+	const void *src;
+	uint64_t size; /* bytes */
+	uint16_t *dst;
+	uint64_t cap; /* elements */
+} sz_gpu_dec_one;
+
+typedef struct sz_gpu_dec_frames {
 	const void *const *srcs;
 	const size_t *src_sizes;
 	uint16_t *const *dsts;
 	const size_t *dst_caps; /* elements */
-	size_t *out_elems;      /* elements decoded, 0 on error */
+	sz_gpu_dec_one one;
+	size_t *out_elems; /* elements decoded, 0 on error */
 	int32_t *statuses;
-	const void *src1;
-	uint64_t size1;
-	uint16_t *dst1;
-	uint64_t cap1;
-	uint8_t *ws;
+} sz_gpu_dec_frames;
+
+typedef struct sz_gpu_dec_launch {
 	uint64_t ws_stride;
 	uint64_t n_frames;
 	uint32_t frame0;
 	uint32_t reserved;
+} sz_gpu_dec_launch;
+
+typedef struct sz_gpu_dec {
+	sz_gpu_dec_frames frames;
+	uint8_t *ws; /* sz_gpu_dec_workspace_size() bytes */
+	sz_gpu_dec_launch run;
 } sz_gpu_dec;
 
 /* ---- Geometry ------------------------------------------------------------------------------ */
@@ -174,7 +220,7 @@ SPLITZIP_HD uint64_t sz_gpu_ws_stride(uint64_t max_elems, unsigned log2)
 }
 
 /*
- * Encode workspace of the entropy encoding, one slice per frame (sz_gpu_entropy.cuh):
+ * Encode workspace of the entropy encoding, one slice per frame (sz_gpu_entropy_enc.cuh):
  *   [0, 256)         sz_gpu_ent_state
  *   [256, 1280)      hist: 256 x u32, the exponent histogram (a table from the input)
  *   [1280, 2304)     sym: 256 x u32, the encoder table (splitzip_entropy_enc_tables)

@@ -2,7 +2,11 @@
  * sz_gpu_module.cuh -- the body of a GPU module (libsplitzip_cuda.so, libsplitzip_hip.so):
  * the launcher over the vendor runtime, the host-memory staging calls, and the exported
  * module table (sz_gpu_module.h). Included once by backends/cuda/sz_cuda.cu and
- * backends/hip/sz_hip.hip, after the vendor's sz_gpu_runtime.h.
+ * backends/hip/sz_hip.hip, after the vendor's sz_gpu_runtime.h, and by the CPU SIMT harness's
+ * module (tests/gpu/gpu_simt_module.cpp, its runtime in tests/gpu/simt_rt/sz_gpu_runtime.h),
+ * which the tests load in place of a GPU module. The runtime header provides the SZ_RT(...)
+ * calls, sz_rt_warp_size(), sz_rt_sm_count(), sz_rt_blocks_per_sm() (the occupancy query) and
+ * sz_rt_launch().
  */
 #ifndef SZ_GPU_MODULE_CUH
 #define SZ_GPU_MODULE_CUH
@@ -22,12 +26,6 @@
 
 namespace
 {
-
-#if defined(SZ_GPU_FLAVOUR_CUDA)
-#define SZ_RT_ATTR_SMS cudaDevAttrMultiProcessorCount
-#else
-#define SZ_RT_ATTR_SMS hipDeviceAttributeMultiprocessorCount
-#endif
 
 /*
  * Blocks of SZ_GPU_THREADS threads of kernel k that the current device runs at once
@@ -54,9 +52,8 @@ unsigned rt_resident(const void *k)
 				return cache[i].blocks;
 	}
 	int sms = 0, per = 0;
-	if (SZ_RT(DeviceGetAttribute)(&sms, SZ_RT_ATTR_SMS, dev) != SZ_RT_OK ||
-	    SZ_RT(OccupancyMaxActiveBlocksPerMultiprocessor)(&per, k, SZ_GPU_THREADS, 0) !=
-	        SZ_RT_OK)
+	if (sz_rt_sm_count(dev, &sms) != SZ_RT_OK ||
+	    sz_rt_blocks_per_sm(&per, k, SZ_GPU_THREADS) != SZ_RT_OK)
 		return 1;
 	const unsigned blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per > 0 ? per : 1);
 	std::lock_guard<std::mutex> g(mu);
@@ -74,8 +71,7 @@ struct rt_launcher {
 	{
 		if (err != SZ_RT_OK)
 			return;
-		k<<<dim3(g.x, g.y), block, 0, stream>>>(args...);
-		err = SZ_RT(GetLastError)();
+		err = sz_rt_launch(k, g.x, g.y, block, stream, args...);
 	}
 	template <typename... P> unsigned resident(void (*k)(P...))
 	{
@@ -161,13 +157,13 @@ splitzip_status mod_host_compress(const sz_gpu_enc *p, const uint16_t *src, size
 	if (n && SZ_RT(Memcpy)(s.base + o_src, src, 2 * n, SZ_RT_H2D) != SZ_RT_OK)
 		return SPLITZIP_ERROR_DEVICE;
 	sz_gpu_enc a = *p;
-	a.srcs = nullptr;
-	a.src1 = n ? reinterpret_cast<const uint16_t *>(s.base + o_src) : nullptr;
-	a.n1 = n;
-	a.dst1 = s.base + o_dst;
-	a.cap1 = cap;
-	a.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
-	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.frames = sz_gpu_enc_frames{};
+	a.frames.one.src = n ? reinterpret_cast<const uint16_t *>(s.base + o_src) : nullptr;
+	a.frames.one.n = n;
+	a.frames.one.dst = s.base + o_dst;
+	a.frames.one.cap = cap;
+	a.frames.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
 	a.max_elems = n;
 	splitzip_status st = mod_compress(&a, 1, nullptr);
@@ -210,12 +206,12 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 		return SPLITZIP_ERROR_DEVICE;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.src1 = s.base + o_src;
-	a.size1 = src_size;
-	a.dst1 = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
-	a.cap1 = cap;
-	a.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
-	a.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.frames.one.src = s.base + o_src;
+	a.frames.one.size = src_size;
+	a.frames.one.dst = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
+	a.frames.one.cap = cap;
+	a.frames.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
 	splitzip_status st = mod_decompress(&a, 1, cap, nullptr);
 	if (st != SPLITZIP_OK)

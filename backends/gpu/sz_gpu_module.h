@@ -15,12 +15,16 @@ extern "C" {
 #endif
 
 /*
- * Bumped whenever this struct or the argument structs change. 4: the entropy (mode 2) fields of
+ * Bumped whenever this struct or the argument structs change. 6: page stream version 2
+ * (sz_gpu_pages_args.h rewritten: candidates, pools, page states) and the device-memory tables
+ * of the frame encoder (codebook_dev, table_dev). 5: the argument structs by role
+ * (frames, split4 and entropy parameters, the driver's launch fields; no test setting). 4: the
+ * entropy (mode 2) fields of
  * the argument structs (sz_gpu_args.h: encoding, table, the entropy state per frame) with the
  * page stream entry points (sz_gpu_pages_args.h); 3 was either one alone, 2 the rewritten
  * kernels' argument structs or the page entry points alone.
  */
-#define SPLITZIP_GPU_MODULE_ABI 4u
+#define SPLITZIP_GPU_MODULE_ABI 6u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {
@@ -43,7 +47,7 @@ typedef struct splitzip_gpu_module {
 	/*
 	 * Host-memory calls on a device context (splitzip_compress / splitzip_frame_decompress):
 	 * copy to the device, run the kernels, copy back, synchronously. 'p' carries the
-	 * parameters (chunk_log2, flags, from_input, codebook); its pointers are ignored.
+	 * parameters (chunk_log2, flags, encoding, split4, entropy); its frames are ignored.
 	 */
 	splitzip_status (*host_compress)(const sz_gpu_enc *p, const uint16_t *src, size_t n,
 	                                 void *dst, size_t dst_cap, size_t *dst_size);

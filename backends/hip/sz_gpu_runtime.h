@@ -37,4 +37,26 @@ static inline int sz_rt_warp_size(void)
 	return w;
 }
 
+/* Multiprocessors of device dev. */
+static inline hipError_t sz_rt_sm_count(int dev, int *sms)
+{
+	return hipDeviceGetAttribute(sms, hipDeviceAttributeMultiprocessorCount, dev);
+}
+
+/* Resident blocks of 'threads' threads of kernel k per multiprocessor (no dynamic shared
+ * memory): the runtime's occupancy query, from the kernel's registers and shared memory. */
+static inline hipError_t sz_rt_blocks_per_sm(int *per, const void *k, unsigned threads)
+{
+	return hipOccupancyMaxActiveBlocksPerMultiprocessor(per, k, (int)threads, 0);
+}
+
+/* Kernel k on a grid of gx x gy blocks of 'block' threads, on stream s; the launch error. */
+template <typename... P, typename... A>
+static inline hipError_t sz_rt_launch(void (*k)(P...), unsigned gx, unsigned gy, unsigned block,
+                                      hipStream_t s, A... args)
+{
+	k<<<dim3(gx, gy), block, 0, s>>>(args...);
+	return hipGetLastError();
+}
+
 #endif

@@ -13,7 +13,9 @@
  * exact size, so compute-sanitizer memcheck sees any access outside it.
  *
  * Exit 0: passed; 1: failed; 77: no usable device (ctest SKIP_RETURN_CODE), unless
- * SPLITZIP_REQUIRE_GPU=1, then 1. Argument --quick: smaller sizes (for the sanitizers).
+ * SPLITZIP_REQUIRE_GPU=1, then 1. Argument --quick: smaller sizes (for the sanitizers);
+ * --tiny: smaller still, for the CPU SIMT harness's module (tests/gpu/gpu_simt_module.cpp, which
+ * the same source runs on through tests/gpu/simt_rt/sz_gpu_runtime.h: ctest gpu.simt.device).
  */
 #include "sz_gpu_runtime.h"
 
@@ -29,7 +31,13 @@ extern "C" {
 
 #include <vector>
 
-static bool quick;
+static bool quick, tiny;
+
+/* A size for the full run, --quick and --tiny. */
+static size_t pick(size_t full, size_t q, size_t t)
+{
+	return tiny ? t : quick ? q : full;
+}
 
 struct params {
 	unsigned log2 = 12;
@@ -132,7 +140,7 @@ static void test_frames(void)
 	int k = 0;
 	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
 		for (size_t n : sizes) {
-			if (quick && n > 70000)
+			if (n > pick(~(size_t)0, 70000, 4097))
 				continue;
 			const std::vector<uint16_t> in = gen(g, 7 + n, n);
 			params p;
@@ -172,7 +180,7 @@ static void test_corrupt(void)
 	const std::vector<uint8_t> frame = oracle_compress(in, p);
 	splitzip_ctx *dev = make_ctx(k_dev, p), *ref = make_ctx(SPLITZIP_BACKEND_SCALAR, p);
 	uint64_t seed = 99;
-	for (int k = 0; k < (quick ? 40 : 300); k++) {
+	for (int k = 0; k < (int)pick(300, 40, 12); k++) {
 		std::vector<uint8_t> m = frame;
 		const uint64_t r = sz_test_rand(&seed);
 		if (k % 3 == 2)
@@ -307,7 +315,7 @@ static void test_entropy(void)
 	int k = 0;
 	for (int g = 0; g < SZ_TEST_N_GENERATORS; g++)
 		for (size_t n : sizes) {
-			if (quick && n > 70000)
+			if (n > pick(~(size_t)0, 70000, 4097))
 				continue;
 			const std::vector<uint16_t> in = gen(g, 11 + n, n);
 			params p;
@@ -336,12 +344,13 @@ static void test_entropy(void)
 	p.log2 = 14;
 	p.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
 	splitzip_ctx *ctx = make_ctx(k_dev, p);
-	const std::vector<uint16_t> kv(g_kv, g_kv + g_nkv);
+	const std::vector<uint16_t> kv(g_kv,
+	                               g_kv + pick(g_nkv, g_nkv, g_nkv < 65536 ? g_nkv : 65536));
 	const std::vector<uint8_t> ref = oracle_compress(kv, p);
 	int32_t st = -1;
 	CHECK(dev_compress(ctx, kv, splitzip_compress_bound(kv.size()), &st) == ref, "entropy KV");
 	uint64_t seed = 99;
-	for (int i = 0; i < (quick ? 50 : 300); i++) {
+	for (int i = 0; i < (int)pick(300, 50, 10); i++) {
 		std::vector<uint8_t> m = ref;
 		const uint64_t r = sz_test_rand(&seed);
 		m[64 + (r >> 8) % (m.size() - 64)] ^= (uint8_t)(1u << ((r >> 32) % 8));
@@ -362,7 +371,7 @@ static void test_batch(void)
 	struct shape {
 		size_t page, nf;
 	};
-	const shape shapes[] = {{65536, quick ? 8u : 64u}, {8192, quick ? 300u : 1200u}};
+	const shape shapes[] = {{65536, pick(64, 8, 2)}, {8192, pick(1200, 300, 8)}};
 	for (const shape &sh : shapes)
 		for (int fixed = 0; fixed < 2; fixed++) {
 			params p;
@@ -390,7 +399,7 @@ static void test_graph_and_streams(void)
 	params p;
 	p.flags = 1;
 	splitzip_ctx *ctx = make_ctx(k_dev, p);
-	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 5, quick ? 100000 : 3000000);
+	const std::vector<uint16_t> in = gen(SZ_GEN_ESCAPE_1PCT, 5, pick(3000000, 100000, 20000));
 	const std::vector<uint8_t> ref = oracle_compress(in, p);
 	const size_t cap = splitzip_compress_bound(in.size());
 	size_t wsb = 0, wsdb = 0;
@@ -398,7 +407,7 @@ static void test_graph_and_streams(void)
 	splitzip_decompress_workspace_size(ctx, 1, &wsdb);
 	dbuf src(in.data(), in.size() * 2), ws1(wsb), ws2(wsb), wsd(wsdb), d1(cap), d2(cap);
 	dbuf frame(ref.data(), ref.size()), out(in.size() * 2), res(48);
-	dev_batch b(ctx, kv_pages(quick ? 300 : 600, 8192));
+	dev_batch b(ctx, kv_pages(pick(600, 300, 8), 8192));
 	std::vector<size_t> fs(b.in.size());
 	for (size_t f = 0; f < b.in.size(); f++)
 		fs[f] = oracle_compress(b.in[f], p).size();
@@ -535,7 +544,8 @@ static void test_prediction(void)
 
 int main(int argc, char **argv)
 {
-	quick = argc > 1 && !strcmp(argv[1], "--quick");
+	tiny = argc > 1 && !strcmp(argv[1], "--tiny");
+	quick = tiny || (argc > 1 && !strcmp(argv[1], "--quick"));
 	params p;
 	splitzip_ctx *probe = make_ctx(k_dev, p);
 	if (!probe) {

@@ -101,8 +101,9 @@ struct params {
 	unsigned flags = 0;
 	bool fixed = false;
 	uint8_t codebook[16] = {};
-	uint64_t sample_all =
-	    0; /* sz_gpu_enc::sample_all; 1: predict every codebook from a sample */
+	/* sz_gpu_compress()'s predict_from (0: its default); 1 predicts every codebook from the
+	 * input from a sample */
+	uint64_t predict_from = 0;
 	splitzip_encoding encoding = SPLITZIP_ENCODING_SPLIT4;
 	bool table_fixed = false;       /* entropy: 'table', else each frame's own */
 	splitzip_entropy_table table{}; /* with table_fixed */
@@ -141,13 +142,17 @@ static void fill_enc(sz_gpu_enc &a, const params &p, uint64_t max_elems, uint8_t
 	a.max_elems = max_elems;
 	a.chunk_log2 = p.log2;
 	a.flags = p.flags;
-	a.from_input = !p.fixed;
-	a.sample_all = p.sample_all;
-	memcpy(a.codebook, p.codebook, 16);
 	a.encoding = (uint32_t)p.encoding;
-	a.table_from_input = !p.table_fixed;
-	memcpy(a.table, p.table.lengths, 256);
-	a.table[SPLITZIP_ENTROPY_ESC] = p.table.escape_length;
+	a.split4.from_input = !p.fixed;
+	memcpy(a.split4.codebook, p.codebook, 16);
+	a.entropy.from_input = !p.table_fixed;
+	memcpy(a.entropy.table, p.table.lengths, 256);
+	a.entropy.table[SPLITZIP_ENTROPY_ESC] = p.table.escape_length;
+}
+
+static uint64_t predict_from(const params &p)
+{
+	return p.predict_from ? p.predict_from : SZ_GPU_SAMPLE_ALL_ELEMS;
 }
 
 /* The counts of every launch of a call, summed. */
@@ -187,14 +192,14 @@ static enc_result sim_compress_counted(const std::vector<uint16_t> &in, const pa
 	size_t size = 12345;
 	sz_gpu_enc a;
 	fill_enc(a, p, in.size(), ws.p);
-	a.src1 = in.empty() ? nullptr : (const uint16_t *)src.p;
-	a.n1 = in.size();
-	a.dst1 = dst.p;
-	a.cap1 = cap;
-	a.out_sizes = &size;
-	a.statuses = &r.status;
+	a.frames.one.src = in.empty() ? nullptr : (const uint16_t *)src.p;
+	a.frames.one.n = in.size();
+	a.frames.one.dst = dst.p;
+	a.frames.one.cap = cap;
+	a.frames.out_sizes = &size;
+	a.frames.statuses = &r.status;
 	simt_launcher lc{W, s};
-	sz_gpu_compress<W>(lc, a, 1);
+	sz_gpu_compress<W>(lc, a, 1, predict_from(p));
 	CHECK(!lc.failed, "harness: %s", lc.first.msg);
 	if (counts)
 		*counts = sum_counts(lc);
@@ -220,12 +225,12 @@ static dec_result sim_decompress(const uint8_t *frame, size_t size, size_t cap_e
 	size_t n = 777;
 	sz_gpu_dec a;
 	memset(&a, 0, sizeof a);
-	a.src1 = src.p;
-	a.size1 = size;
-	a.dst1 = cap_elems ? (uint16_t *)dst.p : nullptr;
-	a.cap1 = cap_elems;
-	a.out_elems = &n;
-	a.statuses = &r.status;
+	a.frames.one.src = src.p;
+	a.frames.one.size = size;
+	a.frames.one.dst = cap_elems ? (uint16_t *)dst.p : nullptr;
+	a.frames.one.cap = cap_elems;
+	a.frames.out_elems = &n;
+	a.frames.statuses = &r.status;
 	a.ws = ws.p;
 	simt_launcher lc{W, s};
 	sz_gpu_decompress<W>(lc, a, 1, cap_elems);
@@ -507,14 +512,14 @@ static void batch_roundtrip(const std::vector<std::vector<uint16_t>> &in, const 
 	buf ws(sz_gpu_workspace_size(nf, max_elems, p.log2), 0x5A);
 	sz_gpu_enc a;
 	fill_enc(a, p, max_elems, ws.p);
-	a.srcs = d_srcs.data();
-	a.n_elems = d_n.data();
-	a.dsts = d_dsts.data();
-	a.dst_caps = d_caps.data();
-	a.out_sizes = d_sizes.data();
-	a.statuses = d_status.data();
+	a.frames.srcs = d_srcs.data();
+	a.frames.n_elems = d_n.data();
+	a.frames.dsts = d_dsts.data();
+	a.frames.dst_caps = d_caps.data();
+	a.frames.out_sizes = d_sizes.data();
+	a.frames.statuses = d_status.data();
 	simt_launcher lc{W, s};
-	sz_gpu_compress<W>(lc, a, nf);
+	sz_gpu_compress<W>(lc, a, nf, predict_from(p));
 	CHECK(!lc.failed, "%s: harness: %s", what, lc.first.msg);
 	for (size_t f = 0; f < nf; f++) {
 		const std::vector<uint8_t> ref = oracle_compress(in[f], p);
@@ -529,7 +534,7 @@ static void batch_roundtrip(const std::vector<std::vector<uint16_t>> &in, const 
 }
 
 /*
- * The codebook from the input predicted from a sample (sample_all = 1 makes every frame do
+ * The codebook from the input predicted from a sample (predict_from = 1 makes every frame do
  * it): right; wrong (a second pass with the exact codebook); "mostly escapes" guessed from the
  * sample and right (the pass writes the stored frame) or wrong (a second pass writes split4
  * with its sign/mantissa bytes); a compressible-looking sample of an incompressible frame. One
@@ -553,7 +558,7 @@ template <int W> static void test_prediction()
 			params p;
 			p.log2 = L;
 			p.flags = flags;
-			p.sample_all = 1;
+			p.predict_from = 1;
 			const std::vector<uint16_t> in =
 			    two_faced(n, L, k.sampled, k.rest, 7 + flags);
 			roundtrip<W>(in, p, k.what);
@@ -567,7 +572,7 @@ template <int W> static void test_prediction()
 	/* a misprediction costs a second pass: it shows in the bytes written */
 	params p;
 	p.log2 = L;
-	p.sample_all = 1;
+	p.predict_from = 1;
 	sz_simt_counts right, wrong;
 	sim_compress_counted<W>(two_faced(n, L, 1, 1, 3), p, splitzip_compress_bound(n),
 	                        k_default_sched, &right);
@@ -610,14 +615,14 @@ template <int W> static void test_batch()
 		buf ws(sz_gpu_workspace_size(nf, max_elems, p.log2), 0x5A);
 		sz_gpu_enc a;
 		fill_enc(a, p, max_elems, ws.p);
-		a.srcs = d_srcs.data();
-		a.n_elems = d_n.data();
-		a.dsts = d_dsts.data();
-		a.dst_caps = d_caps.data();
-		a.out_sizes = d_sizes.data();
-		a.statuses = d_status.data();
+		a.frames.srcs = d_srcs.data();
+		a.frames.n_elems = d_n.data();
+		a.frames.dsts = d_dsts.data();
+		a.frames.dst_caps = d_caps.data();
+		a.frames.out_sizes = d_sizes.data();
+		a.frames.statuses = d_status.data();
 		simt_launcher lc{W, variant ? k_other_scheds[1] : k_default_sched};
-		sz_gpu_compress<W>(lc, a, nf);
+		sz_gpu_compress<W>(lc, a, nf, predict_from(p));
 		CHECK(!lc.failed, "harness: %s", lc.first.msg);
 		for (size_t f = 0; f < nf - 2; f++) {
 			std::vector<uint8_t> got(dsts[f]->p, dsts[f]->p + d_sizes[f]);
@@ -654,12 +659,12 @@ template <int W> static void test_batch()
 		buf ws2(sz_gpu_dec_workspace_size(nf), 0x5A);
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
-		d.srcs = e_srcs.data();
-		d.src_sizes = e_sizes.data();
-		d.dsts = e_dsts.data();
-		d.dst_caps = e_caps.data();
-		d.out_elems = e_n.data();
-		d.statuses = e_status.data();
+		d.frames.srcs = e_srcs.data();
+		d.frames.src_sizes = e_sizes.data();
+		d.frames.dsts = e_dsts.data();
+		d.frames.dst_caps = e_caps.data();
+		d.frames.out_elems = e_n.data();
+		d.frames.statuses = e_status.data();
 		d.ws = ws2.p;
 		simt_launcher lc2{W, variant ? k_other_scheds[0] : k_default_sched};
 		sz_gpu_decompress<W>(lc2, d, nf, max_elems);
@@ -1037,14 +1042,14 @@ template <int W> static void test_entropy_alignment()
 		int32_t st = -1;
 		sz_gpu_enc a;
 		fill_enc(a, p, in.size(), ws.p);
-		a.src1 = (const uint16_t *)(src.p + 2);
-		a.n1 = in.size();
-		a.dst1 = dst.p + 1;
-		a.cap1 = cap;
-		a.out_sizes = &size;
-		a.statuses = &st;
+		a.frames.one.src = (const uint16_t *)(src.p + 2);
+		a.frames.one.n = in.size();
+		a.frames.one.dst = dst.p + 1;
+		a.frames.one.cap = cap;
+		a.frames.out_sizes = &size;
+		a.frames.statuses = &st;
 		simt_launcher lc{W, k_default_sched};
-		sz_gpu_compress<W>(lc, a, 1);
+		sz_gpu_compress<W>(lc, a, 1, predict_from(p));
 		CHECK(!lc.failed, "harness: %s", lc.first.msg);
 		CHECK(st == SPLITZIP_OK && size == ref.size() &&
 		          !memcmp(dst.p + 1, ref.data(), size),
@@ -1055,12 +1060,12 @@ template <int W> static void test_entropy_alignment()
 		size_t n = 0;
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
-		d.src1 = fsrc.p + 3;
-		d.size1 = ref.size();
-		d.dst1 = (uint16_t *)(out.p + 2);
-		d.cap1 = in.size();
-		d.out_elems = &n;
-		d.statuses = &st;
+		d.frames.one.src = fsrc.p + 3;
+		d.frames.one.size = ref.size();
+		d.frames.one.dst = (uint16_t *)(out.p + 2);
+		d.frames.one.cap = in.size();
+		d.frames.out_elems = &n;
+		d.frames.statuses = &st;
 		d.ws = wsd.p;
 		simt_launcher lc2{W, k_default_sched};
 		sz_gpu_decompress<W>(lc2, d, 1, in.size());
@@ -1155,6 +1160,134 @@ template <int W> static void test_entropy_corrupt()
 	(void)n_ok;
 }
 
+/*
+ * Histogram k of the package-merge test: a few of each shape the code construction meets --
+ * real-KV-like skew, a flat random subset, weights that grow like Fibonacci numbers (the
+ * 11-bit limit decides), many ties, one or two exponents only, counts near 2^32.
+ */
+static void pm_histogram(uint32_t h[256], unsigned k, uint64_t *seed)
+{
+	memset(h, 0, 256 * sizeof(uint32_t));
+	const uint64_t r = sz_test_rand(seed);
+	const unsigned shape = k % 6, lo = (unsigned)(r % 200), n = 1 + (unsigned)((r >> 8) % 56);
+	if (shape == 0) { /* skewed window around one exponent, a sparse tail */
+		for (unsigned e = 0; e < 256; e++) {
+			const unsigned d = e > lo + 20 ? e - lo - 20 : lo + 20 - e;
+			h[e] = d < 16 ? (uint32_t)((1u << 24) >> d) +
+			                    (uint32_t)(sz_test_rand(seed) % 997)
+			       : sz_test_rand(seed) % 7 == 0 ? (uint32_t)(sz_test_rand(seed) % 5)
+			                                     : 0;
+		}
+	} else if (shape == 1) { /* a random subset, uniform counts of random magnitude */
+		const unsigned bits = 1 + (unsigned)((r >> 16) % 31);
+		for (unsigned e = 0; e < 256; e++)
+			if (sz_test_rand(seed) % 4 == 0)
+				h[e] = (uint32_t)(sz_test_rand(seed) & ((1ull << bits) - 1));
+	} else if (shape == 2) { /* Fibonacci weights: the unlimited code would be deeper */
+		uint32_t a = 1, b = 1;
+		for (unsigned j = 0; j < 40 && j < 256; j++) {
+			h[(lo + 5 * j) & 255] = a;
+			const uint32_t c = a + b;
+			a = b;
+			b = c > a ? c : a;
+		}
+	} else if (shape == 3) { /* ties: n exponents of one weight, n of another */
+		const uint32_t w1 = 1 + (uint32_t)(r >> 40) % 1000, w2 = w1 * 2;
+		for (unsigned j = 0; j < 2 * n; j++)
+			h[(lo + 3 * j) & 255] = j < n ? w1 : w2;
+	} else if (shape == 4) { /* one or two exponents */
+		h[lo] = 1 + (uint32_t)(r >> 32);
+		if (r & 1)
+			h[(lo + 1 + (r >> 20) % 50) & 255] = 1 + (uint32_t)((r >> 24) % 3);
+	} else { /* counts near 2^32 on many exponents */
+		for (unsigned j = 0; j < 60 + n; j++)
+			h[(lo + 7 * j) & 255] =
+			    0xFFFFFFFFu - (uint32_t)(sz_test_rand(seed) % 1000000);
+	}
+	bool any = false;
+	for (unsigned e = 0; e < 256; e++)
+		any |= h[e] != 0;
+	if (!any)
+		h[lo] = 1;
+}
+
+/*
+ * The GPU's package-merge (sz_k_ent_table, a table from the input) against the core's
+ * (splitzip_entropy_table_from_histogram) on 3000 histograms in one launch (1000 at W = 64:
+ * the kernel uses block-wide steps only, and the harness's cost is per thread): the same code
+ * lengths for every exponent and the escape symbol, the same code-length range and section,
+ * and the encoder table of the canonical codes of those lengths.
+ */
+template <int W> static void test_entropy_tables()
+{
+	const unsigned nf = W == 32 ? 3000 : 1000, L = 14;
+	const uint64_t stride = sz_gpu_ent_ws_stride(1, L);
+	std::vector<uint8_t> ws(stride * nf, 0);
+	std::vector<std::vector<uint32_t>> hists(nf, std::vector<uint32_t>(256));
+	uint64_t seed = 0x5EED + W;
+	for (unsigned f = 0; f < nf; f++) {
+		pm_histogram(hists[f].data(), f, &seed);
+		memcpy(&ws[stride * f + SZ_GPU_ENT_WS_HIST], hists[f].data(), 1024);
+	}
+	sz_gpu_enc a;
+	memset(&a, 0, sizeof a);
+	a.ws = ws.data();
+	a.max_elems = 1;
+	a.chunk_log2 = L;
+	a.encoding = SPLITZIP_ENCODING_ENTROPY;
+	a.entropy.from_input = 1;
+	a.run.ws_stride = stride;
+	a.run.n_frames = nf;
+	simt_launcher lc{W, k_default_sched};
+	lc.launch("ent_table", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_ent_table<W>, a);
+	CHECK(!lc.failed, "harness: %s", lc.first.msg);
+	unsigned bad = 0;
+	for (unsigned f = 0; f < nf && !lc.failed; f++) {
+		uint64_t h64[256];
+		for (unsigned e = 0; e < 256; e++)
+			h64[e] = hists[f][e];
+		splitzip_entropy_table t;
+		CHECK(splitzip_entropy_table_from_histogram(h64, &t) == SPLITZIP_OK, "core %u", f);
+		const uint8_t *w = &ws[stride * f];
+		const sz_gpu_ent_state *st = (const sz_gpu_ent_state *)w;
+		unsigned first = 256, last = 0;
+		for (unsigned e = 0; e < 256; e++)
+			if (t.lengths[e]) {
+				first = e < first ? e : first;
+				last = e;
+			}
+		bool ok = st->first == first && st->last == last &&
+		          st->esc_len == t.escape_length && st->lbytes == (last - first + 2) / 2;
+		for (unsigned e = first; ok && e <= last; e++) {
+			const unsigned k = e - first;
+			ok = ((w[SZ_GPU_ENT_WS_LENS + k / 2] >> (4 * (k & 1))) & 15u) ==
+			     t.lengths[e];
+		}
+		/* the encoder table of core/sz_entropy.h from the canonical codes of core's lengths
+		 */
+		uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
+		uint16_t code[SPLITZIP_ENTROPY_SYMBOLS];
+		splitzip_entropy_lengths_of(&t, len);
+		splitzip_entropy_codes(len, code);
+		const unsigned le = len[SPLITZIP_ENTROPY_ESC];
+		for (unsigned e = 0; ok && e < 256; e++) {
+			const uint32_t want =
+			    len[e] ? splitzip_entropy_reverse(code[e], len[e]) |
+			                 (uint32_t)len[e] << SPLITZIP_ENTROPY_ENC_LEN_SHIFT
+			           : splitzip_entropy_reverse(code[SPLITZIP_ENTROPY_ESC], le) |
+			                 (uint32_t)le << SPLITZIP_ENTROPY_ENC_LEN_SHIFT |
+			                 SPLITZIP_ENTROPY_ENC_ESCAPE;
+			uint32_t got;
+			memcpy(&got, w + SZ_GPU_ENT_WS_SYM + 4 * e, 4);
+			ok = got == want;
+		}
+		if (!ok && ++bad <= 5)
+			CHECK(ok, "histogram %u (shape %u): the device's table differs from core's",
+			      f, f % 6);
+	}
+	CHECK(bad == 0, "%u of %u tables differ", bad, nf);
+}
+
 /* A batch of entropy frames (one block per frame: sz_k_decode_pages), with split4 and stored
  * frames among them, one damaged and one cut short. */
 template <int W> static void test_entropy_batch()
@@ -1190,12 +1323,12 @@ template <int W> static void test_entropy_batch()
 		buf ws(sz_gpu_dec_workspace_size(nf), 0x5A);
 		sz_gpu_dec d;
 		memset(&d, 0, sizeof d);
-		d.srcs = e_srcs.data();
-		d.src_sizes = e_sizes.data();
-		d.dsts = e_dsts.data();
-		d.dst_caps = e_caps.data();
-		d.out_elems = e_n.data();
-		d.statuses = e_status.data();
+		d.frames.srcs = e_srcs.data();
+		d.frames.src_sizes = e_sizes.data();
+		d.frames.dsts = e_dsts.data();
+		d.frames.dst_caps = e_caps.data();
+		d.frames.out_elems = e_n.data();
+		d.frames.statuses = e_status.data();
 		d.ws = ws.p;
 		/* variant 0: a device of 6 blocks (pages); variant 1: a large one (per frame) */
 		schedule sc = variant ? k_other_scheds[2] : k_default_sched;
@@ -1243,14 +1376,14 @@ template <int W> static void test_entropy_batch()
 		buf ws(sz_gpu_workspace_size_for(nf, max_elems, p.log2, p.encoding), 0x5A);
 		sz_gpu_enc a;
 		fill_enc(a, p, max_elems, ws.p);
-		a.srcs = d_srcs.data();
-		a.n_elems = d_n.data();
-		a.dsts = d_dsts.data();
-		a.dst_caps = d_caps.data();
-		a.out_sizes = d_sizes.data();
-		a.statuses = d_status.data();
+		a.frames.srcs = d_srcs.data();
+		a.frames.n_elems = d_n.data();
+		a.frames.dsts = d_dsts.data();
+		a.frames.dst_caps = d_caps.data();
+		a.frames.out_sizes = d_sizes.data();
+		a.frames.statuses = d_status.data();
 		simt_launcher lc{W, fixed == 1 ? k_other_scheds[1] : k_default_sched};
-		sz_gpu_compress<W>(lc, a, nf);
+		sz_gpu_compress<W>(lc, a, nf, predict_from(p));
 		CHECK(!lc.failed, "harness: %s", lc.first.msg);
 		for (size_t f = 0; f < nf; f++) {
 			if (f == 3 || f == 4) {
@@ -1297,6 +1430,7 @@ static const sz_simt_test k_tests[] = {
     SZ_SIMT_TEST(test_entropy_decode),     SZ_SIMT_TEST(test_entropy_real_kv),
     SZ_SIMT_TEST(test_entropy_corrupt),    SZ_SIMT_TEST(test_entropy_batch),
     SZ_SIMT_TEST(test_entropy_encode),     SZ_SIMT_TEST(test_entropy_alignment),
+    SZ_SIMT_TEST(test_entropy_tables),
 };
 
 int main(int argc, char **argv)

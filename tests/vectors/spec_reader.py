@@ -613,6 +613,7 @@ def pages_header(buf):
     foff = align64(64 + 4 * count)
     corrupt(fsize % 16 == 0, "Frames_Size not a multiple of 16")
     corrupt(ssize >= foff and fsize <= ssize - foff, "Frames_Size or Stream_Size")
+    corrupt(total <= count * (2**31 - 1), "Total_Elems above Page_Count * (2^31 - 1)")
     return {"flags": flags, "enc": enc, "log2": log2, "count": count, "table_id": tid,
             "total": total, "fsize": fsize, "ssize": ssize, "raw_ck": raw_ck,
             "tab_ck": tab_ck, "foff": foff}

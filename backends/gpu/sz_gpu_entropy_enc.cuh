@@ -1,326 +1,13 @@
 /*
- * sz_gpu_entropy.cuh -- the GPU decoder and encoder of entropy frames (mode 2, doc/FORMAT.md
- * §4.3; the encoder also runs the auto encoding of §6.3), one source for CUDA, HIP and the CPU
- * SIMT harness. Included by sz_gpu_kernels.cuh (after its helpers and sz_dec_frame); not a
- * header of its own. Frames equal core/sz_driver_entropy.c + core/sz_ref.c byte for byte.
- *
- * Decoder. Shape of the work. The 32 lanes of the format (§4.3.5) are 32 threads: a group of 32
- * threads decodes one chunk, thread l of the group being lane l (elements l, l + 32, ...). A
- * warp of 32 is one group; a wavefront of 64 is two groups that decode two chunks side by side
- * (every warp-wide vote is split in halves), so a block of SZ_GPU_THREADS threads decodes
- * SZ_ENT_GROUPS chunks at a time at either warp width. A lane's next word is found by a ballot
- * and a population count (the words are stored in the order the decoder reads them), so a
- * group's reads of one phase are one contiguous run of u16 words: coalesced, no per-lane
- * offsets. The symbol comes from an 11-bit lookup table of the frame's canonical code in
- * shared memory, built once per block by all its threads (sz_ent_table). Exponents go to a
- * 256-byte staging row per group; every 8 steps the group joins them with the sign/mantissa
- * bytes (one 8-byte load per thread) into 16-byte stores and feeds the content checksum from
- * the same registers. No atomics per element.
- *
- * Validation (§4.3.6) gives the scalar decoder's statuses (every body rule is
- * CORRUPT_STREAM): rule 1 (padding, pad nibble) in sz_dec_padding_bad; rule 2 (the code
- * lengths) in sz_ent_table, which every block runs before it decodes; rule 3 per chunk before
- * its words are used (T[c-1] <= T[c] <= Stream_Words, and T[C-1] == Stream_Words: all chunks
- * together are exactly the rule); rule 4 as the chunk decodes -- a read past the chunk's words
- * is never made, only flagged; rule 5 by the caller from the escape totals. A lane that failed
- * stops; the others of its group go on to the end of the batch within bounds, and the chunk is
- * reported bad.
+ * sz_gpu_entropy_enc.cuh -- the GPU encoder of entropy frames (mode 2, doc/FORMAT.md §4.3; it
+ * also runs the auto encoding of §6.3), one source for CUDA, HIP and the CPU SIMT harness.
+ * Frames equal core/sz_driver_entropy.c + core/sz_ref.c byte for byte.
  */
-#ifndef SZ_GPU_ENTROPY_CUH
-#define SZ_GPU_ENTROPY_CUH
+#ifndef SZ_GPU_ENTROPY_ENC_CUH
+#define SZ_GPU_ENTROPY_ENC_CUH
 
-#include "../../core/sz_entropy.h"
-
-/* Groups of 32 threads (chunks decoded at once) per block. */
-#define SZ_ENT_GROUPS (SZ_GPU_THREADS / SPLITZIP_ENTROPY_LANES)
-/* Steps a group decodes into its staging row before it stores them (8 x 32 elements). */
-#define SZ_ENT_BATCH_STEPS 8u
-/* A lookup-table entry: the symbol in bits 0-8, the code length above. */
-#define SZ_ENT_LUT_LEN_SHIFT 9u
-/* 32-bit words of a 257-bit set of symbols. */
-#define SZ_ENT_SYM_WORDS 9u
-
-/* The frame's code in shared memory (one per block), and the groups' staging rows. */
-struct sz_ent_dec_smem {
-	uint16_t lut[SZ_ENTROPY_LUT_SIZE];                 /* next 11 bits -> symbol, length */
-	uint16_t sorted[SPLITZIP_ENTROPY_SYMBOLS + 1];     /* symbols by (length, symbol) */
-	uint32_t mask[SZ_ENTROPY_L + 1][SZ_ENT_SYM_WORDS]; /* symbols of each length */
-	uint32_t cnt[SZ_ENTROPY_L + 1], first[SZ_ENTROPY_L + 1], off[SZ_ENTROPY_L + 1];
-	uint32_t coded[8]; /* bit e: exponent e has a code of its own */
-	uint32_t ok;       /* the code lengths are valid (rule 2) */
-	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS + 15];
-	uint64_t stage[SZ_ENT_GROUPS][SZ_ENT_BATCH_STEPS * SPLITZIP_ENTROPY_LANES / 8];
-};
-
-/*
- * The code of the entropy frame 'fr' (FORMAT.md §4.3.3, §5.3), by every thread of the block;
- * begins and ends with a barrier. E.ok says whether the code lengths are valid (§4.3.6 rule 2:
- * nibbles at most 11, the first and the last nonzero, a complete code); only then is the
- * lookup table built. Canonical decoding without per-symbol codes: the symbols sorted by
- * (length, symbol), and for each length its first code and count; an 11-bit string (first bit
- * as the most significant) starts with the code of length l whose value v >> (11 - l) lies in
- * [first[l], first[l] + cnt[l]).
- */
-SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
-{
-	const unsigned t = threadIdx.x;
-	const unsigned lo = fr.h.table_first, hi = fr.h.table_last;
-	const uint8_t *lens = fr.src + fr.codes_off; /* the code-length section */
-	sz_syncthreads();
-	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
-		E.mask[i / SZ_ENT_SYM_WORDS][i % SZ_ENT_SYM_WORDS] = 0;
-	if (t == 0)
-		E.ok = 1;
-	sz_syncthreads();
-	bool bad = false;
-	for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS) {
-		uint32_t l = 0;
-		if (s == SPLITZIP_ENTROPY_ESC) {
-			l = fr.h.escape_length; /* 1..11: the header checks it */
-		} else if (s >= lo && s <= hi) {
-			const unsigned k = s - lo;
-			l = (sz_gldro_u8(lens + k / 2) >> (4 * (k & 1))) & 0xFu;
-			bad |= l == 0 && (s == lo || s == hi); /* the range is exact */
-		}
-		if (l > SZ_ENTROPY_L) {
-			bad = true;
-			l = 0;
-		}
-		E.len[s] = (uint8_t)l;
-		if (l)
-			sz_smem_atomic_or(&E.mask[l][s / 32], 1u << (s % 32));
-	}
-	if (bad)
-		E.ok = 0;
-	sz_syncthreads();
-	if (t >= 1 && t <= SZ_ENTROPY_L) {
-		uint32_t c = 0;
-		for (unsigned j = 0; j < SZ_ENT_SYM_WORDS; j++)
-			c += (uint32_t)sz_popc64(E.mask[t][j]);
-		E.cnt[t] = c;
-	}
-	if (t >= 16 && t < 24) {
-		uint32_t m = 0;
-		for (unsigned l = 1; l <= SZ_ENTROPY_L; l++)
-			m |= E.mask[l][t - 16];
-		E.coded[t - 16] = m;
-	}
-	sz_syncthreads();
-	if (t == 0) { /* FORMAT.md §5.3 and Kraft's equality (§5.4) */
-		uint32_t code = 0, o = 0, prev = 0, kraft = 0;
-		for (unsigned l = 1; l <= SZ_ENTROPY_L; l++) {
-			code = (code + prev) << 1;
-			E.first[l] = code;
-			E.off[l] = o;
-			o += E.cnt[l];
-			prev = E.cnt[l];
-			kraft += E.cnt[l] << (SZ_ENTROPY_L - l);
-		}
-		if (kraft != SZ_ENTROPY_LUT_SIZE)
-			E.ok = 0;
-	}
-	sz_syncthreads();
-	if (!E.ok) /* block-uniform */
-		return;
-	for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS) {
-		const unsigned l = E.len[s];
-		if (!l)
-			continue;
-		uint32_t rank = (uint32_t)sz_popc64(E.mask[l][s / 32] & ((1u << (s % 32)) - 1));
-		for (unsigned j = 0; j < s / 32; j++)
-			rank += (uint32_t)sz_popc64(E.mask[l][j]);
-		E.sorted[E.off[l] + rank] = (uint16_t)s;
-	}
-	sz_syncthreads();
-	for (unsigned x = t; x < SZ_ENTROPY_LUT_SIZE; x += SZ_GPU_THREADS) {
-		const uint32_t v = splitzip_entropy_reverse(x, SZ_ENTROPY_L);
-		uint32_t entry = 0;
-		for (unsigned l = 1; l <= SZ_ENTROPY_L; l++) {
-			const uint32_t k = (v >> (SZ_ENTROPY_L - l)) - E.first[l];
-			if (k < E.cnt[l]) {
-				entry = E.sorted[E.off[l] + k] | l << SZ_ENT_LUT_LEN_SHIFT;
-				break;
-			}
-		}
-		E.lut[x] = (uint16_t)entry;
-	}
-	sz_syncthreads();
-}
-
-/* Element i of 8 (sign/mantissa bytes in sm, exponents in x, element 0 in the low byte). */
-SZ_DEVICE uint32_t sz_ent_join(uint64_t x, uint64_t sm, unsigned i)
-{
-	const uint32_t e = (uint32_t)(x >> (8 * i)) & 0xFFu, s = (uint32_t)(sm >> (8 * i)) & 0xFFu;
-	return (s & 0x80u) << 8 | e << 7 | (s & 0x7Fu);
-}
-
-/*
- * Chunks [c0, c1) of the entropy frame 'fr' by the block (a barrier-free loop; E built by
- * sz_ent_table). Group g of the block decodes chunks c0 + g, c0 + g + SZ_ENT_GROUPS, ...; every
- * warp runs the same number of iterations (a group without a chunk idles through its votes).
- * Adds to csum (the checksum folds, in the group's thread 0), nesc (this thread's escapes) and
- * bad (a broken rule 3 or 4 in this thread's group).
- */
-template <int W>
-SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uint64_t c0,
-                                 uint64_t c1, uint64_t &csum, uint32_t &nesc, bool &bad, bool hash)
-{
-	const unsigned lane = sz_lane<W>(), hl = lane & 31u, g = sz_linear_tid() / 32u;
-	const unsigned sh = lane & 32u; /* the group's bits in a ballot */
-	const uint32_t lt = (1u << hl) - 1;
-	const uint64_t n_words = fr.eexp_off; /* Stream_Words (sz_dec_setup) */
-	const uint8_t *T = fr.src + fr.table_off;
-	uint8_t *stage = reinterpret_cast<uint8_t *>(E.stage[g]);
-	const bool vec = fr.vec != 0;
-	for (uint64_t cb = c0; cb < c1; cb += SZ_ENT_GROUPS) {
-		const uint64_t c = cb + g;
-		const bool live = c < c1;
-		uint32_t len = 0, nw = 0;
-		uint64_t w0 = 0;
-		bool dead = !live; /* this group's chunk is absent or broken: no more reads */
-		if (live) {        /* rule 3 for this chunk, before its words are used */
-			len = (uint32_t)splitzip_chunk_len(fr.n, fr.L, c);
-			const uint64_t t0 = c ? sz_gld_le32(T + 4 * (c - 1)) : 0;
-			const uint64_t t1 = sz_gld_le32(T + 4 * c);
-			if (t0 > t1 || t1 > n_words || (c + 1 == fr.C && t1 != n_words)) {
-				dead = true;
-				bad = true;
-			} else {
-				w0 = t0;
-				nw = (uint32_t)(t1 - t0);
-			}
-		}
-		const uint8_t *words = fr.src + fr.epos_off + 2 * w0;
-		const uint32_t S = (len + 31) / 32;
-		/* the longer of the warp's two chunks at W = 64 (xor 0: its own at W = 32) */
-		const uint32_t So = sz_shfl_xor<W>(sz_full_mask<W>(), S, (W / 2) & 32);
-		const uint32_t steps = So > S ? So : S;
-		uint32_t buf = 0, bits = 0, next = 0;
-		bool fail = false; /* this lane broke rule 4 */
-		uint64_t acc = splitzip_hash_lane_init(hl);
-		for (uint32_t s = 0; s < steps; s++) {
-			const uint32_t p = 32 * s + hl;
-			const bool act = !dead && !fail && p < len;
-			/* A: a word for each lane below 11 bits, lanes in order */
-			bool need = act && bits < SPLITZIP_ENTROPY_REFILL_SYMBOL;
-			uint32_t m = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), need) >> sh);
-			uint32_t pos = next + (uint32_t)sz_popc64(m & lt);
-			next += (uint32_t)sz_popc64(m);
-			if (need && pos >= nw)
-				fail = true; /* never read: past the chunk's words */
-			else if (need) {
-				buf |= sz_gld_le16(words + 2 * (uint64_t)pos) << bits;
-				bits += SPLITZIP_ENTROPY_WORD_BITS;
-			}
-			/* D: the symbol */
-			uint32_t x = 0;
-			bool esc = false;
-			if (act && !fail) {
-				const uint32_t e = E.lut[buf & (SZ_ENTROPY_LUT_SIZE - 1)];
-				const uint32_t l = e >> SZ_ENT_LUT_LEN_SHIFT;
-				buf >>= l;
-				bits -= l;
-				x = e & 0xFFu;
-				esc = (e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC;
-			}
-			/* B: a word for each escape below 8 bits, lanes in order */
-			need = esc && bits < SPLITZIP_ENTROPY_REFILL_RAW;
-			m = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), need) >> sh);
-			pos = next + (uint32_t)sz_popc64(m & lt);
-			next += (uint32_t)sz_popc64(m);
-			if (need && pos >= nw) {
-				fail = true;
-				esc = false;
-			} else if (need) {
-				buf |= sz_gld_le16(words + 2 * (uint64_t)pos) << bits;
-				bits += SPLITZIP_ENTROPY_WORD_BITS;
-			}
-			/* R: the raw exponent of an escape, which must have no code of its own */
-			if (esc) {
-				x = buf & 0xFFu;
-				buf >>= SPLITZIP_ENTROPY_RAW_BITS;
-				bits -= SPLITZIP_ENTROPY_RAW_BITS;
-				fail |= ((E.coded[x / 32] >> (x % 32)) & 1u) != 0;
-				nesc++;
-			}
-			if (act)
-				stage[p % (SZ_ENT_BATCH_STEPS * 32)] = (uint8_t)x;
-			if (s % SZ_ENT_BATCH_STEPS != SZ_ENT_BATCH_STEPS - 1 && s + 1 != steps)
-				continue;
-			/* Every 8 steps: the group's fail votes, then its 256 elements stored and
-			 * hashed, 8 per thread (bytes i0 .. i0 + 15 of the batch). */
-			dead |= (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), fail) >> sh) != 0;
-			sz_syncwarp<W>(sz_full_mask<W>());
-			const uint32_t i0 =
-			    (s / SZ_ENT_BATCH_STEPS) * SZ_ENT_BATCH_STEPS * 32 + 8 * hl;
-			const uint32_t valid = i0 >= len        ? 0u
-			                       : len - i0 >= 8u ? 0xFFu
-			                                        : (1u << (len - i0)) - 1;
-			const uint8_t *csm = fr.src + fr.sm_off + (c << fr.L);
-			uint16_t *out = fr.dst + (c << fr.L);
-			const uint64_t xs = E.stage[g][hl];
-			uint64_t smv = 0;
-			if (vec && valid == 0xFFu) {
-				smv = sz_gldro_u64(csm + i0);
-			} else {
-				for (unsigned i = 0; i < 8; i++)
-					if (valid >> i & 1)
-						smv |= (uint64_t)sz_gldro_u8(csm + i0 + i)
-						       << (8 * i);
-			}
-			sz_u32x4 o =
-			    sz_u32x4_make(sz_ent_join(xs, smv, 0) | sz_ent_join(xs, smv, 1) << 16,
-			                  sz_ent_join(xs, smv, 2) | sz_ent_join(xs, smv, 3) << 16,
-			                  sz_ent_join(xs, smv, 4) | sz_ent_join(xs, smv, 5) << 16,
-			                  sz_ent_join(xs, smv, 6) | sz_ent_join(xs, smv, 7) << 16);
-			if (valid != 0xFFu)
-				o = sz_mask8(o, valid);
-			if (!dead) {
-				if (vec && valid == 0xFFu) {
-					sz_gst_x4(out + i0, o);
-				} else {
-					for (unsigned i = 0; i < 8; i++)
-						if (valid >> i & 1)
-							sz_gst_u16(out + i0 + i,
-							           (uint16_t)sz_elem8(o, i));
-				}
-			}
-			if (hash) { /* FORMAT.md §7.1: hash lane h takes words h and h + 32 */
-				const uint64_t a = (uint64_t)o.y << 32 | o.x,
-				               b = (uint64_t)o.w << 32 | o.z;
-				const uint32_t word0 = i0 / 4 - 2 * hl, nwh = (len + 3) / 4;
-				SZ_UNROLL
-				for (int k = 0; k < 2; k++) {
-					const int from = (int)(hl >> 1) + 16 * k;
-					const uint64_t va =
-					    sz_shfl<W>(sz_full_mask<W>(), a, from, 32);
-					const uint64_t vb =
-					    sz_shfl<W>(sz_full_mask<W>(), b, from, 32);
-					if (word0 + hl + 32u * (unsigned)k < nwh)
-						acc = splitzip_hash_round(acc, (hl & 1) ? vb : va);
-				}
-			}
-			sz_syncwarp<W>(sz_full_mask<W>());
-		}
-		/* Rule 4 at the end: every word read, no bit left in any lane. */
-		const bool left = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), buf != 0) >> sh) != 0;
-		if (live && !dead && (next != nw || left))
-			dead = true;
-		bad |= live && dead;
-		if (hash) {
-			uint64_t part = splitzip_hash_lane_fold(acc, hl);
-			for (int k = 16; k > 0; k >>= 1)
-				part += sz_shfl_xor<W>(sz_full_mask<W>(), part, k, 32);
-			if (hl == 0 && live)
-				csum += splitzip_hash_chunk_fold(
-				    splitzip_hash_chunk_final(2 * (uint64_t)len, part), c);
-		}
-	}
-}
-
-/* ==================================================================== */
-/*                     Encoder of entropy frames                        */
-/* ==================================================================== */
+#include "sz_gpu_entropy_dec.cuh" /* the group geometry and staging constants */
+#include "sz_gpu_encode.cuh"      /* sz_enc_check */
 
 /*
  * Launch sequence (sz_gpu_driver.cuh, per frame; FORMAT.md §6.2-§6.3 as core/
@@ -335,6 +22,10 @@ SZ_DEVICE void sz_ent_dec_chunks(sz_ent_dec_smem &E, const sz_dec_frame &fr, uin
  * ent_encode (the sign/mantissa bytes, and each chunk's words written straight to their final
  * place by the lanes' reservations in decoder order; or the stored frame's body).
  */
+
+/* Resident blocks per multiprocessor the streaming kernels of the encoder (histogram, word
+ * counts, encode) are built for (CUDA: at most 64 registers). */
+#define SZ_ENT_BLOCKS 4
 
 /* The encoder table and the staging rows of the count and encode kernels. */
 struct sz_ent_enc_smem {
@@ -364,31 +55,20 @@ SZ_DEVICE uint8_t *sz_ent_ws(const sz_gpu_enc &a, uint64_t f)
 {
 	const uint64_t off =
 	    a.encoding == SPLITZIP_ENCODING_AUTO ? sz_gpu_ws_stride(a.max_elems, a.chunk_log2) : 0;
-	return a.ws + a.ws_stride * f + off;
+	return a.ws + a.run.ws_stride * f + off;
 }
 
 SZ_DEVICE sz_gpu_ent_state *sz_ent_state(const sz_gpu_enc &a, uint64_t f)
 {
 	return reinterpret_cast<sz_gpu_ent_state *>(sz_ent_ws(a, f));
 }
-
-/* The header of a frame of this encoder, written by one thread through 64 bytes of shared
- * memory. */
-SZ_DEVICE void sz_ent_put_header(uint8_t *dst, uint8_t *hb, const splitzip_header &h)
-{
-	splitzip_header_write(hb, &h);
-	for (unsigned i = 0; i < SPLITZIP_FRAME_HEADER_SIZE; i += 4)
-		sz_gst_le32(dst + i, (uint32_t)hb[i] | (uint32_t)hb[i + 1] << 8 |
-		                         (uint32_t)hb[i + 2] << 16 | (uint32_t)hb[i + 3] << 24);
-}
-
 /* Per frame (blockIdx.y + frame0, one block): argument checks, the frame of n = 0, the state
  * and the histogram zeroed. */
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	uint8_t *ws = sz_ent_ws(a, f);
 	sz_gst_u32(ws + SZ_GPU_ENT_WS_HIST + 4 * t, 0);
@@ -411,14 +91,14 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 			h.frame_size = SPLITZIP_FRAME_HEADER_SIZE;
 			if (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 				h.content_checksum = splitzip_hash_frame_final(0, 0);
-			sz_ent_put_header(sz_enc_dst(a, f), S[0].hdr, h);
-			sz_put_result(a.out_sizes, a.statuses, f, SPLITZIP_FRAME_HEADER_SIZE,
-			              SPLITZIP_OK);
+			sz_gpu_put_header(sz_enc_dst(a, f), S[0].hdr, h);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f,
+			              SPLITZIP_FRAME_HEADER_SIZE, SPLITZIP_OK);
 			z.skip = 1;
 		}
 	}
 	if (s != SPLITZIP_OK) {
-		sz_put_result(a.out_sizes, a.statuses, f, 0, s);
+		sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0, s);
 		z.skip = 1;
 	}
 	z.mode = SZ_GPU_ENT_NONE;
@@ -428,12 +108,12 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_init(s
 /* The exponent histogram of each frame (blockIdx.y + frame0) by gridDim.x blocks, each a
  * static range of elements: shared-memory counters, then one global add per nonzero bin. */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_hist(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_hist(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint32_t, H, 256);
 	SZ_SHARED_ARRAY(uint32_t, skip, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	H[t] = 0;
@@ -561,7 +241,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_pm_smem, P, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	uint8_t *ws = sz_ent_ws(a, f);
@@ -569,7 +249,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 		P[0].skip = sz_gld_u32(&st->skip);
 	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
 		P[0].mask[i / SZ_ENT_SYM_WORDS][i % SZ_ENT_SYM_WORDS] = 0;
-	if (a.table_from_input) {
+	if (a.entropy.from_input) {
 		const uint64_t w = sz_gld_u32(ws + SZ_GPU_ENT_WS_HIST + 4 * t);
 		P[0].w[t] = w;
 		const int m = sz_syncthreads_count(w != 0);
@@ -583,7 +263,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_table(
 		sz_ent_package_merge(P[0]);
 	} else {
 		for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS)
-			P[0].len[s] = a.table[s];
+			P[0].len[s] = sz_enc_fixed_len(a, s);
 		sz_syncthreads();
 		if (P[0].skip)
 			return;
@@ -692,11 +372,11 @@ SZ_DEVICE uint32_t sz_ent_staged(const uint32_t *row, unsigned q)
  * total, and the content checksum's folds.
  */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_count(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_count(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	if (!sz_ent_block_setup(S[0], a, f))
 		return;
 	const unsigned lane = sz_lane<W>(), hl = lane & 31u, g = sz_linear_tid() / 32u;
@@ -812,7 +492,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 	SZ_SHARED_ARRAY(uint8_t, hb, SPLITZIP_FRAME_HEADER_SIZE);
 	SZ_SHARED_ARRAY(uint32_t, mode, 1);
 	SZ_SHARED_ARRAY(uint32_t, covered, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	const unsigned t = threadIdx.x;
 	sz_gpu_ent_state *st = sz_ent_state(a, f);
 	if (t == 0)
@@ -838,7 +518,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 		const uint32_t *hist = reinterpret_cast<const uint32_t *>(ws + SZ_GPU_ENT_WS_HIST);
 		const uint32_t ht = sz_gld_u32(hist + t);
 		bool in_cb = false;
-		if (a.from_input) { /* the 16 first by count descending, then exponent ascending */
+		if (a.split4.from_input) { /* the 16 first by count descending, then exponent
+			                      ascending */
 			uint32_t r = 0;
 			for (unsigned e = 0; e < 256; e++) {
 				const uint32_t he = sz_gld_u32(hist + e);
@@ -847,7 +528,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 			in_cb = r < 16;
 		} else {
 			for (unsigned k = 0; k < 16; k++)
-				in_cb |= a.codebook[k] == t;
+				in_cb |= sz_enc_fixed_cb(a, k) == t;
 		}
 		if (in_cb && ht)
 			sz_smem_atomic_add(&covered[0], ht);
@@ -876,7 +557,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 		if (s4 && (!ent || s4 <= se)) {
 			mode[0] = SPLITZIP_MODE_SPLIT4;
 		} else if (size > cap) {
-			sz_put_result(a.out_sizes, a.statuses, f, 0, SPLITZIP_ERROR_DST_TOO_SMALL);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f, 0,
+			              SPLITZIP_ERROR_DST_TOO_SMALL);
 			mode[0] = SZ_GPU_ENT_NONE;
 		} else {
 			mode[0] = ent ? SPLITZIP_MODE_ENTROPY : SPLITZIP_MODE_STORED;
@@ -893,8 +575,8 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_ent_plan(s
 			if (a.flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 				h.content_checksum =
 				    splitzip_hash_frame_final(n, sz_gld_u64(&st->csum));
-			sz_ent_put_header(dst, hb, h);
-			sz_put_result(a.out_sizes, a.statuses, f, size, SPLITZIP_OK);
+			sz_gpu_put_header(dst, hb, h);
+			sz_put_result(a.frames.out_sizes, a.frames.statuses, f, size, SPLITZIP_OK);
 		}
 		sz_gst_u32(&st->mode, mode[0]);
 	}
@@ -965,11 +647,11 @@ SZ_DEVICE void sz_ent_put(sz_ent_lane &l, uint32_t v, uint32_t len, uint8_t *wor
  * input behind the header.
  */
 template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_encode(sz_gpu_enc a)
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, SZ_ENT_BLOCKS) void sz_k_ent_encode(sz_gpu_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_ent_enc_smem, S, 1);
-	const uint64_t f = a.frame0 + blockIdx.y;
+	const uint64_t f = a.run.frame0 + blockIdx.y;
 	if (!sz_ent_block_setup(S[0], a, f))
 		return;
 	const uint32_t mode = S[0].mode;
@@ -1078,4 +760,4 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS, 4) void sz_k_ent_encode(sz_gpu
 	}
 }
 
-#endif /* SZ_GPU_ENTROPY_CUH */
+#endif /* SZ_GPU_ENTROPY_ENC_CUH */
