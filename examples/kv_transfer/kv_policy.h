@@ -18,10 +18,10 @@
  * and the way moves min(1 / sender, 1 / receiver, 1 / link) cache bytes per second: the two
  * loops and the wire run in parallel, but on each end the codec and the network stack share
  * the core. net_s and net_r, the seconds of network work per wire byte, come from the raw
- * probe: the time each end's loop was neither polling idly nor packing or unpacking, per wire
- * byte. On a slow link the cores are mostly idle, so the smaller entropy stream wins; on a
- * link as fast as the network stack (UCX over TCP on loopback) a core is busy with the
- * network alone, codec time adds to it, and raw wins.
+ * probe: the time of each end's UCX calls that did work (progress that progressed, posting
+ * sends and receives), per wire byte. On a slow link the cores are mostly idle, so the
+ * smaller entropy stream wins; on a link as fast as the network stack (UCX over TCP on
+ * loopback) a core is busy with the network alone, codec time adds to it, and raw wins.
  *
  * The choice prefers the simpler way: split4 over raw only when it is predicted GAIN faster,
  * entropy over the choice so far when PREFER faster (entropy spends more CPU for its last

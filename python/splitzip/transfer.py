@@ -12,8 +12,8 @@ KV backend or a transfer engine's connector written in Python.
     dec = measure_decode_rates(streams, scratch_pages)            # receiver, sent back
     policy.set_codec_rates(enc=enc, dec=dec, ratio=ratio)
     # the probe: P groups sent raw back to back, timed from the acknowledgement of the first
-    # to that of the last (wire bytes of the groups after the first), and the time each end's
-    # loop spent on network work in that interval (not polling idly, not copying):
+    # to that of the last (wire bytes of the groups after the first), and the time each end
+    # spent on network work in that interval (UCX calls that did something; not idle polling):
     way = policy.probe_result(wire_bytes, seconds, net_s_seconds, net_r_seconds)
     # then every window of P groups sent 'way' (acknowledgement to acknowledgement):
     action = policy.window(cache_bytes / seconds, enc=..., dec=..., ratio=...)
