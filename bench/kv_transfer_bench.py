@@ -1,29 +1,41 @@
 #!/usr/bin/env python3
-"""KV cache transfer over a rate-limited link: raw vs splitzip page streams (examples/kv_transfer).
+"""KV cache transfer over rate-limited links: raw, split4, entropy and the link-aware policy.
 
-Runs the sender and the receiver of splitzip-kv-transfer in two network namespaces joined by a
-veth pair, the data direction shaped by `tc tbf` at each rate (0 = unshaped), the sender pinned
-to CPU 0 and the receiver to CPU 1 (taskset), UCX over TCP. For every cache size, rate and mode
-it reports the transfer time (median and p95 of the timed repetitions; the modes take turns
-in rounds, each turn a fresh connection and one warm-up repetition, so that a load from other
-tenants that comes and goes hits every mode alike), the bytes on the wire (counted by the
-sender, cross-checked with `tc -s qdisc` on the shaped device, which also counts TCP/IP
-headers and acknowledgements), the speedup against raw, the codec throughputs seen inside the
-run, and which way the pipelined sender chose after its probe.
+Runs the sender and the receiver of splitzip-kv-transfer (examples/kv_transfer) in two network
+namespaces joined by a veth pair, the data direction shaped by `tc tbf` at each rate (0 =
+unshaped), the sender pinned to CPU 0 and the receiver to CPU 1 (taskset), UCX over TCP. For
+every page size, cache size, rate and mode it reports the transfer time (median and p95 of the
+timed repetitions; the modes take turns in rounds, each turn a fresh connection and two
+warm-up repetitions, so that a load from other tenants that comes and goes hits every mode
+alike), the bytes on the wire (counted by the sender, cross-checked with `tc -s qdisc` on the
+shaped device, which also counts TCP/IP headers), the speedup against raw, the way the policy
+chose in each round (`auto`: raw, split4 or entropy per connection, from the codec rates of
+both ends and the link rate of its probe), its warm-up transfers (in which it probes and
+checks: a new connection's first transfers), the
+machine's load average, and the CPU time other processes took from the two cores during each
+run (from /proc/stat, less what the two ends used): a cell where that is high may be
+CPU-starved.
 
-    sudo python3 bench/kv_transfer_bench.py [--build DIR] [--sizes 64,256,512]
-         [--rates 0.5,1,2,5,0] [--modes raw,compressed,pipelined,pipelined-nofallback]
-         [--reps 6] [--rounds 3] [--data-k F --data-v F] [--out FILE.jsonl]
-         [--markdown FILE.md] [--wait-quiet SECONDS]
+    sudo python3 bench/kv_transfer_bench.py [--build DIR] [--pages 2,32] [--sizes 64]
+         [--rates 0.5,1,2,5,0] [--modes raw,split4,entropy,auto] [--reps 6] [--rounds 3]
+         [--quick] [--data-k F --data-v F] [--out FILE.jsonl] [--markdown FILE.md]
+         [--wait-quiet SECONDS] [--nice N] [--warmup N]
+
+Modes: raw (every group raw, staged), split4 / entropy (pipelined, every group that way), auto
+(pipelined, the policy), compressed-split4 / compressed-entropy (compress everything, then
+send). --quick: one round of 2 repetitions, the 32 KiB pages only, 0.5, 5 Gbit/s and unshaped
+(a few minutes).
 
 Real KV data: ../shared/data/bigkv/llama3-8b-instruct_L10_{K,V}.bf16 (Llama-3-8B, GQA 8 x 128)
-when found next to the checkout, else the bundled data/kv sample; pages are [16 tokens, 8 KV
-heads, 128 dims] (32 KiB), 32 layers, K and V, tiled from the data. Needs root (ip netns, tc).
+when found next to the checkout, else the bundled data/kv sample; pages of 2 KiB are [1 token,
+8 KV heads, 128 dims] and of 32 KiB [16 tokens, 8, 128]; 32 layers, K and V, tiled from the
+data; groups of 2 MiB. Needs root (ip netns, tc).
 """
 import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import socket
 import statistics
@@ -37,10 +49,13 @@ NS_S, NS_R, DEV_S, DEV_R = "szkv_snd", "szkv_rcv", "szkv0", "szkv1"
 IP_S, IP_R = "10.77.0.1", "10.77.0.2"
 MODES = {
     "raw": ["--mode", "raw"],
-    "compressed": ["--mode", "compressed"],
-    "pipelined": ["--mode", "pipelined"],
-    "pipelined-nofallback": ["--mode", "pipelined", "--no-fallback"],
+    "split4": ["--mode", "pipelined", "--codec", "split4"],
+    "entropy": ["--mode", "pipelined", "--codec", "entropy"],
+    "auto": ["--mode", "pipelined", "--codec", "auto"],
+    "compressed-split4": ["--mode", "compressed", "--codec", "split4"],
+    "compressed-entropy": ["--mode", "compressed", "--codec", "entropy"],
 }
+PAGE_SHAPES = {2: (1, 8, 128), 32: (16, 8, 128)}  # KiB -> tokens, KV heads, head dim
 
 
 def sh(cmd, check=True, capture=False, env=None):
@@ -106,31 +121,76 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_one(binary, size_mib, mode, reps, data, env, extra=""):
-    port = free_port()
-    recv = subprocess.Popen(ns(NS_R, f"taskset -c 1 {binary} recv --bind {IP_R} --port {port}"),
-                            shell=True, env={**env, "UCX_NET_DEVICES": DEV_R},
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for _ in range(100):
-        if f":{port} " in sh(ns(NS_R, "ss -ltn"), capture=True):
-            break
-        time.sleep(0.05)
+def cpu_busy():
+    """Busy jiffies of CPU 0 and CPU 1 (everything but idle and iowait), from /proc/stat."""
+    busy = 0
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith(("cpu0 ", "cpu1 ")):
+                v = [int(x) for x in line.split()[1:]]
+                busy += sum(v[:8]) - v[3] - v[4]
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def end(cpu, nice, cmd):
+    """One end: pinned to 'cpu', in a session of its own. The kernel shares a CPU between
+    sessions (autogroups) before processes: in the bench's own session the two ends would get
+    one share between them, while each is a server of its own. 'nice' is that session's nice
+    value (/proc/PID/autogroup): below 0 puts the ends ahead of other tenants' sessions."""
+    return (f"setsid -w sh -c 'echo {nice} > /proc/self/autogroup 2>/dev/null; "
+            f"exec taskset -c {cpu} {cmd}'")
+
+
+def start_receiver(binary, env, nice):
+    """The receiver, listening; another port when the one picked is taken in its namespace."""
+    for _ in range(10):
+        port = free_port()
+        recv = subprocess.Popen(ns(NS_R, end(1, nice, f"{binary} recv --bind {IP_R} "
+                                                      f"--port {port}")),
+                                shell=True, env={**env, "UCX_NET_DEVICES": DEV_R},
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for _ in range(200):
+            if f":{port} " in sh(ns(NS_R, "ss -ltn"), capture=True):
+                return recv, port
+            if recv.poll() is not None:
+                break
+            time.sleep(0.05)
+        recv.kill()
+        recv.communicate()
+    raise RuntimeError("no receiver could listen")
+
+
+def run_one(binary, page_kib, size_mib, mode, reps, data, env, extra="", nice=0, warmup=2):
+    t0, c0, b0 = time.time(), children_cpu(), cpu_busy()
+    recv, port = start_receiver(binary, env, nice)
     q0, l0 = qdisc_bytes(), link_bytes()
-    cmd = (f"taskset -c 0 {binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
-           f"--cache-mib {size_mib} --reps {reps} --warmup 1 --json "
-           f"--data-k {data[0]} --data-v {data[1]} {extra}")
-    out = sh(ns(NS_S, cmd), capture=True, check=False, env={**env, "UCX_NET_DEVICES": DEV_S})
+    tok, heads, dim = PAGE_SHAPES[page_kib]
+    cmd = (f"{binary} send --host {IP_R} --port {port} {' '.join(MODES[mode])} "
+           f"--tokens {tok} --kv-heads {heads} --head-dim {dim} --cache-mib {size_mib} "
+           f"--reps {reps} --warmup {warmup} --json --data-k {data[0]} --data-v {data[1]} "
+           f"{extra}")
+    out = sh(ns(NS_S, end(0, nice, cmd)), capture=True, check=False,
+             env={**env, "UCX_NET_DEVICES": DEV_S})
     rout, _ = recv.communicate(timeout=600)
     q1, l1 = qdisc_bytes(), link_bytes()
+    wall, ours, busy = time.time() - t0, children_cpu() - c0, cpu_busy() - b0
     line = [x for x in out.splitlines() if x.startswith("{")]
     if not line or recv.returncode != 0:
-        raise RuntimeError(f"run failed: {mode} {size_mib} MiB\n{out}\n{rout}")
+        raise RuntimeError(f"run failed: {mode} {page_kib} KiB {size_mib} MiB\n{out}\n{rout}")
     r = json.loads(line[-1])
     # Every repetition (the warm-up included) crossed the shaped device: the qdisc and link
     # counters hold all of them, headers and acknowledgements included.
-    r.update(size_mib=size_mib, mode=mode, tc_bytes=q1 - q0, link_bytes=l1 - l0,
+    r.update(page_kib=page_kib, size_mib=size_mib, mode=mode, tc_bytes=q1 - q0,
+             link_bytes=l1 - l0,
              tc_overhead=(q1 - q0) / r["wire_all_reps"] if r["wire_all_reps"] else 0,
-             tc_bytes_per_rep=(q1 - q0) / (reps + 1))
+             tc_bytes_per_rep=(q1 - q0) / (reps + warmup),
+             # CPU time of the two cores that neither end used, as a share of both cores
+             others_cpu=max(0.0, busy - ours) / (2 * wall), ends_cpu=ours / (2 * wall))
     return r
 
 
@@ -159,21 +219,37 @@ def wait_quiet(max_wait_s):
 
 def merge_runs(runs):
     """One row from the rounds of a mode: median and p95 over every timed repetition, the
-    counters summed, the rest from the last round."""
+    counters summed, the way of each round, the rest from the last round."""
     r = dict(runs[-1])
     times = sorted(t for x in runs for t in x["times"])
     r["times"] = times
     r["median_s"] = statistics.median(times)
     r["p95_s"] = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+    r["first_s"] = statistics.median(x["first_s"] for x in runs)
     r["tc_bytes"] = sum(x["tc_bytes"] for x in runs)
     r["link_bytes"] = sum(x["link_bytes"] for x in runs)
     wire = sum(x["wire_all_reps"] for x in runs)
     r["tc_overhead"] = r["tc_bytes"] / wire if wire else 0
-    r["tc_bytes_per_rep"] = r["tc_bytes"] / sum(x["reps"] + 1 for x in runs)
+    r["tc_bytes_per_rep"] = r["tc_bytes"] / sum(x["reps"] + len(x["warmup_s"]) for x in runs)
+    r["probing_s"] = statistics.median(sum(x["warmup_s"]) / len(x["warmup_s"]) for x in runs)
     r["load"] = max(x["load"] for x in runs)
+    r["others_cpu"] = max(x["others_cpu"] for x in runs)
     r["quiet_before"] = [x["quiet_before"] for x in runs]
-    r["choices"] = [f"{x['stream_groups']}/{x['raw_groups']}" for x in runs]
+    r["round_ways"] = [x["way"] for x in runs]
+    r["round_probes"] = [x["probes"] for x in runs]
     return r
+
+
+TARGET = {0.5: 1.40, 1: 1.40, 2: 1.40, 5: 1.28, 0: 0.97}  # the policy's speedup over raw
+
+
+def rate_name(rate):
+    return f"{rate:g} Gbit/s" if rate else "unshaped"
+
+
+def ways_text(ways):
+    """The way of each round, e.g. "entropy x3" or "raw, split4, raw"."""
+    return f"{ways[0]} x{len(ways)}" if len(set(ways)) == 1 else ", ".join(ways)
 
 
 def find_binary(build):
@@ -198,70 +274,124 @@ def find_data(args):
             "bundled data/kv sample (bigkv not found)")
 
 
-def summary(results):
-    """Per cache size and rate: speedups against raw and where the time goes."""
-    rows = ["| cache | link | raw median s | compressed | pipelined | pipelined, no fallback | "
-            "wire ratio (tc) | bound by |",
-            "|---:|---:|---:|---:|---:|---:|---:|---|"]
-    by = {(r["size_mib"], r["rate"], r["mode"]): r for r in results}
-    for (size, rate) in dict.fromkeys((r["size_mib"], r["rate"]) for r in results):
-        raw = by.get((size, rate, "raw"))
+def summary(results, starved):
+    """Per page size, cache size and rate: speedups against raw, the way the policy chose,
+    its first transfer (which probes), the wire ratio, the load, and whether the target was
+    met."""
+    rows = ["| page | cache | link | raw median s | split4 | entropy | auto | auto chose | "
+            "auto, warm-up transfers | wire ratio (tc) | load | others' CPU | target |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+    by = {(r["page_kib"], r["size_mib"], r["rate"], r["mode"]): r for r in results}
+    cells = dict.fromkeys((r["page_kib"], r["size_mib"], r["rate"]) for r in results)
+    for (page, size, rate) in cells:
+        raw = by.get((page, size, rate, "raw"))
         if not raw:
             continue
-        sp = {m: raw["median_s"] / by[(size, rate, m)]["median_s"] for m in MODES
-              if (size, rate, m) in by}
-        # The wire ratio and the bound from the compressing pipeline: without fallback if it
-        # was measured, else the pipelined or compressed run when it sent compressed groups.
-        ref = next((m for m in ("pipelined-nofallback", "pipelined", "compressed")
-                    if (size, rate, m) in by and by[(size, rate, m)]["stream_groups"] > 0), None)
-        nf = by[(size, rate, ref)] if ref else None
-        wr = raw["tc_bytes_per_rep"] / nf["tc_bytes_per_rep"] if nf and nf["tc_bytes_per_rep"] \
-            else 0
-        # The pipeline reaches the wire ratio when the link is what it waits for.
-        bound = ("link" if sp.get(ref, 0) >= 0.9 * wr else "codec/CPU") if nf else "-"
-        cells = [f"{sp[m]:.2f}x" if m in sp else "-" for m in
-                 ("compressed", "pipelined", "pipelined-nofallback")]
-        rate_s = f"{rate:g} Gbit/s" if rate else "unshaped"
-        rows.append(f"| {size} MiB | {rate_s} | {raw['median_s']:.3f} | {' | '.join(cells)} | "
-                    f"{wr:.3f} | {bound} |")
+        row = {m: by[(page, size, rate, m)] for m in MODES if (page, size, rate, m) in by}
+        sp = {m: raw["median_s"] / x["median_s"] for m, x in row.items()}
+        auto = row.get("auto")
+        load = max(x["load"] for x in row.values())
+        others = max(x["others_cpu"] for x in row.values())
+        cols = [f"{sp[m]:.2f}x" if m in sp else "-" for m in ("split4", "entropy", "auto")]
+        if auto:
+            want = TARGET.get(rate, 0.97)
+            ok = "met" if sp["auto"] >= want and sp["auto"] >= 0.97 else "MISSED"
+            mark = " (CPU shared)" if others >= starved else ""
+            first = f"{raw['median_s'] / auto['probing_s']:.2f}x"
+            wr = (f"{raw['tc_bytes_per_rep'] / auto['tc_bytes_per_rep']:.3f}"
+                  if auto["tc_bytes_per_rep"] else "-")
+            extra = [ways_text(auto["round_ways"]), first, wr]
+            target = f"{want:.2f}x {ok}{mark}"
+        else:
+            extra, target = ["-", "-", "-"], "-"
+        rows.append(f"| {page} KiB | {size} MiB | {rate_name(rate)} | {raw['median_s']:.3f} | "
+                    f"{' | '.join(cols)} | {' | '.join(extra)} | {load:.1f} | {others:.2f} | "
+                    f"{target} |")
     return "\n".join(rows)
 
 
 def markdown(results):
-    rows = ["| cache | link | mode | median s | p95 s | wire MB (tc) | ratio | speedup | "
-            "groups comp/raw | comp GB/s | dec GB/s |",
-            "|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|"]
-    raw = {(r["size_mib"], r["rate"]): r["median_s"] for r in results if r["mode"] == "raw"}
+    rows = ["| page | cache | link | mode | median s | p95 s | wire MB (tc) | ratio | speedup | "
+            "way | groups raw/split4/entropy | probes | comp GB/s | dec GB/s |",
+            "|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---|---|---:|---:|"]
+    raw = {(r["page_kib"], r["size_mib"], r["rate"]): r["median_s"] for r in results
+           if r["mode"] == "raw"}
     for r in results:
-        base = raw.get((r["size_mib"], r["rate"]))
+        base = raw.get((r["page_kib"], r["size_mib"], r["rate"]))
         sp = f"{base / r['median_s']:.2f}x" if base else "-"
-        rate = f"{r['rate']:g} Gbit/s" if r["rate"] else "unshaped"
-        rows.append(f"| {r['size_mib']} MiB | {rate} | {r['mode']} | {r['median_s']:.3f} | "
-                    f"{r['p95_s']:.3f} | {r['tc_bytes_per_rep'] / 1e6:.1f} | {r['ratio']:.3f} | "
-                    f"{sp} | {r['stream_groups']}/{r['raw_groups']} | {r['compress_gbps']:.2f} | "
-                    f"{r['decode_gbps']:.2f} |")
+        rows.append(f"| {r['page_kib']} KiB | {r['size_mib']} MiB | {rate_name(r['rate'])} | "
+                    f"{r['mode']} | {r['median_s']:.3f} | {r['p95_s']:.3f} | "
+                    f"{r['tc_bytes_per_rep'] / 1e6:.1f} | {r['ratio']:.3f} | {sp} | "
+                    f"{ways_text(r['round_ways'])} | {r['groups_raw']}/{r['groups_split4']}/"
+                    f"{r['groups_entropy']} | {','.join(str(p) for p in r['round_probes'])} | "
+                    f"{r['compress_gbps']:.2f} | {r['decode_gbps']:.2f} |")
     return "\n".join(rows)
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build")
-    ap.add_argument("--sizes", default="64,256,512")
-    ap.add_argument("--rates", default="0.5,1,2,5,0")
-    ap.add_argument("--modes", default="raw,compressed,pipelined,pipelined-nofallback")
+    ap.add_argument("--pages", default="2,32", help="page sizes in KiB (2, 32)")
+    ap.add_argument("--sizes", default="64", help="cache sizes in MiB")
+    ap.add_argument("--rates", default="0.5,1,2,5,0", help="Gbit/s; 0 = unshaped")
+    ap.add_argument("--modes", default="raw,split4,entropy,auto")
     ap.add_argument("--reps", type=int, default=6, help="timed repetitions per mode")
     ap.add_argument("--rounds", type=int, default=3,
                     help="the modes take turns this many times (reps/rounds each turn, after "
-                         "one warm-up): a load that drifts hits every mode alike")
+                         "the warm-up): a load that drifts hits every mode alike")
+    ap.add_argument("--warmup", type=int, default=2,
+                    help="repetitions before the timed ones, every mode (the policy probes "
+                         "and checks in them: see the summary's warm-up column)")
+    ap.add_argument("--quick", action="store_true",
+                    help="32 KiB pages, 0.5 and 5 Gbit/s and unshaped, 1 round of 2 reps")
+    ap.add_argument("--starved", type=float, default=0.25,
+                    help="mark cells where other processes took this share of the two cores")
     ap.add_argument("--data-k")
     ap.add_argument("--data-v")
     ap.add_argument("--out", default="/tmp/kv_transfer_bench.jsonl")
     ap.add_argument("--markdown")
     ap.add_argument("--sender-args", default="", help="more options for the sender")
     ap.add_argument("--ucx-env", default="", help="VAR=VALUE,... for both ends")
+    ap.add_argument("--nice", type=int, default=0,
+                    help="the nice value of each end's session (negative: ahead of other "
+                         "tenants' sessions on the shared cores; the default 0 shares them "
+                         "fairly)")
     ap.add_argument("--wait-quiet", type=float, default=0,
                     help="before each run wait up to this many seconds for an idle machine")
     args = ap.parse_args()
+    if args.quick:
+        args.pages, args.rates, args.reps, args.rounds = "32", "0.5,5,0", 2, 1
+    return args
+
+
+def run_cell(args, binary, data, env, page, size, rate, out):
+    """Every mode at one page size, cache size and rate, in rounds; one merged row each."""
+    shape(rate)
+    cell = {m: [] for m in args.modes.split(",")}
+    per = max(1, args.reps // args.rounds)
+    for rnd in range(args.rounds):
+        for mode in cell:
+            quiet = wait_quiet(args.wait_quiet) if args.wait_quiet else None
+            r = run_one(binary, page, size, mode, per, data, env, args.sender_args, args.nice,
+                        args.warmup)
+            r.update(rate=rate, load=os.getloadavg()[0], quiet_before=quiet, round=rnd)
+            cell[mode].append(r)
+            out.write(json.dumps(r) + "\n")
+            out.flush()
+    rows = []
+    for mode, runs in cell.items():
+        r = merge_runs(runs)
+        rows.append(r)
+        print(f"{page} KiB {size} MiB {rate_name(rate)} {mode}: median {r['median_s']:.3f} s "
+              f"p95 {r['p95_s']:.3f} s over {len(r['times'])} reps, way "
+              f"{ways_text(r['round_ways'])}, {r['tc_bytes_per_rep'] / 1e6:.1f} MB on the wire "
+              f"per rep (tc; {r['tc_overhead']:.4f}x the payload), load {r['load']:.2f}, "
+              f"others' CPU {r['others_cpu']:.2f}", flush=True)
+    return rows
+
+
+def main():
+    args = parse_args()
     if os.geteuid() != 0:
         sys.exit("needs root (ip netns, tc)")
     for tool in ("ip", "tc", "taskset", "ss"):
@@ -271,39 +401,19 @@ def main():
     data, where = find_data(args)
     env = {**os.environ, "UCX_TLS": "tcp", "UCX_WARN_UNUSED_ENV_VARS": "n"}
     env.update(kv.split("=", 1) for kv in args.ucx_env.split(",") if kv)
-    print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1; "
-          f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    print(f"# binary {binary}\n# data {where}\n# cpus: sender 0, receiver 1, nice "
+          f"{args.nice}; load average before: {os.getloadavg()[0]:.2f}", flush=True)
     results = []
     setup_netns()
     try:
         with open(args.out, "w") as out:
-            for size in [int(x) for x in args.sizes.split(",")]:
-                for rate in [float(x) for x in args.rates.split(",")]:
-                    shape(rate)
-                    cell = {m: [] for m in args.modes.split(",")}
-                    per = max(1, args.reps // args.rounds)
-                    for rnd in range(args.rounds):
-                        for mode in cell:
-                            quiet = wait_quiet(args.wait_quiet) if args.wait_quiet else None
-                            r = run_one(binary, size, mode, per, data, env, args.sender_args)
-                            r.update(rate=rate, load=os.getloadavg()[0], quiet_before=quiet,
-                                     round=rnd)
-                            cell[mode].append(r)
-                            out.write(json.dumps(r) + "\n")
-                            out.flush()
-                    for mode, runs in cell.items():
-                        r = merge_runs(runs)
-                        results.append(r)
-                        print(f"{size} MiB {rate:g} Gbit/s {mode}: median {r['median_s']:.3f} s "
-                              f"p95 {r['p95_s']:.3f} s over {len(r['times'])} reps, "
-                              f"{r['wire_bytes'] / 1e6:.1f} MB payload, "
-                              f"{r['tc_bytes_per_rep'] / 1e6:.1f} MB on the wire per rep (tc; "
-                              f"{r['tc_overhead']:.4f}x the payload), "
-                              f"{r['stream_groups']}/{r['raw_groups']} groups comp/raw, "
-                              f"load {r['load']:.2f}", flush=True)
+            for page in [int(x) for x in args.pages.split(",")]:
+                for size in [int(x) for x in args.sizes.split(",")]:
+                    for rate in [float(x) for x in args.rates.split(",")]:
+                        results += run_cell(args, binary, data, env, page, size, rate, out)
     finally:
         teardown_netns()
-    md = markdown(results) + "\n\n" + summary(results)
+    md = markdown(results) + "\n\n" + summary(results, args.starved)
     print(md)
     if args.markdown:
         Path(args.markdown).write_text(md + "\n")

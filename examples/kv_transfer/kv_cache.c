@@ -77,6 +77,11 @@ static uint16_t *read_bf16(const char *path, size_t *n)
 	return d;
 }
 
+unsigned kv_cache_kind(const kv_cache *c, size_t page)
+{
+	return page >= (size_t)c->geo.layers * c->geo.pages_per_layer;
+}
+
 /*
  * Page (layer l, K or V, p) holds source elements from ((l * P + p) * E + l * 1024) modulo the
  * source, wrapping: every page of real data, consecutive pages of a layer consecutive tokens,
@@ -93,7 +98,7 @@ int kv_cache_fill(kv_cache *c, const char *data_k, const char *data_v)
 	}
 	const size_t P = c->geo.pages_per_layer, E = c->page_bytes / 2;
 	for (size_t i = 0; i < c->n_pages; i++) {
-		const size_t l = i / (2 * P), is_v = (i / P) % 2, p = i % P;
+		const size_t l = (i / P) % c->geo.layers, is_v = kv_cache_kind(c, i), p = i % P;
 		const uint16_t *src = is_v ? v : k;
 		const size_t ns = is_v ? nv : nk;
 		size_t at = ((l * P + p) * E + l * 1024) % ns;

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,12 @@ int kv_net_init(kv_net *n)
 	ucp_config_t *cfg = NULL;
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
 		return -1;
+	/* Eager messages, whatever their size (unless UCX_RNDV_THRESH says otherwise): with the
+	 * rendezvous protocol, UCX over TCP interleaves the messages in flight, so groups arrive
+	 * all together and acknowledgements bunch; eager ones arrive one after the other, as fast
+	 * (pre-posted receives take them in place). The policy times the acknowledgements. */
+	if (!getenv("UCX_RNDV_THRESH"))
+		ucp_config_modify(cfg, "RNDV_THRESH", "inf");
 	ucp_params_t p;
 	memset(&p, 0, sizeof p);
 	p.field_mask = UCP_PARAM_FIELD_FEATURES;
@@ -166,28 +173,39 @@ static ucp_request_param_t param_of(int iov)
 	return p;
 }
 
+/* The time of a posting call counts as network work (an eager send moves its bytes in it). */
+static kv_req timed(kv_net *n, uint64_t t0, ucs_status_ptr_t r)
+{
+	n->net_ns += kv_now_ns() - t0;
+	return as_req(r);
+}
+
 kv_req kv_send(kv_net *n, uint64_t tag, const void *buf, size_t len)
 {
 	ucp_request_param_t p = param_of(0);
-	return as_req(ucp_tag_send_nbx(n->ep, buf, len, tag, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_send_nbx(n->ep, buf, len, tag, &p));
 }
 
 kv_req kv_send_iov(kv_net *n, uint64_t tag, const ucp_dt_iov_t *iov, size_t count)
 {
 	ucp_request_param_t p = param_of(1);
-	return as_req(ucp_tag_send_nbx(n->ep, iov, count, tag, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_send_nbx(n->ep, iov, count, tag, &p));
 }
 
 kv_req kv_recv(kv_net *n, uint64_t tag, uint64_t mask, void *buf, size_t len)
 {
 	ucp_request_param_t p = param_of(0);
-	return as_req(ucp_tag_recv_nbx(n->worker, buf, len, tag, mask, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_recv_nbx(n->worker, buf, len, tag, mask, &p));
 }
 
 kv_req kv_recv_iov(kv_net *n, uint64_t tag, uint64_t mask, const ucp_dt_iov_t *iov, size_t count)
 {
 	ucp_request_param_t p = param_of(1);
-	return as_req(ucp_tag_recv_nbx(n->worker, (void *)iov, count, tag, mask, &p));
+	const uint64_t t0 = kv_now_ns();
+	return timed(n, t0, ucp_tag_recv_nbx(n->worker, (void *)iov, count, tag, mask, &p));
 }
 
 int kv_test(kv_req r, size_t *len)
@@ -208,6 +226,15 @@ int kv_test(kv_req r, size_t *len)
 	return st == UCS_INPROGRESS ? 0 : st == UCS_OK ? 1 : -1;
 }
 
+unsigned kv_progress(kv_net *n)
+{
+	const uint64_t t0 = kv_now_ns();
+	const unsigned k = ucp_worker_progress(n->worker);
+	if (k)
+		n->net_ns += kv_now_ns() - t0;
+	return k;
+}
+
 int kv_wait(kv_net *n, kv_req r, size_t *len, double timeout_s)
 {
 	const uint64_t t0 = kv_now_ns();
@@ -215,7 +242,7 @@ int kv_wait(kv_net *n, kv_req r, size_t *len, double timeout_s)
 		const int t = kv_test(r, len);
 		if (t != 0)
 			return t > 0 ? 0 : -1;
-		ucp_worker_progress(n->worker);
+		kv_progress(n);
 		if (n->failed)
 			return -1;
 		if ((k & 1023) == 0 && (double)(kv_now_ns() - t0) > timeout_s * 1e9)

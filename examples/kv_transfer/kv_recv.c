@@ -10,6 +10,12 @@
  * After each repetition, outside the timed region, every accepted page is compared bit for bit with
  * the cache the sender started from (rebuilt here from the same real KV files).
  *
+ * The handshake also measures this end's unpacking rates for the sender's policy: the two CALIB
+ * streams (a sample of the sender's pages as split4 and as entropy) are decoded a few times
+ * into the first destination pages, and the copy of the same bytes timed, and READY carries
+ * the medians. Each acknowledgement carries the time spent on its group and this end's network
+ * work so far, from which the sender learns how busy the network keeps this core.
+ *
  * Exit status: 0 every group accepted and every page identical; 3 groups were rejected or
  * pages differ (reported); 1 the run could not be set up or the sender went away.
  */
@@ -37,6 +43,7 @@ typedef struct receiver {
 	kv_ack *ack;
 	kv_req *ack_req;
 	uint64_t decode_ns, wire;
+	uint32_t ways[KV_WAYS];
 	int verbose;
 	unsigned rep;
 } receiver;
@@ -70,11 +77,29 @@ static void post(receiver *r, size_t g)
 	}
 }
 
-/* The status of a group whose receive completed ('ok' from kv_test), decoding it if needed. */
-static int32_t land(receiver *r, size_t g, int ok)
+/* Decode a page stream of 'len' bytes into the 'count' pages from 'first'; '*way' its encoding. */
+static splitzip_status unpack(receiver *r, const uint8_t *src, size_t len, size_t first,
+                              size_t count, uint32_t *way)
+{
+	size_t n_out = 0;
+	splitzip_status st = splitzip_pages_decompress(
+	    r->ctx, src, len, count, (void *const *)&r->cache.page[first], &r->cache.bytes[first],
+	    SPLITZIP_PAGES_EXACT, NULL, NULL, &n_out);
+	if (st == SPLITZIP_OK && n_out != count) /* a valid stream, but not this group's pages */
+		st = SPLITZIP_ERROR_CORRUPT_STREAM;
+	splitzip_pages_info info;
+	if (st == SPLITZIP_OK && splitzip_pages_get_info(src, len, &info) == SPLITZIP_OK)
+		*way = info.encoding == SPLITZIP_MODE_ENTROPY ? KV_WAY_ENTROPY : KV_WAY_SPLIT4;
+	return st;
+}
+
+/* The status of a group whose receive completed ('ok' from kv_test), unpacking it: the
+ * scatter of a staged raw group, or the decode of a stream. '*way': what it was. */
+static int32_t land(receiver *r, size_t g, int ok, uint32_t *way)
 {
 	size_t first, count;
 	kv_cache_group(&r->cache, g, &first, &count);
+	*way = KV_WAY_RAW;
 	if (ok < 0)
 		return -1;
 	if (r->kind[g] == KV_KIND_RAW) {
@@ -89,24 +114,24 @@ static int32_t land(receiver *r, size_t g, int ok)
 	}
 	if (r->kind[g] != KV_KIND_STREAM)
 		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
-	size_t n_out = 0;
 	r->wire += r->len[g];
 	const uint64_t t0 = kv_now_ns();
-	splitzip_status st = splitzip_pages_decompress(
-	    r->ctx, r->slot[g % r->n_slots], r->len[g], count, (void *const *)&r->cache.page[first],
-	    &r->cache.bytes[first], SPLITZIP_PAGES_EXACT, NULL, NULL, &n_out);
+	const splitzip_status st = unpack(r, r->slot[g % r->n_slots], r->len[g], first, count, way);
 	r->decode_ns += kv_now_ns() - t0;
-	if (st == SPLITZIP_OK && n_out != count) /* a valid stream, but not this group's pages */
-		st = SPLITZIP_ERROR_CORRUPT_STREAM;
 	return st;
 }
 
-static void acknowledge(receiver *r, size_t g, int32_t st, uint64_t decode_ns)
+static void acknowledge(receiver *r, size_t g, int32_t st, uint32_t way, uint64_t work_ns)
 {
 	r->status[g] = st;
+	if (st == SPLITZIP_OK)
+		r->ways[way]++;
 	r->ack[g].group = (uint32_t)g;
 	r->ack[g].status = st;
-	r->ack[g].decode_ns = decode_ns;
+	r->ack[g].way = way;
+	r->ack[g].work_ns = work_ns;
+	r->ack[g].net_ns = r->net.net_ns;
+	r->ack[g].at_ns = kv_now_ns();
 	r->ack_req[g] =
 	    kv_send(&r->net, KV_TAG(KV_MSG_ACK, 0, r->rep, g), &r->ack[g], sizeof r->ack[g]);
 	if (st != SPLITZIP_OK)
@@ -132,23 +157,24 @@ static int receive_all(receiver *r)
 			if (serial) {
 				r->status[next_done] = t > 0 ? SPLITZIP_OK : -1;
 			} else {
-				const uint64_t d0 = r->decode_ns;
-				const int32_t st =
-				    land(r, next_done, t); /* before decode_ns is read */
-				acknowledge(r, next_done, st, r->decode_ns - d0);
+				uint32_t way;
+				const uint64_t w0 = kv_now_ns();
+				const int32_t st = land(r, next_done, t, &way);
+				acknowledge(r, next_done, st, way, kv_now_ns() - w0);
 			}
 			next_done++;
 			idle = kv_now_ns();
 			continue;
 		}
-		ucp_worker_progress(r->net.worker);
+		kv_progress(&r->net);
 		if (r->net.failed || kv_now_ns() - idle > KV_IDLE_S * 1e9)
 			return -1;
 	}
 	for (size_t g = 0; serial && g < G; g++) {
-		const uint64_t d0 = r->decode_ns;
-		const int32_t st = r->status[g] == SPLITZIP_OK ? land(r, g, 1) : -1;
-		acknowledge(r, g, st, r->decode_ns - d0);
+		uint32_t way = KV_WAY_RAW;
+		const uint64_t w0 = kv_now_ns();
+		const int32_t st = r->status[g] == SPLITZIP_OK ? land(r, g, 1, &way) : -1;
+		acknowledge(r, g, st, way, kv_now_ns() - w0);
 	}
 	return 0;
 }
@@ -157,8 +183,8 @@ static int receive_all(receiver *r)
 static int run_rep(receiver *r, unsigned rep, int *data_errors)
 {
 	r->rep = rep;
-	r->decode_ns = r->wire = 0;
-	memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
+	r->decode_ns = r->wire = r->net.net_ns = 0;
+	memset(r->ways, 0, sizeof r->ways);
 	if (receive_all(r) != 0) {
 		fprintf(stderr, "kv_transfer recv: the sender went away\n");
 		return -1;
@@ -182,13 +208,18 @@ static int run_rep(receiver *r, unsigned rep, int *data_errors)
 	}
 	res.wire_bytes = r->wire;
 	res.decode_ns = r->decode_ns;
+	memcpy(res.ways, r->ways, sizeof res.ways);
 	if (r->verbose || res.bad_groups || res.bad_pages)
 		printf("kv_transfer recv: rep %u: %zu groups, %u rejected, %llu accepted pages "
-		       "differ, "
-		       "%llu wire bytes, decode %.3f ms\n",
+		       "differ, accepted raw %u split4 %u entropy %u, %llu wire bytes, decode %.3f "
+		       "ms\n",
 		       rep, r->cache.n_groups, res.bad_groups, (unsigned long long)res.bad_pages,
-		       (unsigned long long)res.wire_bytes, (double)res.decode_ns * 1e-6);
+		       res.ways[0], res.ways[1], res.ways[2], (unsigned long long)res.wire_bytes,
+		       (double)res.decode_ns * 1e-6);
 	*data_errors += res.bad_groups + (res.bad_pages != 0);
+	/* Clear the pages for the next repetition before the sender learns this one is over: the
+	 * sender times from its first byte, and this end must be ready by then. */
+	memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
 	kv_req w = kv_send(&r->net, KV_TAG(KV_MSG_RESULT, 0, rep, 0), &res, sizeof res);
 	const int rc = kv_wait(&r->net, w, NULL, 60);
 	kv_release(w);
@@ -200,7 +231,8 @@ static int setup(receiver *r)
 	const kv_config *c = &r->cfg;
 	if (c->magic != KV_MAGIC || c->version != KV_VERSION || c->mode > KV_MODE_PIPELINED ||
 	    c->slots < 1 || c->slots > 64 || kv_cache_alloc(&r->cache, &c->geo) != 0 ||
-	    kv_cache_alloc(&r->want, &c->geo) != 0) {
+	    kv_cache_alloc(&r->want, &c->geo) != 0 || c->calib_pages < 1 ||
+	    c->calib_pages > c->geo.group_pages || c->calib_pages > r->cache.n_pages) {
 		fprintf(stderr, "kv_transfer recv: unusable run description\n");
 		return -1;
 	}
@@ -228,9 +260,11 @@ static int setup(receiver *r)
 	if (splitzip_ctx_create(&p, &r->ctx) != SPLITZIP_OK || !r->slot || !r->iov || !r->req ||
 	    !r->kind || !r->len || !r->status || !r->ack || !r->ack_req)
 		return -1;
-	for (size_t s = 0; s < r->n_slots; s++)
+	for (size_t s = 0; s < r->n_slots; s++) { /* touched now: no page faults in a transfer */
 		if (!(r->slot[s] = aligned_alloc(256, (r->slot_cap + 255) / 256 * 256)))
 			return -1;
+		memset(r->slot[s], 0, r->slot_cap);
+	}
 	return 0;
 }
 
@@ -251,6 +285,88 @@ static void teardown(receiver *r)
 	kv_cache_free(&r->want);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define KV_CALIB_REPS 5
+
+/* The median time of unpacking the sample in 'buf' (len bytes) into the first pages: a
+ * page stream, or (raw) the scatter copy of its bytes; 0 if the stream is rejected. */
+static uint64_t time_unpack(receiver *r, const uint8_t *buf, size_t len, int raw,
+                            splitzip_status *st)
+{
+	uint64_t t[KV_CALIB_REPS];
+	const size_t n = r->cfg.calib_pages, pb = r->cache.page_bytes;
+	for (int k = 0; k < KV_CALIB_REPS; k++) {
+		uint32_t way;
+		const uint64_t t0 = kv_now_ns();
+		if (raw) {
+			for (size_t i = 0; i < n; i++)
+				memcpy(r->cache.page[i], buf + i * pb, pb);
+		} else if ((*st = unpack(r, buf, len, 0, n, &way)) != SPLITZIP_OK) {
+			return 0;
+		}
+		t[k] = kv_now_ns() - t0;
+	}
+	qsort(t, KV_CALIB_REPS, sizeof *t, cmp_u64);
+	return t[KV_CALIB_REPS / 2] ? t[KV_CALIB_REPS / 2] : 1;
+}
+
+/* The CALIB streams: receive both, time their decoding and the copy of as many bytes. */
+static void calibrate(receiver *r, kv_ready *ready)
+{
+	const double bytes = (double)r->cfg.calib_pages * r->cache.page_bytes;
+	ready->status = SPLITZIP_OK;
+	for (int way = KV_WAY_SPLIT4; way < KV_WAYS && ready->status == SPLITZIP_OK; way++) {
+		size_t len = 0;
+		kv_req q = kv_recv(&r->net, KV_TAG(KV_MSG_CALIB, way, 0, 0), ~(uint64_t)0,
+		                   r->slot[0], r->slot_cap);
+		splitzip_status st = SPLITZIP_ERROR_TRUNCATED;
+		const uint64_t ns = kv_wait(&r->net, q, &len, KV_IDLE_S) == 0
+		                        ? time_unpack(r, r->slot[0], len, 0, &st)
+		                        : 0;
+		kv_release(q);
+		ready->dec[way] = ns ? bytes / ((double)ns * 1e-9) : 0;
+		ready->status = ns ? SPLITZIP_OK : st;
+	}
+	splitzip_status unused;
+	const uint64_t ns = time_unpack(r, r->slot[0], 0, 1, &unused);
+	ready->dec[KV_WAY_RAW] = bytes / ((double)ns * 1e-9);
+}
+
+/* Answer CONFIG: set up, time the CALIB streams, READY. */
+static int handshake(receiver *r)
+{
+	kv_req c =
+	    kv_recv(&r->net, KV_TAG(KV_MSG_CONFIG, 0, 0, 0), ~(uint64_t)0, &r->cfg, sizeof r->cfg);
+	int rc = kv_wait(&r->net, c, NULL, KV_IDLE_S);
+	kv_release(c);
+	if (rc != 0)
+		return -1;
+	kv_ready ready;
+	memset(&ready, 0, sizeof ready);
+	ready.magic = KV_MAGIC;
+	if (setup(r) != 0)
+		ready.status = SPLITZIP_ERROR_INVALID_ARGUMENT; /* told, so the sender stops */
+	else
+		calibrate(r, &ready);
+	if (r->cache
+	        .pool) /* the calibration wrote the first pages; every repetition starts clean */
+		memset(r->cache.pool, 0, r->cache.n_pages * r->cache.page_bytes);
+	if (r->verbose || ready.status != SPLITZIP_OK)
+		printf("kv_transfer recv: calibration %s: unpacking raw %.3f split4 %.3f entropy "
+		       "%.3f GB/s\n",
+		       splitzip_status_name((splitzip_status)ready.status), ready.dec[0] * 1e-9,
+		       ready.dec[1] * 1e-9, ready.dec[2] * 1e-9);
+	kv_req w = kv_send(&r->net, KV_TAG(KV_MSG_READY, 0, 0, 0), &ready, sizeof ready);
+	rc = kv_wait(&r->net, w, NULL, 60);
+	kv_release(w);
+	return rc == 0 && ready.status == SPLITZIP_OK ? 0 : -1;
+}
+
 int kv_receiver_main(const char *bind, unsigned port, int verbose)
 {
 	receiver r;
@@ -262,18 +378,7 @@ int kv_receiver_main(const char *bind, unsigned port, int verbose)
 		kv_net_close(&r.net);
 		return 1;
 	}
-	kv_req c =
-	    kv_recv(&r.net, KV_TAG(KV_MSG_CONFIG, 0, 0, 0), ~(uint64_t)0, &r.cfg, sizeof r.cfg);
-	int rc = kv_wait(&r.net, c, NULL, 600);
-	kv_release(c);
-	if (rc == 0)
-		rc = setup(&r);
-	if (rc == 0) {
-		uint32_t ready = KV_MAGIC;
-		kv_req w = kv_send(&r.net, KV_TAG(KV_MSG_READY, 0, 0, 0), &ready, sizeof ready);
-		rc = kv_wait(&r.net, w, NULL, 60);
-		kv_release(w);
-	}
+	int rc = handshake(&r);
 	int data_errors = 0;
 	for (unsigned k = 0; rc == 0 && k < r.cfg.reps; k++)
 		rc = run_rep(&r, k, &data_errors);
