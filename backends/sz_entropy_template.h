@@ -6,7 +6,8 @@
  *
  * A template in the manner of sz_chunk_template.h: a backend defines the vector type, the
  * per-lane operations and four ISA kernels (below), then includes this file, which defines the
- * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk and ##_entropy_decode_chunk.
+ * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk, ##_entropy_decode_chunk and
+ * ##_entropy_decode_pair (two chunks whose steps are interleaved).
  *
  * Parameters:
  *   SZ_ENT_PREFIX      name prefix
@@ -184,40 +185,45 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_tail)(SZ_EN(ent_dec) * d, uint8_t *ta
 	d->next = 0;
 }
 
-static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_tables *t,
-                                                   const uint8_t *words, size_t n_words,
-                                                   const uint8_t *sm, size_t n, uint16_t *dst,
-                                                   size_t *n_escapes)
+static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_start)(SZ_EN(ent_dec) * d, const uint8_t *words,
+                                                  size_t n_words)
 {
-	SZ_EN(ent_dec) d;
-	SZ_ENT_DK k;
-	uint8_t tail[2 * SZ_ENT_TAIL_WORDS];
-	ent_dec_init(&k, t);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		d.buf[v] = d.bits[v] = ev_set1(0);
-	d.w = words;
-	d.nw = n_words;
-	d.next = 0;
+		d->buf[v] = d->bits[v] = ev_set1(0);
+	d->w = words;
+	d->nw = n_words;
+	d->next = 0;
+}
+
+/*
+ * The steps of a chunk from element i on (n_esc escapes so far, at least 64 words left unless
+ * i = 0), its last partial step and the checks at its end (§4.3.6).
+ */
+static splitzip_status SZ_EN(ent_dec_finish)(const splitzip_entropy_dec_tables *t,
+                                             const SZ_ENT_DK *k, SZ_EN(ent_dec) * d,
+                                             const uint8_t *sm, size_t n, uint16_t *dst, size_t i,
+                                             size_t n_esc, size_t *n_escapes)
+{
+	uint8_t tail[2 * SZ_ENT_TAIL_WORDS];
 	int checked = 0;
-	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
 	for (; i < full; i += SPLITZIP_ENTROPY_LANES) {
-		if (SZ_UNLIKELY(!checked && d.nw - d.next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)) {
-			SZ_EN(ent_dec_tail)(&d, tail);
+		if (SZ_UNLIKELY(!checked && d->nw - d->next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)) {
+			SZ_EN(ent_dec_tail)(d, tail);
 			checked = 1;
 		}
 		const int e = SZ_LIKELY(!checked)
-		                  ? SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 0, 0, 0)
-		                  : SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 1, 0, 0);
+		                  ? SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 0, 0, 0)
+		                  : SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 1, 0, 0);
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
 	}
 	if (i < n) { /* the last, partial step: checked, from the copy if few words are left */
-		if (!checked && d.nw - d.next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
-			SZ_EN(ent_dec_tail)(&d, tail);
+		if (!checked && d->nw - d->next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
+			SZ_EN(ent_dec_tail)(d, tail);
 		const int e =
-		    SZ_EN(ent_dec_step)(t, &k, &d, sm + i, dst + i, 1, 1, (unsigned)(n - i));
+		    SZ_EN(ent_dec_step)(t, k, d, sm + i, dst + i, 1, 1, (unsigned)(n - i));
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
@@ -225,10 +231,101 @@ static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_ta
 	/* §4.3.6: every word read, every bit left in a lane zero. */
 	SZ_EV left = ev_set1(0);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		left = ev_or(left, d.buf[v]);
-	if (d.next != d.nw || em_bits(ev_eq(left, ev_set1(0))) != (1u << SZ_ENT_W) - 1)
+		left = ev_or(left, d->buf[v]);
+	if (d->next != d->nw || em_bits(ev_eq(left, ev_set1(0))) != (1u << SZ_ENT_W) - 1)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	*n_escapes = n_esc;
+	return SPLITZIP_OK;
+}
+
+static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_tables *t,
+                                                   const uint8_t *words, size_t n_words,
+                                                   const uint8_t *sm, size_t n, uint16_t *dst,
+                                                   size_t *n_escapes)
+{
+	SZ_EN(ent_dec) d;
+	SZ_ENT_DK k;
+	ent_dec_init(&k, t);
+	SZ_EN(ent_dec_start)(&d, words, n_words);
+	return SZ_EN(ent_dec_finish)(t, &k, &d, sm, n, dst, 0, 0, n_escapes);
+}
+
+/*
+ * One full step of two chunks, both with at least 64 words left, phase by phase: the two
+ * dependency chains (a lane's bits -> its refill -> its lookup -> its bits) are independent,
+ * and with their instructions interleaved the out-of-order core keeps both in flight. e[j]
+ * gets chunk j's escape count, or -1 if it is invalid.
+ */
+static SZ_ALWAYS_INLINE void SZ_EN(ent_dec_step2)(const splitzip_entropy_dec_tables *t,
+                                                  const SZ_ENT_DK *k, SZ_EN(ent_dec) d[2],
+                                                  const uint8_t *const sm[2],
+                                                  uint16_t *const dst[2], int e[2])
+{
+	SZ_EM ma[2][SZ_ENT_NV];
+	SZ_EV w[2][SZ_ENT_NV], len[2][SZ_ENT_NV];
+	SZ_ES sym[2];
+	uint32_t a[2], esc[2];
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++)
+			ma[j][v] = ev_lt(d[j].bits[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+	for (unsigned j = 0; j < 2; j++)
+		a[j] = em_bits32(ma[j]);
+	for (unsigned j = 0; j < 2; j++) { /* phase A */
+		ent_words(w[j], a[j], d[j].w + 2 * d[j].next);
+		d[j].next += (unsigned)__builtin_popcount(a[j]);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+			d[j].buf[v] = ev_or(d[j].buf[v], ev_sllv(w[j][v], d[j].bits[v]));
+			d[j].bits[v] = ev_add(
+			    d[j].bits[v], ev_maskz(ma[j][v], ev_set1(SPLITZIP_ENTROPY_WORD_BITS)));
+		}
+	for (unsigned j = 0; j < 2; j++) /* phase D */
+		esc[j] = ent_dec_lookup(k, d[j].buf, len[j], &sym[j]);
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+			d[j].buf[v] = ev_srlv(d[j].buf[v], len[j][v]);
+			d[j].bits[v] = ev_sub(d[j].bits[v], len[j][v]);
+		}
+	for (unsigned j = 0; j < 2; j++) { /* phases B and R */
+		e[j] = 0;
+		if (SZ_UNLIKELY(esc[j]))
+			e[j] = SZ_EN(ent_dec_escapes)(t, &d[j], &sym[j], esc[j], 0);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		ent_join(&sym[j], sm[j], dst[j]);
+}
+
+static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tables *t,
+                                                  splitzip_entropy_chunk c[2])
+{
+	SZ_EN(ent_dec) d[2];
+	SZ_ENT_DK k;
+	ent_dec_init(&k, t);
+	SZ_EN(ent_dec_start)(&d[0], c[0].words, c[0].n_words);
+	SZ_EN(ent_dec_start)(&d[1], c[1].words, c[1].n_words);
+	const size_t n = c[0].n < c[1].n ? c[0].n : c[1].n;
+	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
+	size_t i = 0, x[2] = {0, 0};
+	for (; i < full; i += SPLITZIP_ENTROPY_LANES) {
+		if (d[0].nw - d[0].next < SPLITZIP_ENTROPY_STEP_WORDS_MAX ||
+		    d[1].nw - d[1].next < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
+			break; /* one of them is near its end: each goes on alone */
+		const uint8_t *const sm[2] = {c[0].sm + i, c[1].sm + i};
+		uint16_t *const dst[2] = {c[0].dst + i, c[1].dst + i};
+		int e[2];
+		SZ_EN(ent_dec_step2)(t, &k, d, sm, dst, e);
+		if ((e[0] | e[1]) < 0)
+			return SPLITZIP_ERROR_CORRUPT_STREAM;
+		x[0] += (size_t)e[0];
+		x[1] += (size_t)e[1];
+	}
+	for (unsigned j = 0; j < 2; j++) {
+		splitzip_status st = SZ_EN(ent_dec_finish)(t, &k, &d[j], c[j].sm, c[j].n, c[j].dst,
+		                                           i, x[j], &c[j].n_escapes);
+		if (st != SPLITZIP_OK)
+			return st;
+	}
 	return SPLITZIP_OK;
 }
 
@@ -247,28 +344,38 @@ static splitzip_status SZ_EN(entropy_decode_chunk)(const splitzip_entropy_dec_ta
  * slot. The number of open slots is (held + accb) / 16 whenever accb < 16 (the decoder holds
  * the bits of the open slots that the encoder has not produced yet), so it needs no register:
  * a lane has none exactly when held is 0.
+ *
+ * The state of 32 lanes is three vectors' worth per lane group, so that it stays in the
+ * registers of AVX2 (16 of them): held and accb in the two 16-bit halves of one u32 lane, and
+ * the two slots, modulo 2^16 (see ent_enc_complete), in the halves of another.
  */
 typedef struct SZ_EN(ent_enc) {
-	SZ_EV held[SZ_ENT_NV], acc[SZ_ENT_NV], accb[SZ_ENT_NV];
-	SZ_EV sa[SZ_ENT_NV], sb[SZ_ENT_NV];
+	SZ_EV ha[SZ_ENT_NV]; /* held | accb << 16 */
+	SZ_EV acc[SZ_ENT_NV];
+	SZ_EV sl[SZ_ENT_NV]; /* sa | sb << 16, each modulo 2^16 */
 	size_t next;
 } SZ_EN(ent_enc);
 
+#define SZ_LO16 0xFFFFu
+#define SZ_ACCB(x) ((uint32_t)(x) << 16)
+
 /* Reserve the next words for the lanes of mask m (masks per vector mv), in lane order. */
 static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_reserve)(SZ_EN(ent_enc) * s, const SZ_EM mv[SZ_ENT_NV],
-                                                    uint32_t m)
+                                                    uint32_t m, const SZ_EV held[SZ_ENT_NV],
+                                                    unsigned bits)
 {
 	SZ_EV r[SZ_ENT_NV];
 	ent_ranks(r, m, (uint32_t)s->next);
 	s->next += (size_t)__builtin_popcount(m);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		/* a lane with no open slot: the new one is its oldest; else its second (sb is
-		 * only read when there are two) */
-		const SZ_EM none = ev_eq(s->held[v], ev_set1(0));
-		s->sa[v] = ev_sel(em_and(mv[v], none), r[v], s->sa[v]);
-		s->sb[v] = ev_sel(mv[v], r[v], s->sb[v]);
-		s->held[v] =
-		    ev_add(s->held[v], ev_maskz(mv[v], ev_set1(SPLITZIP_ENTROPY_WORD_BITS)));
+		/* a lane with no open slot: the new one is its oldest (and, unread, its second);
+		 * else its second */
+		const SZ_EV r2 = ev_or(ev_and(r[v], ev_set1(SZ_LO16)), ev_slli(r[v], 16));
+		const SZ_EM none = ev_eq(held[v], ev_set1(0));
+		const SZ_EV two =
+		    ev_or(ev_and(s->sl[v], ev_set1(SZ_LO16)), ev_and(r2, ev_set1(0xFFFF0000u)));
+		s->sl[v] = ev_sel(mv[v], ev_sel(none, r2, two), s->sl[v]);
+		s->ha[v] = ev_add(s->ha[v], ev_maskz(mv[v], ev_set1(bits)));
 	}
 }
 
@@ -280,7 +387,8 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_reserve)(SZ_EN(ent_enc) * s, const SZ
  * always stored, padded with copies of the first (a second store of the same word to the same
  * slot changes nothing). An entry is the word | (slot - next + 2^15) << 16: an open slot is
  * never more than 28 steps of 64 words behind 'next' (a lane holds at most 26 bits when it
- * reserves a word, and consumes at least a bit per step).
+ * reserves a word, and consumes at least a bit per step), so the slots' values modulo 2^16
+ * are enough.
  */
 static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t *words)
 {
@@ -289,9 +397,9 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	uint32_t c = 0;
 	const SZ_EV off = ev_set1(SZ_ENT_SLOT_BIAS - (uint32_t)s->next);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		mc[v] = ev_lt(ev_set1(SPLITZIP_ENTROPY_WORD_BITS - 1), s->accb[v]);
+		mc[v] = ev_lt(ev_set1(SZ_ACCB(SPLITZIP_ENTROPY_WORD_BITS) - 1), s->ha[v]);
 		pk[v] =
-		    ev_or(ev_slli(ev_add(s->sa[v], off), 16), ev_and(s->acc[v], ev_set1(0xFFFF)));
+		    ev_or(ev_slli(ev_add(s->sl[v], off), 16), ev_and(s->acc[v], ev_set1(0xFFFF)));
 	}
 	c = em_bits32(mc);
 	if (SZ_LIKELY(c)) {
@@ -309,9 +417,16 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_complete)(SZ_EN(ent_enc) * s, uint8_t
 	}
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		s->acc[v] = ev_sel(mc[v], ev_srli(s->acc[v], 16), s->acc[v]);
-		s->accb[v] = ev_sub(s->accb[v], ev_maskz(mc[v], ev_set1(16)));
-		s->sa[v] = ev_sel(mc[v], s->sb[v], s->sa[v]);
+		s->ha[v] = ev_sub(s->ha[v], ev_maskz(mc[v], ev_set1(SZ_ACCB(16))));
+		s->sl[v] = ev_sel(mc[v], ev_srli(s->sl[v], 16), s->sl[v]);
 	}
+}
+
+/* Append len bits (per lane: x, below 2^len) to the lanes: held -= len, accb += len. */
+static SZ_ALWAYS_INLINE void SZ_EN(ent_enc_put)(SZ_EN(ent_enc) * s, unsigned v, SZ_EV x, SZ_EV len)
+{
+	s->acc[v] = ev_or(s->acc[v], ev_sllv(x, ev_srli(s->ha[v], 16)));
+	s->ha[v] = ev_add(s->ha[v], ev_sub(ev_slli(len, 16), len));
 }
 
 /* Phases B and R of a step with escapes (lanes esc; src: the step's elements). */
@@ -319,20 +434,20 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_escapes)(SZ_EN(ent_enc) * s, uint32
                                                       const uint16_t *src, uint8_t *words)
 {
 	SZ_EM me[SZ_ENT_NV], mb[SZ_ENT_NV];
+	SZ_EV held[SZ_ENT_NV];
 	uint32_t b = 0, x[SPLITZIP_ENTROPY_LANES] = {0};
 	for (uint32_t m = esc; m; m &= m - 1)
 		x[__builtin_ctz(m)] = splitzip_bf16_exponent(src[__builtin_ctz(m)]);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
+		held[v] = ev_and(s->ha[v], ev_set1(SZ_LO16));
 		me[v] = ev_lt(ev_set1(0), ev_and(ev_srlv(ev_set1(esc), ev_iota(v)), ev_set1(1)));
-		mb[v] = em_and(me[v], ev_lt(s->held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
+		mb[v] = em_and(me[v], ev_lt(held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
 	}
 	b = em_bits32(mb);
-	SZ_EN(ent_enc_reserve)(s, mb, b);
+	SZ_EN(ent_enc_reserve)(s, mb, b, held, SPLITZIP_ENTROPY_WORD_BITS);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		const SZ_EV k8 = ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS));
-		s->held[v] = ev_sub(s->held[v], k8);
-		s->acc[v] = ev_or(s->acc[v], ev_sllv(ev_loadu(x + v * SZ_ENT_W), s->accb[v]));
-		s->accb[v] = ev_add(s->accb[v], k8);
+		const SZ_EV raw = ev_loadu(x + v * SZ_ENT_W);
+		SZ_EN(ent_enc_put)(s, v, raw, ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS)));
 	}
 	SZ_EN(ent_enc_complete)(s, words);
 	return (size_t)__builtin_popcount(esc);
@@ -344,7 +459,7 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
                                                    const int partial, unsigned m)
 {
 	SZ_EM act[SZ_ENT_NV], ma[SZ_ENT_NV];
-	SZ_EV ent[SZ_ENT_NV];
+	SZ_EV ent[SZ_ENT_NV], held[SZ_ENT_NV];
 	uint16_t ibuf[SPLITZIP_ENTROPY_LANES] = {0};
 	if (partial) {
 		uint8_t sbuf[SPLITZIP_ENTROPY_LANES];
@@ -358,20 +473,20 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
 	}
 	uint32_t a = 0, esc = 0;
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		ma[v] = ev_lt(s->held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+		held[v] = ev_and(s->ha[v], ev_set1(SZ_LO16));
+		ma[v] = ev_lt(held[v], ev_set1(SPLITZIP_ENTROPY_REFILL_SYMBOL));
 		if (partial) {
 			ent[v] = ev_maskz(act[v], ent[v]);
 			ma[v] = em_and(ma[v], act[v]);
 		}
 	}
 	a = em_bits32(ma);
-	SZ_EN(ent_enc_reserve)(s, ma, a); /* phase A */
+	SZ_EN(ent_enc_reserve)(s, ma, a, held, SPLITZIP_ENTROPY_WORD_BITS); /* phase A */
 	SZ_EV ors = ev_set1(0);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) { /* phase D: the codes */
-		const SZ_EV len = ev_and(ev_srli(ent[v], SZ_ENT_E16_LEN_SHIFT), ev_set1(0xF));
-		s->held[v] = ev_sub(s->held[v], len);
-		s->acc[v] = ev_or(s->acc[v], ev_sllv(ev_and(ent[v], ev_set1(0x7FF)), s->accb[v]));
-		s->accb[v] = ev_add(s->accb[v], len);
+		SZ_EN(ent_enc_put)
+		(s, v, ev_and(ent[v], ev_set1(0x7FF)),
+		 ev_and(ev_srli(ent[v], SZ_ENT_E16_LEN_SHIFT), ev_set1(0xF)));
 		ors = ev_or(ors, ent[v]);
 	}
 	SZ_EN(ent_enc_complete)(s, words);
@@ -387,19 +502,22 @@ static SZ_ALWAYS_INLINE size_t SZ_EN(ent_enc_step)(const SZ_ENT_EK *k, SZ_EN(ent
 /* The last bits of each lane, zero-padded, then zero words for slots never needed. */
 static void SZ_EN(ent_enc_flush)(const SZ_EN(ent_enc) * s, uint8_t *words)
 {
-	uint32_t sa[SPLITZIP_ENTROPY_LANES], sb[SPLITZIP_ENTROPY_LANES];
-	uint32_t open[SPLITZIP_ENTROPY_LANES], acc[SPLITZIP_ENTROPY_LANES];
+	uint32_t sl[SPLITZIP_ENTROPY_LANES], ha[SPLITZIP_ENTROPY_LANES],
+	    acc[SPLITZIP_ENTROPY_LANES];
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		ev_storeu(sa + v * SZ_ENT_W, s->sa[v]);
-		ev_storeu(sb + v * SZ_ENT_W, s->sb[v]);
-		ev_storeu(open + v * SZ_ENT_W, ev_srli(ev_add(s->held[v], s->accb[v]), 4));
+		ev_storeu(sl + v * SZ_ENT_W, s->sl[v]);
+		ev_storeu(ha + v * SZ_ENT_W, s->ha[v]);
 		ev_storeu(acc + v * SZ_ENT_W, s->acc[v]);
 	}
 	for (unsigned l = 0; l < SPLITZIP_ENTROPY_LANES; l++) {
-		if (open[l] > 0)
-			splitzip_st16(words + 2 * (size_t)sa[l], (uint16_t)acc[l]);
-		if (open[l] > 1)
-			splitzip_st16(words + 2 * (size_t)sb[l], 0);
+		const unsigned open = ((ha[l] & SZ_LO16) + (ha[l] >> 16)) / 16;
+		/* the slots, from their values modulo 2^16: both are at most 2^15 below next */
+		const size_t sa = s->next - ((s->next - sl[l]) & SZ_LO16);
+		const size_t sb = s->next - ((s->next - (sl[l] >> 16)) & SZ_LO16);
+		if (open > 0)
+			splitzip_st16(words + 2 * sa, (uint16_t)acc[l]);
+		if (open > 1)
+			splitzip_st16(words + 2 * sb, 0);
 	}
 }
 
@@ -410,7 +528,7 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 	SZ_ENT_EK k;
 	ent_enc_init(&k, t);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		s.held[v] = s.acc[v] = s.accb[v] = s.sa[v] = s.sb[v] = ev_set1(0);
+		s.ha[v] = s.acc[v] = s.sl[v] = ev_set1(0);
 	s.next = 0;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
@@ -426,6 +544,8 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 #undef SZ_ENT_TAIL_WORDS
 #undef SZ_ENT_STORES
 #undef SZ_ENT_SLOT_BIAS
+#undef SZ_LO16
+#undef SZ_ACCB
 #undef SZ_ENT_NV
 #undef SZ_EN
 #undef SZ_ENT_PREFIX

@@ -12,16 +12,18 @@
  * The method. The histogram picks the 16-exponent window [w, w + 15] that holds most of the
  * first SZ_HIST_SAMPLE elements (sz_hist_window) and counts it as a positional population
  * count: each element in the window becomes a one-hot byte (bins 0-7 in stream 'lo', 8-15 in
- * stream 'hi', by a 16-entry byte table lookup that gives 0 outside the window), and
- * Harley-Seal carry-save adders sum 16 such vectors into bit planes of weight 1, 2, 4, 8 plus a
- * carry vector of weight 16; a second adder level sums 16 carries the same way. That is about
+ * stream 'hi', by a 16-entry byte table lookup that gives 0 outside the window), and the
+ * Harley-Seal adder of sz_count_template.h sums them into bit planes. That is about
  * half the operations of sixteen compare-and-subtract byte counters. Elements outside the
  * window (rare in KV data) are counted one by one; if more than 1/8 of a block of SZ_HIST_BLOCK
  * elements fell outside, the data has no dominant window and the rest goes to the scalar
  * four-table histogram (sz_hist_scalar), which is faster then. The result is exact for any w.
  *
- * Parameters (all required):
- *   SZ_HIST_PREFIX            name prefix (avx2 gives avx2_histogram, avx2_hs_add16, ...)
+ * The backend includes sz_count_template.h first, with SZ_COUNT_PREFIX equal to SZ_HIST_PREFIX
+ * and the same SZ_HV operations: this file uses its adder (SZ_HIST_PREFIX##_hs_push, ...).
+ *
+ * Parameters (all required; the SZ_HV ones are those of sz_count_template.h):
+ *   SZ_HIST_PREFIX            name prefix (avx2 gives avx2_histogram, ...)
  *   SZ_HIST_VL                elements per block = exponent bytes per vector (NEON 16, AVX2 32,
  *                             AVX-512 64)
  *   SZ_HV                     the vector type
@@ -59,81 +61,8 @@
 
 #define SZ_HN(name) SZ_PASTE(SZ_HIST_PREFIX, name)
 
-/* Elements per group: 16 blocks, one call of the level-1 adder. */
+/* Elements per group: 16 blocks, one call of the level-1 adder (sz_count_template.h). */
 #define SZ_HS_GROUP (16u * SZ_HIST_VL)
-
-/* Bit planes of weight 1, 2, 4, 8 (in units of the level). */
-typedef struct SZ_HN(hs_planes) {
-	SZ_HV p1, p2, p4, p8;
-} SZ_HN(hs_planes);
-
-/* Adds x[0..15] (weight 1 each) to 's'; returns the carry vector of weight 16. */
-static SZ_ALWAYS_INLINE SZ_HV SZ_HN(hs_add16)(SZ_HN(hs_planes) * s, const SZ_HV x[16])
-{
-	SZ_HV twosA, twosB, foursA, foursB, eightsA, eightsB, sixteens;
-	SZ_HV_CSA(twosA, s->p1, s->p1, x[0], x[1]);
-	SZ_HV_CSA(twosB, s->p1, s->p1, x[2], x[3]);
-	SZ_HV_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_HV_CSA(twosA, s->p1, s->p1, x[4], x[5]);
-	SZ_HV_CSA(twosB, s->p1, s->p1, x[6], x[7]);
-	SZ_HV_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_HV_CSA(eightsA, s->p4, s->p4, foursA, foursB);
-	SZ_HV_CSA(twosA, s->p1, s->p1, x[8], x[9]);
-	SZ_HV_CSA(twosB, s->p1, s->p1, x[10], x[11]);
-	SZ_HV_CSA(foursA, s->p2, s->p2, twosA, twosB);
-	SZ_HV_CSA(twosA, s->p1, s->p1, x[12], x[13]);
-	SZ_HV_CSA(twosB, s->p1, s->p1, x[14], x[15]);
-	SZ_HV_CSA(foursB, s->p2, s->p2, twosA, twosB);
-	SZ_HV_CSA(eightsB, s->p4, s->p4, foursA, foursB);
-	SZ_HV_CSA(sixteens, s->p8, s->p8, eightsA, eightsB);
-	return sixteens;
-}
-
-static SZ_ALWAYS_INLINE void SZ_HN(count_planes)(const SZ_HN(hs_planes) * s, uint64_t unit,
-                                                 uint64_t cnt[8])
-{
-	SZ_HV_COUNT_BITS(s->p1, unit, cnt);
-	SZ_HV_COUNT_BITS(s->p2, 2 * unit, cnt);
-	SZ_HV_COUNT_BITS(s->p4, 4 * unit, cnt);
-	SZ_HV_COUNT_BITS(s->p8, 8 * unit, cnt);
-}
-
-/* The histogram state of one half of the window (8 bins). */
-typedef struct SZ_HN(hs_stream) {
-	SZ_HN(hs_planes) l1, l2; /* units 1 and 16 */
-	SZ_HV carry[16];         /* level-1 carries waiting for the level-2 adder */
-	uint64_t cnt[8];         /* complete counts from level-2 carries (unit 256) */
-} SZ_HN(hs_stream);
-
-static SZ_ALWAYS_INLINE void SZ_HN(hs_init)(SZ_HN(hs_stream) * h)
-{
-	h->l1.p1 = h->l1.p2 = h->l1.p4 = h->l1.p8 = SZ_HV_ZERO();
-	h->l2 = h->l1;
-	memset(h->cnt, 0, sizeof h->cnt);
-}
-
-/* Adds 16 one-hot vectors; 'group' counts calls (the level-2 adder runs every 16th). */
-static SZ_ALWAYS_INLINE void SZ_HN(hs_push)(SZ_HN(hs_stream) * h, const SZ_HV x[16], unsigned group)
-{
-	h->carry[group % 16] = SZ_HN(hs_add16)(&h->l1, x);
-	if (group % 16 == 15)
-		SZ_HV_COUNT_BITS(SZ_HN(hs_add16)(&h->l2, h->carry), 256, h->cnt);
-}
-
-/* Final counts after 'groups' calls to hs_push. */
-static SZ_ALWAYS_INLINE void SZ_HN(hs_finish)(SZ_HN(hs_stream) * h, unsigned groups,
-                                              uint64_t out[8])
-{
-	if (groups % 16) {
-		for (unsigned g = groups % 16; g < 16; g++)
-			h->carry[g] = SZ_HV_ZERO();
-		SZ_HV_COUNT_BITS(SZ_HN(hs_add16)(&h->l2, h->carry), 256, h->cnt);
-	}
-	SZ_HN(count_planes)(&h->l1, 1, h->cnt);
-	SZ_HN(count_planes)(&h->l2, 16, h->cnt);
-	for (unsigned b = 0; b < 8; b++)
-		out[b] += h->cnt[b];
-}
 
 /* The window as vectors: w and 15 in every byte, the one-hot tables of bins 0-7 and 8-15. */
 typedef struct SZ_HN(hist_window) {

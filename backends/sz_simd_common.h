@@ -12,8 +12,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SZ_ALWAYS_INLINE inline __attribute__((always_inline))
+#define SZ_NOINLINE __attribute__((noinline)) /* a rare path kept out of a hot loop */
 #else
 #define SZ_ALWAYS_INLINE inline
+#define SZ_NOINLINE
 #endif
 
 /* Name pasting for the templates (sz_*_template.h): SZ_PASTE(avx2, histogram) is
@@ -194,12 +196,14 @@ static inline void sz_ent_dec_peek8(const splitzip_entropy_dec_tables *t, uint16
  * first 4 are 'pre', give len2/sym2 for the codes of 5 to 8 bits that start with pre (0: a
  * longer code, or none). A length byte has bit 7 set for the escape symbol, whose symbol byte
  * is 0. 'pre' is the 4-bit prefix with the most frequent long codes (the largest sum of
- * 2^-len); a code of 5 to 8 bits with another prefix is looked up in the 2048-entry table, as
- * are longer codes.
+ * 2^-len); a code of 5 to 8 bits with another prefix is looked up in the 2048-entry table.
+ * A third level, len3/sym3, takes bits 8-10 of the codes of 9 to 11 bits that start with pre
+ * and then one of two 4-bit prefixes, pre2a (index z) and pre2b (index z | 8), the two of the
+ * most weight; any other code is looked up in the 2048-entry table.
  */
 typedef struct sz_ent_nib {
-	uint8_t len1[16], sym1[16], len2[16], sym2[16];
-	unsigned pre;
+	uint8_t len1[16], sym1[16], len2[16], sym2[16], len3[16], sym3[16];
+	unsigned pre, pre2a, pre2b;
 } sz_ent_nib;
 
 static inline uint8_t sz_ent_nib_len(uint32_t e, unsigned max)
@@ -229,10 +233,30 @@ static inline void sz_ent_dec_nibbles(const splitzip_entropy_dec_tables *t, sz_e
 			k->pre = x;
 		}
 	}
+	/* The third level: bits 8-10 after pre and one of the two second nibbles (pre2a, pre2b)
+	 * whose codes of 9 to 11 bits weigh most (index z | 8 for pre2b). */
+	uint32_t w2[16] = {0};
 	for (unsigned y = 0; y < 16; y++) {
 		const uint32_t e = t->lut[k->pre | y << 4];
 		k->len2[y] = k->len1[k->pre] ? 0 : sz_ent_nib_len(e, 8);
 		k->sym2[y] = (uint8_t)e;
+		for (unsigned z = 0; z < 8 && !k->len2[y] && !k->len1[k->pre]; z++)
+			w2[y] += (t->lut[k->pre | y << 4 | z << 8] >>
+			          SPLITZIP_ENTROPY_DEC_LEN_SHIFT) > 8;
+	}
+	k->pre2a = k->pre2b = 0;
+	for (unsigned y = 1; y < 16; y++)
+		if (w2[y] > w2[k->pre2a])
+			k->pre2a = y;
+	k->pre2b = k->pre2a == 0 ? 1 : 0;
+	for (unsigned y = 0; y < 16; y++)
+		if (y != k->pre2a && w2[y] > w2[k->pre2b])
+			k->pre2b = y;
+	for (unsigned j = 0; j < 16; j++) {
+		const unsigned y = j < 8 ? k->pre2a : k->pre2b, z = j % 8;
+		const uint32_t e = t->lut[k->pre | y << 4 | z << 8];
+		k->len3[j] = k->len1[k->pre] || k->len2[y] ? 0 : sz_ent_nib_len(e, 11);
+		k->sym3[j] = (uint8_t)e;
 	}
 }
 

@@ -4,7 +4,12 @@
  * bytes per second (10^9); "x copy" is the ratio to the copy's GB/s (which counts the bytes
  * once: it moves 2 bytes read + 2 written per element).
  *
- *   sz_gpu_bench [--quick] [--reps N] [--max-mib M] KV_FILE...
+ *   sz_gpu_bench [--quick] [--set full|check|ncu] [--reps N] [--max-mib M] KV_FILE...
+ *
+ * Sets of rows: full (the default, below); check (what ci/gpu-check.sh measures in its one
+ * run: frames of 512 MiB and 4 GiB, 1 and 5 % escapes, the checksum on and off, 4096 x 128 KiB
+ * and 32768 x 16 KiB pages, entropy frames encoded and decoded); ncu (each hot kernel a few
+ * times on 512 MiB, for one Nsight Compute pass: no timing of interest).
  *
  * Data: the real BF16 KV files given, tiled to each size. The fixed codebook is calibrated on
  * other data than the one measured (the files' second half measures, their first half
@@ -80,6 +85,7 @@ struct bench {
 	splitzip_codebook cb;      /* calibrated on other data */
 	splitzip_entropy_table et; /* likewise, for entropy frames */
 	bool entropy = false;      /* contexts use the entropy encoding (mode 2) */
+	std::string set = "full";  /* the rows: full, check or ncu */
 	std::vector<uint16_t> kv, calib;
 	int failures = 0;
 };
@@ -456,7 +462,8 @@ static bool load_kv(bench &b, int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] == '-') {
-			i += strcmp(argv[i], "--reps") == 0 || strcmp(argv[i], "--max-mib") == 0;
+			i += strcmp(argv[i], "--reps") == 0 || strcmp(argv[i], "--max-mib") == 0 ||
+			     strcmp(argv[i], "--set") == 0;
 			continue;
 		}
 		FILE *f = fopen(argv[i], "rb");
@@ -491,6 +498,10 @@ static void options(bench &b, int argc, char **argv)
 			b.reps = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--max-mib") && i + 1 < argc) {
 			b.max_mib = (size_t)atoll(argv[++i]);
+		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			b.set = argv[++i];
+			if (b.set == "ncu")
+				b.reps = 2;
 		}
 	}
 }
@@ -582,12 +593,65 @@ static void entropy_rows(bench &b, size_t big_mib)
 	b.entropy = false;
 }
 
+/* One frame row: h, with or without the checksum, named "<mib> MiB, <what>". */
+static void frame_row(bench &b, size_t mib, double esc, bool checksum, const std::string &what)
+{
+	if (mib > b.max_mib)
+		return;
+	const std::string row =
+	    (mib >= 1024 ? std::to_string(mib >> 10) + " GiB, " : std::to_string(mib) + " MiB, ") +
+	    what;
+	print_row(row, run_frame(b, make_input(b, mib << 19, esc, false), checksum, row));
+}
+
+/* The rows of ci/gpu-check.sh (doc/BENCHMARKS.md, the GPU table). */
+static void check_rows(bench &b)
+{
+	for (size_t mib : {(size_t)512, (size_t)4096}) {
+		frame_row(b, mib, 0, false, "one frame");
+		frame_row(b, mib, 0, true, "content checksum");
+	}
+	frame_row(b, 512, 0.01, false, "+1 % escapes");
+	frame_row(b, 512, 0.05, false, "+5 % escapes");
+	const size_t total = (b.max_mib < 512 ? b.max_mib : 512) << 19;
+	for (size_t kib : {(size_t)128, (size_t)16})
+		for (int cs = 0; cs < 2; cs++) {
+			const std::string row = std::to_string(total / (kib << 9)) + " x " +
+			                        std::to_string(kib) + " KiB pages, one call" +
+			                        (cs ? ", content checksum" : "");
+			print_row(row, run_pages(b, kib << 9, total, cs != 0, row));
+		}
+	b.entropy = true;
+	printf("\nEntropy frames (mode 2): the columns \"fixed codebook\" and \"codebook from "
+	       "input\" are the calibrated table and each frame's own table.\n\n");
+	printf("| workload | D2D copy GB/s | encode, calibrated table GB/s (x copy) | encode, "
+	       "table from input GB/s (x copy) | decode GB/s (x copy) | ratio |\n");
+	printf("|---|---:|---:|---:|---:|---:|\n");
+	frame_row(b, 512, 0, false, "one entropy frame");
+	frame_row(b, 512, 0, true, "entropy, content checksum");
+	frame_row(b, 512, 0.01, false, "entropy, +1 % escapes");
+	b.entropy = false;
+}
+
+/* Each hot kernel a few times, for one Nsight Compute pass (ci/gpu-check.sh). */
+static void ncu_rows(bench &b)
+{
+	frame_row(b, 512, 0, false, "one frame");
+	const size_t total = (size_t)512 << 19;
+	print_row("4096 x 128 KiB pages", run_pages(b, 65536, total, false, "pages"));
+	b.entropy = true;
+	frame_row(b, 512, 0, false, "one entropy frame");
+	b.entropy = false;
+}
+
 int main(int argc, char **argv)
 {
 	bench b;
 	options(b, argc, argv);
 	if (!load_kv(b, argc, argv)) {
-		fprintf(stderr, "usage: %s [--quick] [--reps N] [--max-mib M] KV_FILE...\n",
+		fprintf(stderr,
+		        "usage: %s [--quick] [--set full|check|ncu] [--reps N] [--max-mib M] "
+		        "KV_FILE...\n",
 		        argv[0]);
 		return 2;
 	}
@@ -597,11 +661,17 @@ int main(int argc, char **argv)
 	b.flush = new dmem(2 * (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 64 << 20));
 	print_header(b);
 	const size_t big = b.max_mib < 512 ? b.max_mib : 512;
-	frame_rows(b, big);
-	page_rows(b, big);
-	print_row("4 MiB, replayed as a CUDA graph",
-	          run_graph(b, "4 MiB, replayed as a CUDA graph"));
-	entropy_rows(b, big);
+	if (b.set == "check") {
+		check_rows(b);
+	} else if (b.set == "ncu") {
+		ncu_rows(b);
+	} else {
+		frame_rows(b, big);
+		page_rows(b, big);
+		print_row("4 MiB, replayed as a CUDA graph",
+		          run_graph(b, "4 MiB, replayed as a CUDA graph"));
+		entropy_rows(b, big);
+	}
 	delete b.flush;
 	RT(cudaStreamDestroy(b.s));
 	if (b.failures)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ci/fuzz.sh -- build the libFuzzer targets with clang (-fsanitize=fuzzer,address,undefined) and
-# run each for a bounded time; fail on any crash, leak, timeout or sanitizer report.
+# run each for a bounded time, JOBS of them at a time; fail on any crash, leak, timeout or
+# sanitizer report, or a target that executed nothing.
 #
 # Environment (all optional):
 #   SPLITZIP_FUZZ_SECONDS   seconds per target (default 60; the safetensors target half that)
@@ -11,7 +12,9 @@
 #   SPLITZIP_FUZZ_CC        compiler (default clang, else clang-14)
 #   SPLITZIP_FUZZ_MAX_LEN   libFuzzer -max_len (default: libFuzzer's choice from the seeds)
 #   SPLITZIP_FUZZ_KEEP      directory to copy the grown corpora and any crash inputs to
-#   JOBS                    parallel build jobs (default 2)
+#   SPLITZIP_FUZZ_RESULTS   file for one "fuzz_<target> passed|failed" line per target
+#                           (default <build>/fuzz-results.txt; ci/check-tests.py reads it)
+#   JOBS                    parallel build jobs and targets run at once (default 2)
 # The seeds come from gen_fuzz_seeds (valid frames of the current format), the checked-in
 # regression inputs (tests/fuzz/regressions/) and the golden vectors (tests/vectors/); the
 # safetensors target (the CLI's safetensors header parser and container reader) starts from
@@ -54,8 +57,11 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 summary=$build/fuzz-summary.txt
 : >"$summary"
-status=0
-for t in $targets; do
+results=${SPLITZIP_FUZZ_RESULTS:-$build/fuzz-results.txt}
+: >"$results"
+# fuzz_one TARGET: run one target for its time; its summary and results lines.
+fuzz_one() {
+	local t=$1 corpus t_secs extra log rc execs cov bad
 	corpus=$work/corpus/$t
 	mkdir -p "$corpus"
 	t_secs=$secs
@@ -65,7 +71,15 @@ for t in $targets; do
 	else
 		cp "$work/seeds/$t"/* "$corpus"/
 	fi
-	if [ "$t" = pages ]; then t_secs=$pages_secs; fi
+	if [ "$t" = pages ]; then # the committed seeds and the golden page streams too
+		t_secs=$pages_secs
+		cp "$root/tests/fuzz/seeds_pages"/* "$corpus"/
+		for d in valid invalid; do
+			for f in "$root/tests/vectors/pages/$d"/*; do
+				[ -f "$f" ] && cp "$f" "$corpus/vec_${d}_$(basename "$f")"
+			done
+		done
+	fi
 	if [ -d "$root/tests/fuzz/regressions/$t" ]; then
 		cp "$root/tests/fuzz/regressions/$t"/* "$corpus"/ 2>/dev/null || true
 	fi
@@ -90,15 +104,35 @@ for t in $targets; do
 	cov=$(grep -E '^#[0-9]+' "$log" | tail -1 |
 		sed -n 's/.*cov: \([0-9]*\).*ft: \([0-9]*\).*corp: \([0-9]*\).*/cov \1, ft \2, corpus \3/p')
 	bad='ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|SUMMARY: '
-	if [ $rc -ne 0 ] || grep -qE "$bad" "$log"; then
+	if [ $rc -ne 0 ] || grep -qE "$bad" "$log" || [ "${execs:-0}" -eq 0 ]; then
 		echo "fuzz_$t: FAILED (exit $rc) after ${execs:-?} executions" | tee -a "$summary"
 		grep -E 'ERROR:|runtime error:|SUMMARY:|check failed|Test unit written' "$log" | head -20
 		tail -40 "$log"
-		status=1
+		echo "fuzz_$t failed" >>"$results"
+		return 1
 	else
 		echo "fuzz_$t: ok, ${execs:-?} executions in ${t_secs}s (${cov:-no stats})" | tee -a "$summary"
+		echo "fuzz_$t passed" >>"$results"
+	fi
+}
+
+# The targets run JOBS at a time (each libFuzzer process is single-threaded); each keeps its
+# own time budget.
+status=0
+running=0
+for t in $targets; do
+	fuzz_one "$t" >"$work/$t.out" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || status=1
+		running=$((running - 1))
 	fi
 done
+while [ "$running" -gt 0 ]; do
+	wait -n || status=1
+	running=$((running - 1))
+done
+for t in $targets; do cat "$work/$t.out"; done
 
 if [ -n "${SPLITZIP_FUZZ_KEEP:-}" ]; then
 	mkdir -p "$SPLITZIP_FUZZ_KEEP"

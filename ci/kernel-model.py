@@ -15,6 +15,9 @@ Fails (exit 1) when a budget is broken on the reference architecture:
 
     python3 ci/kernel-model.py --table TABLE [--ref 90] [--latency NS] LOG...
     python3 ci/kernel-model.py --self-test     planted breaks of each budget must be reported
+    python3 ci/kernel-model.py --sass FILE     the hot loops of the kernels in `cuobjdump -sass`
+                                               output: per loop with global loads, instructions
+                                               per iteration by class, and the loop's SASS
 
 TABLE is the JSON file or the gpu_kernel_table program (run here). Each LOG is the ptxas
 output of one architecture (`nvcc -arch=sm_XX -Xptxas -v ... 2> sm_XX.log`); a directory
@@ -69,13 +72,13 @@ def demangle(mangled):
 def parse_log(path):
     """{arch: {kernel: {regs, smem, stack, spill}}} from one nvcc -Xptxas -v log."""
     out = {}
-    cur = None
+    cur = owner = None  # the entry until its "Used" line; the entry whose callees follow
     props = None
     with open(path, errors="replace") as f:
         for line in f:
             m = ENTRY.search(line)
             if m:
-                cur = (demangle(m.group(1)), m.group(2))
+                cur = owner = (demangle(m.group(1)), m.group(2))
                 out.setdefault(cur[1], {})[cur[0]] = dict(regs=0, smem=0, stack=0, spill=0)
                 continue
             m = PROPS.search(line)
@@ -83,10 +86,11 @@ def parse_log(path):
                 props = demangle(m.group(1))
                 continue
             m = FRAME.search(line)
-            if m and cur and props == cur[0]:
-                k = out[cur[1]][cur[0]]
-                k["stack"] = int(m.group(1))
-                k["spill"] = int(m.group(2)) + int(m.group(3))
+            if m and owner:  # the entry's own frame, or a function it calls (spills count)
+                k = out[owner[1]][owner[0]]
+                if props == owner[0]:
+                    k["stack"] = int(m.group(1))
+                k["spill"] += int(m.group(2)) + int(m.group(3))
                 continue
             m = USED.search(line)
             if m and cur:
@@ -185,9 +189,77 @@ def self_test():
     return 0 if ok else 1
 
 
+SASS_FN = re.compile(r"Function : (\w+)")
+SASS_INS = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+# Instruction classes by opcode (the first word after an optional predicate).
+CLASSES = [("global load", r"^LDG"), ("global store", r"^STG"), ("shared", r"^(LDS|STS|ATOMS)"),
+           ("warp", r"^(SHFL|VOTE|MATCH|REDUX)"), ("barrier", r"^(BAR|WARPSYNC)"),
+           ("branch", r"^(BRA|BSSY|BSYNC|EXIT)"),
+           ("integer", r"^U?(IADD|IMAD|LOP|SHF|PRMT|LEA|SEL|ISETP|IABS|POPC|FLO|BREV|BMSK|"
+                       r"SGXT|IMNMX|VIMNMX|I2|MOV|P2R|R2P|PLOP|CS2R|S2R|S2UR|LDC)")]
+
+
+def opcode(text):
+    return re.sub(r"^@!?U?P\w+\s+", "", text).split(" ", 1)[0]
+
+
+def klass(text):
+    """The first class whose pattern the instruction's opcode matches, or None."""
+    op = opcode(text)
+    for c, rx in CLASSES:
+        if re.search(rx, op):
+            return c
+    return None
+
+
+def sass_loops(path):
+    """Per kernel, the loops (a backward branch and its target) that hold global loads: the
+    instructions of one iteration by class, and their text."""
+    kernels, cur = {}, None
+    for line in open(path, errors="replace"):
+        m = SASS_FN.search(line)
+        if m:
+            cur = demangle(m.group(1))
+            kernels[cur] = []
+            continue
+        m = SASS_INS.search(line)
+        if m and cur:
+            kernels[cur].append((int(m.group(1), 16), m.group(2)))
+    out = {}
+    for name, ins in kernels.items():
+        loops = []
+        for addr, text in ins:
+            b = re.search(r"BRA\s+(?:`\()?(?:\.L_x_\d+|0x([0-9a-f]+))", text)
+            if b and b.group(1) and int(b.group(1), 16) < addr:
+                body = [(a, t) for a, t in ins if int(b.group(1), 16) <= a <= addr]
+                if any(re.search(CLASSES[0][1], opcode(t)) for _, t in body):
+                    loops.append(body)
+        out[name] = loops
+    return out
+
+
+def print_sass(path):
+    loops = sass_loops(path)
+    print("| kernel | loop at | instructions | " + " | ".join(c for c, _ in CLASSES) + " |")
+    print("|---|---|---:|" + "---:|" * len(CLASSES))
+    for name in sorted(loops):
+        for body in loops[name]:
+            n = [sum(1 for _, t in body if klass(t) == c) for c, _ in CLASSES]
+            print(f"| `{name}` | 0x{body[0][0]:x} | {len(body)} | " +
+                  " | ".join(str(x) for x in n) + " |")
+    for name in sorted(loops):
+        for body in loops[name]:
+            print(f"\n{name}, loop at 0x{body[0][0]:x} ({len(body)} instructions):")
+            for a, t in body:
+                print(f"    /*{a:04x}*/ {t}")
+    return 0
+
+
 def main():
     if "--self-test" in sys.argv[1:]:
         return self_test()
+    if len(sys.argv) == 3 and sys.argv[1] == "--sass":
+        return print_sass(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--table", required=True)
     ap.add_argument("--ref", default="90", help="architecture whose budgets are checked")

@@ -1,33 +1,34 @@
 #!/usr/bin/env bash
-# The CUDA module's kernels as ptxas allocates them: registers, shared memory, stack frame and
-# spills per kernel, from `nvcc -Xptxas -v`, for every architecture the module is built for,
-# and the theoretical occupancy on sm_90 (H100/H200) from those numbers. Fails if any kernel of
-# any architecture spills. Prints a Markdown table (doc/BENCHMARKS.md, GPU section).
+# The CUDA module's kernels as ptxas allocated them: registers, shared memory, stack frame and
+# spills per kernel, for every architecture the module is built for, and the theoretical
+# occupancy on sm_90 (H100/H200) from those numbers. Fails if any kernel of any architecture
+# spills, or if an architecture's log is missing or lists no kernel. Prints a Markdown table
+# (doc/BENCHMARKS.md, GPU section).
 #
-# Usage: ci/ptxas-table.sh [OUTDIR]       (NVCC, SPLITZIP_CUDA_ARCHS override the defaults)
+# Usage: ci/ptxas-table.sh [BUILD_DIR]     (default build/release)
+#
+# Nothing is compiled here: the numbers are read from what the module's build wrote.
+# Convention: the build of the CUDA module (cmake/splitzip_gpu.cmake, through
+# cmake/nvcc_ptxas_log.sh; ci/gpu-check.sh also without CMake) compiles it with -Xptxas -v and
+# writes the ptxas output of each architecture to ${PROJECT_BINARY_DIR}/ptxas/sm_<arch>.log
+# (e.g. build/release/ptxas/sm_90.log), in the exact text nvcc prints; other tools that need
+# the module's resource usage read the same files.
+# SPLITZIP_CUDA_ARCHS lists the architectures to report ("80 90 100 120"; ctest passes the
+# build's); by default every sm_<arch>.log found.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-$(mktemp -d)}
-mkdir -p "$out"
-nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
-archs=${SPLITZIP_CUDA_ARCHS:-"80 90 100 120"}
-if [ ! -x "$nvcc" ]; then
-	echo "ptxas-table: no nvcc (set NVCC)" >&2
+build=${1:-$here/build/release}
+logs=$build/ptxas
+archs=${SPLITZIP_CUDA_ARCHS:-$(find "$logs" -maxdepth 1 -name 'sm_*.log' 2>/dev/null |
+	sed 's|.*/sm_||; s|\.log$||' | sort -n | tr '\n' ' ')}
+if [ -z "${archs// /}" ]; then
+	echo "ptxas-table: no ptxas logs in $logs (build the CUDA module: splitzip_cuda)" >&2
 	exit 2
 fi
-# shellcheck disable=SC2086
-for a in $archs; do
-	"$nvcc" -std=c++17 -O3 -arch=sm_"$a" -Xptxas -v -Xcompiler -fPIC \
-		-I"$here/backends/cuda" -I"$here/backends/gpu" -c "$here/backends/cuda/sz_cuda.cu" \
-		-o "$out/sz_cuda.sm_$a.o" >"$out/ptxas.sm_$a.log" 2>&1 || {
-		cat "$out/ptxas.sm_$a.log" >&2
-		exit 1
-	}
-done
 # shellcheck disable=SC2086 # one argument per architecture
-python3 - "$out" $archs <<'EOF'
-import re, sys
-out, archs = sys.argv[1], sys.argv[2:]
+python3 - "$logs" $archs <<'EOF'
+import os, re, sys
+logs, archs = sys.argv[1], sys.argv[2:]
 entry = re.compile(r"Compiling entry function '(\w+)' for 'sm_(\d+)'")
 used = re.compile(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?(?:,|$)")
 spill = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
@@ -55,13 +56,19 @@ def occupancy_sm90(regs, smem, threads=256):
 
 rows, bad = {}, []
 for a in archs:
-    cur = None
-    for line in open(f"{out}/ptxas.sm_{a}.log"):
+    path = f"{logs}/sm_{a}.log"
+    if not os.path.exists(path):
+        sys.exit(f"ptxas-table: {path} missing (rebuild the CUDA module for sm_{a})")
+    cur, kernels = None, 0
+    for line in open(path):
         m = warn.search(line)
         if m:
             bad.append(f"sm_{a} {name(m.group(1))}")
         m = entry.search(line)
         if m:
+            if m.group(2) != a:
+                sys.exit(f"ptxas-table: {path} lists a kernel for sm_{m.group(2)}")
+            kernels += 1
             cur = (name(m.group(1)), a)
             rows.setdefault(cur, {})
             continue
@@ -75,6 +82,8 @@ for a in archs:
             s = re.search(r"(\d+) bytes smem", line)
             rows[cur].update(regs=int(m.group(1)), smem=int(s.group(1)) if s else 0)
             cur = None
+    if not kernels:
+        sys.exit(f"ptxas-table: {path} lists no kernel")
 print("| kernel | " + " | ".join(f"sm_{a} registers" for a in archs) +
       " | shared memory (static) | stack frame (sm_90) | spills (all) | sm_90 blocks / SM | sm_90 occupancy |")
 print("|---|" + "---:|" * (len(archs) + 5))

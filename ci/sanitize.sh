@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
 # ci/sanitize.sh -- the whole project and test suite under AddressSanitizer + UndefinedBehavior-
 # Sanitizer (any report fails: -fno-sanitize-recover=all, leaks detected), then valgrind
-# memcheck of the test programs and of the command-line tool on a small file.
+# memcheck of the test programs and of the command-line tool on a small file, then one context
+# shared by 8 threads under ThreadSanitizer (ci/tsan.sh).
+#
+# The ASan build has every host and SIMT-harness suite (the GPU kernels run on the CPU harness,
+# instrumented, at W = 32 and 64) and runs all of them but lint (source checks), install (plain
+# cc and pip builds against the installed tree) and vectors_spec_reader (Python only); the
+# Python binding's tests run with the sanitizer runtimes preloaded. The valgrind build has only
+# the programs valgrind runs; the TSan build only the thread test.
 #
 # Environment (all optional):
 #   SPLITZIP_SAN_CC        C compiler for the sanitizer build (default cc; clang works too;
 #                          C++ parts use CMake's default C++ compiler)
 #   SPLITZIP_SAN_BUILD     sanitizer build directory (default build-asan)
 #   SPLITZIP_VG_BUILD      valgrind build directory (default build-valgrind)
-#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind")
+#   SPLITZIP_SAN_STEPS     steps to run (default "asan valgrind tsan")
+#   SPLITZIP_TSAN_BUILD    ThreadSanitizer build directory (default build-tsan)
+#   SPLITZIP_SAN_RESULTS   directory for the results: ctest JUnit files (asan.xml,
+#                          python.xml), valgrind.txt and tsan.txt, one "NAME passed" line per
+#                          check
 #   JOBS                   parallel build and test jobs (default 2)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-2}
-steps=${SPLITZIP_SAN_STEPS:-"asan valgrind"}
+steps=${SPLITZIP_SAN_STEPS:-"asan valgrind tsan"}
 abs() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+results=$(abs "${SPLITZIP_SAN_RESULTS:-build-asan/results}")
+mkdir -p "$results"
 
 run_asan() {
 	local build cc flags
@@ -30,30 +43,36 @@ run_asan() {
 		-DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
 		-DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
 		-DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
-		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WERROR=ON >/dev/null
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WERROR=ON \
+		-DSPLITZIP_REQUIRE_TEST_DEPS=ON >/dev/null
 	cmake --build "$build" -j "$jobs"
 	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	# Not the install tests either: programs built against the installed (instrumented) tree
-	# by plain cc, and pip, are not sanitizer builds.
-	echo "== ctest under ASan+UBSan (all but the Python binding and the install tests)"
-	ASAN_OPTIONS=detect_leaks=1:$asan ctest --test-dir "$build" -j "$jobs" --output-on-failure \
-		-LE 'python|install'
+	# Not the install tests: programs built against the installed (instrumented) tree by plain
+	# cc, and pip, are not sanitizer builds.
+	# The SIMT-harness suites at their --quick sizes (SZ_SIMT_QUICK): every kernel and path,
+	# instrumented, on smaller inputs (the release step runs the full sizes natively); not the
+	# cost counts (gpu.costs: the same kernels, counted) nor the two-frame page test, which
+	# only runs at full size.
+	echo "== ctest under ASan+UBSan (all but lint, install, the Python binding, spec_reader, the GPU cost counts, the two-frame page stream)"
+	ASAN_OPTIONS=detect_leaks=1:$asan SZ_SIMT_QUICK=1 ctest --test-dir "$build" -j "$jobs" \
+		--output-on-failure -LE '^(lint|install|python)$' \
+		-E '^(vectors_spec_reader|gpu\.costs(\.w64)?|gpu\.simt\.pages_frames)$' \
+		--output-junit "$results/asan.xml"
 	# The Python binding loads the instrumented library into an uninstrumented interpreter:
 	# the sanitizer runtimes must be preloaded, and the interpreter's own allocations are not
 	# ours to leak-check.
-	if ctest --test-dir "$build" -N -L python | grep -q 'Total Tests: [1-9]'; then
-		local rt_asan rt_ubsan
-		rt_asan=$("$cc" -print-file-name=libasan.so)
-		rt_ubsan=$("$cc" -print-file-name=libubsan.so)
-		if [ -f "$rt_asan" ] && [ -f "$rt_ubsan" ]; then
-			echo "== ctest -L python under ASan+UBSan (runtimes preloaded, no leak check)"
-			LD_PRELOAD="$rt_asan:$rt_ubsan" ASAN_OPTIONS=detect_leaks=0:$asan \
-				ctest --test-dir "$build" --output-on-failure -L python
-		else
-			echo "== ctest -L python skipped: no shared sanitizer runtimes for $cc"
-		fi
+	local rt_asan rt_ubsan
+	rt_asan=$("$cc" -print-file-name=libasan.so)
+	rt_ubsan=$("$cc" -print-file-name=libubsan.so)
+	if [ ! -f "$rt_asan" ] || [ ! -f "$rt_ubsan" ]; then
+		echo "sanitize: no shared sanitizer runtimes for $cc (libasan.so, libubsan.so)" >&2
+		return 1
 	fi
+	echo "== ctest -L python under ASan+UBSan (runtimes preloaded, no leak check)"
+	LD_PRELOAD="$rt_asan:$rt_ubsan" ASAN_OPTIONS=detect_leaks=0:$asan \
+		ctest --test-dir "$build" -j "$jobs" --output-on-failure -L '^python$' \
+		--output-junit "$results/python.xml"
 }
 
 # valgrind with every error fatal: invalid accesses, uninitialised values, definite leaks.
@@ -62,6 +81,8 @@ vg() {
 		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 		--track-origins=yes --quiet "$@"
 }
+# passed NAME: one more valgrind check done (its results line).
+passed() { echo "valgrind.$1 passed" >>"$results/valgrind.txt"; }
 
 run_valgrind() {
 	local build tmp
@@ -69,18 +90,24 @@ run_valgrind() {
 	echo "== valgrind build in $build"
 	# Without the GPU modules: valgrind cannot follow a GPU driver.
 	cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPLITZIP_WERROR=ON \
-		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF >/dev/null
-	cmake --build "$build" -j "$jobs"
+		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_BUILD_SIMT_TESTS=OFF \
+		-DSPLITZIP_BUILD_EXAMPLES=OFF -DSPLITZIP_REQUIRE_TEST_DEPS=ON >/dev/null
+	# Only what valgrind runs below.
+	cmake --build "$build" -j "$jobs" --target splitzip_cli gen_fuzz_seeds fuzz_decode_corpus \
+		fuzz_roundtrip_corpus fuzz_differential_corpus fuzz_pages_corpus test_hardening
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
+	: >"$results/valgrind.txt"
 
 	echo "== valgrind: fuzz corpus runners over the seed corpora"
 	"$build/tests/fuzz/gen_fuzz_seeds" "$tmp/seeds"
 	for t in decode roundtrip differential pages; do
 		vg "$build/tests/fuzz/fuzz_${t}_corpus" "$tmp/seeds/$t"
+		passed "fuzz_${t}_corpus"
 	done
 	echo "== valgrind: hardening header suite (no fork)"
 	CK_FORK=no CK_RUN_SUITE=header vg "$build/tests/hardening/test_hardening"
+	passed hardening_header
 
 	local z=$build/tools/splitzip
 	if [ ! -x "$z" ]; then
@@ -99,6 +126,7 @@ run_valgrind() {
 		"$tmp/in.bf16" "$tmp/multi.sz"
 	vg "$z" decompress - - <"$tmp/multi.sz" >"$tmp/multi.bf16"
 	cmp "$tmp/in.bf16" "$tmp/multi.bf16"
+	passed cli_split4
 	echo "== valgrind: pack, info, unpack and stats of a small safetensors file"
 	local py=/usr/bin/python3 # the Debian interpreter, with numpy
 	[ -x "$py" ] || py=python3
@@ -108,6 +136,7 @@ run_valgrind() {
 	vg "$z" unpack "$tmp/m.szst" "$tmp/m.safetensors"
 	cmp "$tmp/st/model.safetensors" "$tmp/m.safetensors"
 	vg "$z" stats --svg "$tmp/m.svg" "$tmp/st/model.safetensors" >/dev/null
+	passed cli_safetensors
 	echo "== valgrind: the CLI on entropy frames"
 	vg "$z" compress --mode entropy --frame-elems 9000 --chunk-log2 10 "$tmp/in.bf16" "$tmp/e.sz"
 	vg "$z" decompress "$tmp/e.sz" "$tmp/e.bf16"
@@ -116,6 +145,7 @@ run_valgrind() {
 	vg "$z" calibrate --mode entropy "$tmp/in.bf16" -o "$tmp/t.szet"
 	vg "$z" compress --table "$tmp/t.szet" --mode auto "$tmp/in.bf16" "$tmp/t.sz"
 	vg "$z" verify "$tmp/t.sz"
+	passed cli_entropy
 	# Error paths: the documented exit code (3: bad data, 4: exists), not valgrind's 99.
 	cp "$tmp/in.sz" "$tmp/bad.sz"
 	printf '\x55' | dd of="$tmp/bad.sz" bs=1 seek=3000 conv=notrunc 2>/dev/null
@@ -135,12 +165,17 @@ run_valgrind() {
 			;;
 		esac
 	done
+	passed cli_errors
 }
 
 for s in $steps; do
 	case $s in
 	asan) run_asan ;;
 	valgrind) run_valgrind ;;
+	tsan)
+		SPLITZIP_TSAN_BUILD=${SPLITZIP_TSAN_BUILD:-build-tsan} JOBS=$jobs bash "$root/ci/tsan.sh"
+		echo "tsan.threads passed" >"$results/tsan.txt"
+		;;
 	*) echo "unknown step $s" >&2; exit 2 ;;
 	esac
 done

@@ -59,9 +59,15 @@ if(SPLITZIP_HAVE_CUDA)
 		LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 	target_include_directories(splitzip_cuda PRIVATE
 		${PROJECT_SOURCE_DIR}/backends/cuda ${PROJECT_SOURCE_DIR}/backends/gpu)
-	# Spills would show in -Xptxas -v; make them warnings (errors with SPLITZIP_WERROR).
-	target_compile_options(splitzip_cuda PRIVATE -Xptxas=--warn-on-spills
+	# Spills are warnings (errors with SPLITZIP_WERROR). -Xptxas -v: the compile runs through
+	# cmake/nvcc_ptxas_log.sh, which writes what ptxas printed for each architecture to
+	# ${PROJECT_BINARY_DIR}/ptxas/sm_<arch>.log, the exact text nvcc prints; ci/ptxas-table.sh
+	# (ctest gpu.ptxas) and other readers of the kernels' resource usage read those files
+	# instead of compiling the module again.
+	target_compile_options(splitzip_cuda PRIVATE -Xptxas=-v -Xptxas=--warn-on-spills
 		$<$<BOOL:${SPLITZIP_WERROR}>:--Werror=all-warnings>)
+	set_target_properties(splitzip_cuda PROPERTIES CUDA_COMPILER_LAUNCHER
+		"bash;${PROJECT_SOURCE_DIR}/cmake/nvcc_ptxas_log.sh;${PROJECT_BINARY_DIR}/ptxas")
 	message(STATUS "splitzip: CUDA module for ${SPLITZIP_CUDA_ARCHS}")
 endif()
 
@@ -116,6 +122,10 @@ if(NOT SPLITZIP_WITH_HIP STREQUAL "OFF")
 		set(SZ_HIP_LINK)
 		if(NOT sz_hip_name MATCHES "hipcc")
 			set(SZ_HIP_LINK --hip-link)
+		else() # ROCm 5.2's clang leaves an empty directory in TMPDIR per compile: keep them here
+			file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/hip-tmp)
+			set(SZ_HIP_COMPILE ${CMAKE_COMMAND} -E env TMPDIR=${PROJECT_BINARY_DIR}/hip-tmp
+				${SZ_HIP_COMPILE})
 		endif()
 		# Keep the targets this compiler can build (ROCm 5.2 has no gfx942 or gfx1200).
 		set(SZ_HIP_OFFLOAD)

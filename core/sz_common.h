@@ -2,9 +2,13 @@
  * sz_common.h -- fixed-width types, little-endian loads/stores and the host/device qualifier
  * shared by the core, every backend and the GPU kernels.
  *
- * This header holds only macros and static inline functions, so it is safe to include from
- * translation units compiled with different ISA flags (see STYLE: a non-static inline compiled
- * once with -mavx2 could be merged by the linker into every caller).
+ * For host compilers this header holds only macros and static inline functions (SPLITZIP_HD
+ * is static inline there), so it is safe to include from translation units compiled with
+ * different ISA flags (see STYLE: a non-static inline compiled once with -mavx2 could be merged
+ * by the linker into every caller). Under nvcc and HIP compilers SPLITZIP_HD is
+ * __host__ __device__ __forceinline__, not static: those translation units are the GPU modules,
+ * each built by one compiler with one set of flags into its own shared object with hidden
+ * symbols, so there is no copy built with other flags for the linker to merge with.
  */
 #ifndef SZ_COMMON_H
 #define SZ_COMMON_H

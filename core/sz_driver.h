@@ -2,7 +2,8 @@
  * sz_driver.h -- the host frame driver: one frame encoded or decoded with the chunk kernels of
  * one host backend (core/sz_kernels.h), split by chunks across worker threads. The public entry
  * points (api/) check their arguments and pick the kernels; everything about the format, and
- * every check of a frame from outside, happens here.
+ * every check of a frame from outside, happens here. How the driver is built from its parts:
+ * core/sz_driver_impl.h.
  */
 #ifndef SZ_DRIVER_H
 #define SZ_DRIVER_H
@@ -103,103 +104,11 @@ SZ_INTERNAL splitzip_status splitzip_driver_decode_segments(const splitzip_host_
                                                             const splitzip_segments *dst,
                                                             uint64_t dst_cap, size_t *n_elems);
 
-/* ---- Shared by the split4 (sz_driver.c) and entropy (sz_driver_entropy.c) drivers ---------- */
-
-/*
- * The elements a pass reads: one array, or segments with a chunk of gather space per worker
- * (worker w's at tmp + (w << log2)). splitzip_in_chunk() gives chunk elements [e0, e0 + len)
- * (len <= 2^log2) for worker w.
- */
-typedef struct splitzip_in {
-	const uint16_t *p;
-	const splitzip_segments *seg; /* when p is NULL */
-	uint16_t *tmp;
-	unsigned log2;
-} splitzip_in;
-
-static inline const uint16_t *splitzip_in_chunk(const splitzip_in *in, unsigned w, uint64_t e0,
-                                                uint64_t len)
-{
-	if (in->p)
-		return in->p + e0;
-	return splitzip_segments_read(in->seg, e0, len, in->tmp + ((uint64_t)w << in->log2));
-}
-
-/* Where a decode pass writes: one array, or segments with gather space as splitzip_in. */
-typedef struct splitzip_out {
-	uint16_t *p;
-	const splitzip_segments *seg;
-	uint16_t *tmp;
-	unsigned log2;
-} splitzip_out;
-
-static inline uint16_t *splitzip_out_window(const splitzip_out *o, unsigned w, uint64_t e0,
-                                            uint64_t len)
-{
-	if (o->p)
-		return o->p + e0;
-	return splitzip_segments_window(o->seg, e0, len, o->tmp + ((uint64_t)w << o->log2));
-}
-
-static inline void splitzip_out_flush(const splitzip_out *o, uint64_t e0, uint64_t len,
-                                      const uint16_t *win)
-{
-	if (!o->p)
-		splitzip_segments_flush(o->seg, e0, len, win);
-}
-
-/* Worker threads for n elements in C chunks, and the first chunk of worker w's range. */
-SZ_INTERNAL unsigned splitzip_driver_workers(unsigned n_threads, uint64_t n, uint64_t C);
-SZ_INTERNAL uint64_t splitzip_driver_range_start(uint64_t C, unsigned T, unsigned w);
-
-/* hist[e] += the exponent histogram of n elements, one chunk range per worker (T workers). */
-SZ_INTERNAL void splitzip_driver_histogram(const splitzip_host_kernels *k, const uint16_t *src,
-                                           uint64_t n, unsigned log2, unsigned T,
-                                           uint64_t hist[256]);
-
-/* A stored frame (FORMAT.md §4.1) of the n elements of 'in', if it fits in dst_cap bytes. */
-SZ_INTERNAL splitzip_status splitzip_driver_write_stored(const splitzip_encoder *e,
-                                                         const splitzip_in *in, uint64_t n,
-                                                         uint8_t *dst, size_t dst_cap,
-                                                         size_t *dst_size);
-
 /* 1 if the n bytes at p are all zero. */
 SZ_INTERNAL int splitzip_driver_all_zero(const uint8_t *p, uint64_t n);
-
-/* The split4 encoder (the whole of §6 for ENCODING_SPLIT4: split4 or stored). A segmented
- * input needs a fixed codebook; in->tmp is then laid out by the encoder in 's'. */
-SZ_INTERNAL splitzip_status splitzip_driver_compress_split4(const splitzip_encoder *e,
-                                                            splitzip_scratch *s,
-                                                            const splitzip_in *in, uint64_t n,
-                                                            uint8_t *dst, size_t dst_cap,
-                                                            size_t *dst_size);
-
-/*
- * sz_driver_entropy.c: the ENTROPY and AUTO encoders (FORMAT.md §6.3), and the body of an
- * entropy frame whose header is valid and whose Frame_Size bytes are present (§4.3.6).
- */
-SZ_INTERNAL splitzip_status splitzip_driver_compress_entropy(const splitzip_encoder *e,
-                                                             splitzip_scratch *s,
-                                                             const splitzip_in *in, uint64_t n,
-                                                             uint8_t *dst, size_t dst_cap,
-                                                             size_t *dst_size);
-SZ_INTERNAL splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k,
-                                                           unsigned n_threads,
-                                                           const splitzip_header *h,
-                                                           const uint8_t *src,
-                                                           const splitzip_out *dst);
 
 /* The content checksum (FORMAT.md §7) of n elements in chunks of 2^log2, on up to n_threads. */
 SZ_INTERNAL uint64_t splitzip_driver_checksum(const splitzip_host_kernels *k, unsigned n_threads,
                                               const uint16_t *src, uint64_t n, unsigned log2);
-/* The same of the elements of 'in' (chunks of 2^in->log2 when it is segmented). */
-SZ_INTERNAL uint64_t splitzip_driver_checksum_in(const splitzip_host_kernels *k, unsigned n_threads,
-                                                 const splitzip_in *in, uint64_t n, unsigned log2);
-
-/* Gather space of T workers for chunks of 2^log2 elements, in bytes. */
-static inline size_t splitzip_driver_tmp_bytes(unsigned T, unsigned log2)
-{
-	return ((size_t)T << log2) * sizeof(uint16_t);
-}
 
 #endif /* SZ_DRIVER_H */

@@ -1,53 +1,32 @@
 /*
- * sz_driver_entropy.c -- the host frame driver for entropy frames (doc/FORMAT.md §4.3): the
- * ENTROPY and AUTO encoders of §6.3 and the validating decoder of §4.3.6, with a host
- * backend's mode-2 chunk kernels, split by chunks across worker threads like split4
- * (core/sz_driver.c): per-chunk results are combined in chunk order, so the frame never
- * depends on the thread count.
+ * sz_driver_entropy.c -- the entropy leaf of the host frame driver (core/sz_driver_impl.h): the
+ * encode pass of an entropy frame (doc/FORMAT.md §4.3) with a given table and a host backend's
+ * mode-2 chunk kernels, the sections after it, and the validating decoder of §4.3.6. Chunks
+ * are split across worker threads like split4 (core/sz_driver_split4.c): per-chunk results
+ * are combined in chunk order, so the frame never depends on the thread count.
  *
- * Encoding takes two passes over the input: the histogram that gives the table (unless the
- * table is fixed), then the chunks. The sign/mantissa bytes sit at a fixed offset (§4.3.2) and
- * are written straight into the destination; each chunk's words go to its own slot of scratch
- * memory, because where a chunk's words start depends on the sizes of the chunks before it.
- * Once every chunk is done, the code lengths, the chunk table and the words are written
- * behind the sign/mantissa bytes -- or the frame becomes a stored (or, in AUTO, a split4) frame
- * if that is smaller.
+ * The sign/mantissa bytes sit at a fixed offset (§4.3.2) and are written straight into the
+ * destination; each chunk's words go to its own slot of scratch memory, because where a
+ * chunk's words start depends on the sizes of the chunks before it. Once every chunk is done,
+ * the code lengths, the chunk table and the words are written behind the sign/mantissa bytes
+ * (splitzip_entropy_finish) -- if the entry file (core/sz_driver.c) decides that the entropy
+ * frame is the one to write.
  *
- * Decoding validates the header (§3.2), the paddings, the code lengths and the chunk table
- * before any chunk is decoded; the chunk kernels validate every word count and escape as they
- * go (§4.3.6), so a frame from outside never makes the decoder read or write out of bounds.
+ * Decoding validates the paddings, the code lengths and the chunk table before any chunk is
+ * decoded; the chunk kernels validate every word count and escape as they go (§4.3.6), so a
+ * frame from outside never makes the decoder read or write out of bounds.
  */
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-#include "sz_codebook.h"
-#include "sz_driver.h"
-
-#if defined(__AVX2__) && !defined(SPLITZIP_NATIVE)
-#error "core/ must be compiled for the baseline ISA (no -mavx2)"
-#endif
+#include "sz_driver_impl.h"
 
 /* ---- Encoding ---------------------------------------------------------------------------- */
 
-/* One entropy encode pass: where everything goes. */
-typedef struct ent_pass {
-	const splitzip_host_kernels *k;
-	splitzip_entropy_enc_tables enc;
-	splitzip_in in; /* the elements */
-	uint64_t n;
-	unsigned log2;
-	unsigned T;      /* workers */
-	uint8_t *sm;     /* the frame's sign/mantissa section */
-	uint8_t *words;  /* scratch: chunk c's words at byte 2 * c * stride */
-	uint64_t stride; /* words per chunk slot: splitzip_entropy_chunk_words_max(2^log2) */
-	uint32_t *nw;    /* scratch: words per chunk */
-	uint32_t *ne;    /* scratch: escapes per chunk */
-	int want_sum;    /* fold the content checksum in */
-} ent_pass;
-
 /* Encode chunks [c0, c1) (one worker's range); returns the range's checksum folds. */
-static uint64_t ent_encode_range(const ent_pass *p, unsigned w, uint64_t c0, uint64_t c1)
+static uint64_t ent_encode_range(const splitzip_entropy_enc *p, unsigned w, uint64_t c0,
+                                 uint64_t c1)
 {
 	uint64_t csum = 0;
 	for (uint64_t c = c0; c < c1; c++) {
@@ -64,7 +43,7 @@ static uint64_t ent_encode_range(const ent_pass *p, unsigned w, uint64_t c0, uin
 }
 
 /* Run the pass on every worker; returns the sum of the checksum folds. */
-static uint64_t ent_encode_workers(const ent_pass *p)
+static uint64_t ent_encode_workers(const splitzip_entropy_enc *p)
 {
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
 	if (p->T == 1) /* no parallel region: even a one-thread one costs ~0.5 us */
@@ -81,7 +60,7 @@ static uint64_t ent_encode_workers(const ent_pass *p)
 }
 
 /* Lay out the scratch of a pass: the word slots, then the per-chunk counts. */
-static splitzip_status ent_scratch(ent_pass *p, splitzip_scratch *s)
+static splitzip_status ent_scratch(splitzip_entropy_enc *p, splitzip_scratch *s)
 {
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
 	p->stride = splitzip_entropy_chunk_words_max((uint64_t)1 << p->log2);
@@ -100,31 +79,34 @@ static splitzip_status ent_scratch(ent_pass *p, splitzip_scratch *s)
 	return SPLITZIP_OK;
 }
 
-/* The entropy frame of a pass that has run: its layout, from the table and the word total. */
-typedef struct ent_frame {
-	splitzip_entropy_layout L;
-	uint64_t E;    /* escapes */
-	uint64_t csum; /* checksum folds */
-	const splitzip_entropy_table *table;
-	uint8_t lengths[128]; /* the code-length section */
-	size_t lengths_bytes;
-} ent_frame;
-
-static void ent_frame_of(const ent_pass *p, const splitzip_entropy_table *t, uint64_t csum,
-                         ent_frame *f)
+splitzip_status splitzip_entropy_run(splitzip_entropy_enc *p, const splitzip_encoder *e,
+                                     splitzip_scratch *s, const splitzip_in *in, uint64_t n,
+                                     const splitzip_entropy_table *t, uint8_t *dst)
 {
-	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
-	uint64_t W = 0, E = 0;
+	p->k = e->k;
+	p->table = t;
+	p->in = *in;
+	p->n = n;
+	p->log2 = e->chunk_log2;
+	p->T = splitzip_driver_workers(e->n_threads, n, splitzip_n_chunks(n, e->chunk_log2));
+	p->sm = dst + SPLITZIP_FRAME_HEADER_SIZE;
+	p->want_sum = (e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
+	splitzip_status st = ent_scratch(p, s);
+	if (st != SPLITZIP_OK)
+		return st;
+	splitzip_entropy_enc_init(&p->enc, t);
+	p->csum = ent_encode_workers(p);
+	const uint64_t C = splitzip_n_chunks(n, p->log2);
+	uint64_t W = 0;
+	p->E = 0;
 	for (uint64_t c = 0; c < C; c++) {
 		W += p->nw[c];
-		E += p->ne[c];
+		p->E += p->ne[c];
 	}
 	unsigned first, last;
-	f->lengths_bytes = splitzip_entropy_lengths_write(t, f->lengths, &first, &last);
-	splitzip_entropy_layout_of(p->n, p->log2, W, first, last, &f->L);
-	f->E = E;
-	f->csum = csum;
-	f->table = t;
+	p->lengths_bytes = splitzip_entropy_lengths_write(t, p->lengths, &first, &last);
+	splitzip_entropy_layout_of(n, p->log2, W, first, last, &p->L);
+	return SPLITZIP_OK;
 }
 
 /*
@@ -132,13 +114,13 @@ static void ent_frame_of(const ent_pass *p, const splitzip_entropy_table *t, uin
  * the code lengths, the chunk table of cumulative word counts, the words in chunk order, and
  * the header.
  */
-static void ent_write_tail(const ent_pass *p, const ent_frame *f, unsigned flags, uint8_t *dst)
+void splitzip_entropy_finish(const splitzip_entropy_enc *p, unsigned flags, uint8_t *dst)
 {
-	const splitzip_entropy_layout *L = &f->L;
+	const splitzip_entropy_layout *L = &p->L;
 	for (int g = 0; g < SPLITZIP_ENTROPY_GAPS; g++)
 		memset(dst + splitzip_entropy_gap(L, g), 0,
 		       (size_t)(splitzip_entropy_gap_end(L, g) - splitzip_entropy_gap(L, g)));
-	memcpy(dst + L->lengths_off, f->lengths, f->lengths_bytes);
+	memcpy(dst + L->lengths_off, p->lengths, p->lengths_bytes);
 	uint64_t run = 0;
 	for (uint64_t c = 0; c < L->n_chunks; c++) {
 		memcpy(dst + L->stream_off + 2 * run, p->words + 2 * c * p->stride,
@@ -148,98 +130,28 @@ static void ent_write_tail(const ent_pass *p, const ent_frame *f, unsigned flags
 	}
 	splitzip_header h;
 	splitzip_header_init(&h, SPLITZIP_MODE_ENTROPY, p->log2, flags, p->n);
-	h.n_escapes = (uint32_t)f->E;
+	h.n_escapes = (uint32_t)p->E;
 	h.n_words = (uint32_t)L->n_words;
 	h.table_first = L->table_first;
 	h.table_last = L->table_last;
-	h.escape_length = f->table->escape_length;
+	h.escape_length = p->table->escape_length;
 	h.frame_size = L->frame_size;
 	if (flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
-		h.content_checksum = splitzip_hash_frame_final(p->n, f->csum);
+		h.content_checksum = splitzip_hash_frame_final(p->n, p->csum);
 	splitzip_header_write(dst, &h);
 }
 
-/*
- * Encode the chunks of n >= 1 elements with table 't': the sign/mantissa bytes into dst, the
- * words into scratch. '*f' describes the entropy frame they make.
- */
-static splitzip_status ent_encode(const splitzip_encoder *e, splitzip_scratch *s, ent_pass *p,
-                                  const splitzip_entropy_table *t, ent_frame *f)
+uint64_t splitzip_entropy_size_floor(const splitzip_entropy_table *t, const uint64_t hist[256],
+                                     uint64_t n, unsigned log2)
 {
-	splitzip_status st = ent_scratch(p, s);
-	if (st != SPLITZIP_OK)
-		return st;
-	p->k = e->k;
-	p->want_sum = (e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
-	splitzip_entropy_enc_init(&p->enc, t);
-	ent_frame_of(p, t, ent_encode_workers(p), f);
-	return SPLITZIP_OK;
-}
-
-/* The split4 frame size of the input (FORMAT.md §4.2, §6.2-§6.3), or 0 if split4 loses. */
-static uint64_t split4_size_of(const splitzip_encoder *e, const uint64_t hist[256], uint64_t n)
-{
-	uint8_t cb[16];
-	if (e->fixed)
-		memcpy(cb, e->fixed->codebook, 16);
-	else
-		splitzip_codebook_select(hist, cb);
-	uint64_t covered = 0;
-	for (unsigned k = 0; k < 16; k++)
-		covered += hist[cb[k]];
-	const uint64_t E = n - covered;
-	return splitzip_split4_wins(n, e->chunk_log2, E)
-	           ? splitzip_split4_frame_size(n, e->chunk_log2, E)
-	           : 0;
-}
-
-/*
- * FORMAT.md §6.3. ENTROPY: the entropy frame if it is strictly smaller than the stored frame,
- * else the stored frame. AUTO: the smallest of stored, split4 and entropy; a tie goes to the
- * simpler mode (stored, then split4).
- */
-splitzip_status splitzip_driver_compress_entropy(const splitzip_encoder *e, splitzip_scratch *s,
-                                                 const splitzip_in *in, uint64_t n, uint8_t *dst,
-                                                 size_t dst_cap, size_t *dst_size)
-{
-	if (n == 0) /* every mode loses to the 64-byte stored frame */
-		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
-	if (dst_cap < SPLITZIP_FRAME_HEADER_SIZE + n) /* below every frame's size for n >= 1 */
-		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	const uint64_t C = splitzip_n_chunks(n, e->chunk_log2);
-	ent_pass p;
-	memset(&p, 0, sizeof p);
-	p.in = *in;
-	p.n = n;
-	p.log2 = e->chunk_log2;
-	p.T = splitzip_driver_workers(e->n_threads, n, C);
-	p.sm = dst + SPLITZIP_FRAME_HEADER_SIZE;
-	uint64_t hist[256] = {0};
-	const int is_auto = e->encoding == SPLITZIP_ENCODING_AUTO;
-	if (is_auto || !e->table) /* one array: segments come with a fixed table */
-		splitzip_driver_histogram(e->k, in->p, n, e->chunk_log2, p.T, hist);
-	splitzip_entropy_table own;
-	const splitzip_entropy_table *t = e->table;
-	if (!t) {
-		splitzip_entropy_table_select(hist, &own); /* n >= 1: never empty */
-		t = &own;
-	}
-	ent_frame f;
-	splitzip_status st = ent_encode(e, s, &p, t, &f);
-	if (st != SPLITZIP_OK)
-		return st;
-	const uint64_t stored = splitzip_stored_frame_size(n);
-	const uint64_t s4 = is_auto ? split4_size_of(e, hist, n) : 0;
-	const uint64_t se = f.L.frame_size < stored ? f.L.frame_size : 0;
-	if (s4 && (!se || s4 <= se)) /* AUTO: split4 beats stored and is no larger */
-		return splitzip_driver_compress_split4(e, s, in, n, dst, dst_cap, dst_size);
-	if (!se)
-		return splitzip_driver_write_stored(e, in, n, dst, dst_cap, dst_size);
-	if (dst_cap < se)
-		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	ent_write_tail(&p, &f, e->flags, dst);
-	*dst_size = (size_t)se;
-	return SPLITZIP_OK;
+	uint64_t bits = 0;
+	for (unsigned e = 0; e < 256; e++)
+		bits += hist[e] * (t->lengths[e] ? t->lengths[e]
+		                                 : t->escape_length + SPLITZIP_ENTROPY_RAW_BITS);
+	uint8_t lengths[128];
+	unsigned first, last;
+	(void)splitzip_entropy_lengths_write(t, lengths, &first, &last);
+	return splitzip_entropy_frame_size(n, log2, (bits + 15) / 16, first, last);
 }
 
 /* ---- Decoding ---------------------------------------------------------------------------- */
@@ -254,32 +166,51 @@ typedef struct ent_dec {
 	int want_sum;
 } ent_dec;
 
+/* Chunk c of the frame, decoded to 'win' (its window in the destination). */
+static splitzip_entropy_chunk ent_chunk(const ent_dec *p, uint64_t c, uint16_t *win)
+{
+	const uint64_t w0 = c ? splitzip_le32(p->chunk_table + 4 * (c - 1)) : 0;
+	const uint64_t w1 = splitzip_le32(p->chunk_table + 4 * c);
+	const splitzip_entropy_chunk k = {
+	    p->stream + 2 * w0,
+	    (size_t)(w1 - w0),
+	    p->sm + (c << p->L.chunk_log2),
+	    (size_t)splitzip_chunk_len(p->L.n_elems, p->L.chunk_log2, c),
+	    win,
+	    0};
+	return k;
+}
+
 /*
  * Decode chunks [c0, c1) (one worker's range) of a frame whose chunk table is valid, adding
- * their escapes to '*n_esc' and their checksum folds to '*csum'. Stops at the first invalid
- * chunk (CORRUPT_STREAM).
+ * their escapes to '*n_esc' and their checksum folds to '*csum'. Into one array, two chunks
+ * at a time (entropy_decode_pair). Stops at the first invalid chunk (CORRUPT_STREAM).
  */
 static splitzip_status ent_decode_range(const ent_dec *p, unsigned w, uint64_t c0, uint64_t c1,
                                         uint64_t *n_esc, uint64_t *csum)
 {
-	const uint64_t n = p->L.n_elems;
 	const unsigned log2 = p->L.chunk_log2;
-	for (uint64_t c = c0; c < c1; c++) {
-		const uint64_t e0 = c << log2, len = splitzip_chunk_len(n, log2, c);
-		const uint64_t w0 = c ? splitzip_le32(p->chunk_table + 4 * (c - 1)) : 0;
-		const uint64_t w1 = splitzip_le32(p->chunk_table + 4 * c);
-		size_t esc = 0;
-		uint16_t *win = splitzip_out_window(&p->out, w, e0, len);
+	for (uint64_t c = c0; c < c1;) {
+		splitzip_entropy_chunk k[2];
+		const unsigned m = p->out.p && c + 1 < c1 ? 2 : 1;
+		for (unsigned j = 0; j < m; j++) {
+			const uint64_t len = splitzip_chunk_len(p->L.n_elems, log2, c + j);
+			k[j] = ent_chunk(p, c + j,
+			                 splitzip_out_window(&p->out, w, (c + j) << log2, len));
+		}
 		splitzip_status st =
-		    p->k->entropy_decode_chunk(&p->dec, p->stream + 2 * w0, (size_t)(w1 - w0),
-		                               p->sm + e0, (size_t)len, win, &esc);
+		    m == 2 ? p->k->entropy_decode_pair(&p->dec, k)
+		           : p->k->entropy_decode_chunk(&p->dec, k[0].words, k[0].n_words, k[0].sm,
+		                                        k[0].n, k[0].dst, &k[0].n_escapes);
 		if (st != SPLITZIP_OK)
 			return st;
-		*n_esc += esc;
-		if (p->want_sum)
-			*csum +=
-			    splitzip_hash_chunk_fold(p->k->hash_chunk(win, (size_t)len * 2), c);
-		splitzip_out_flush(&p->out, e0, len, win);
+		for (unsigned j = 0; j < m; j++, c++) {
+			*n_esc += k[j].n_escapes;
+			if (p->want_sum)
+				*csum += splitzip_hash_chunk_fold(
+				    p->k->hash_chunk(k[j].dst, k[j].n * 2), c);
+			splitzip_out_flush(&p->out, c << log2, k[j].n, k[j].dst);
+		}
 	}
 	return SPLITZIP_OK;
 }
@@ -313,9 +244,9 @@ static int ent_body_ok(ent_dec *p, const splitzip_header *h, const uint8_t *src)
 	return 1;
 }
 
-splitzip_status splitzip_driver_decode_entropy(const splitzip_host_kernels *k, unsigned n_threads,
-                                               const splitzip_header *h, const uint8_t *src,
-                                               const splitzip_out *dst)
+splitzip_status splitzip_entropy_decode(const splitzip_host_kernels *k, unsigned n_threads,
+                                        const splitzip_header *h, const uint8_t *src,
+                                        const splitzip_out *dst)
 {
 	ent_dec p;
 	p.k = k;

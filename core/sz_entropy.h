@@ -3,9 +3,10 @@
  * lengths by package-merge, canonical codes, completeness, and the encoder and decoder tables
  * a backend receives.
  *
- * The helpers marked SPLITZIP_HD are header-only and usable from host code and from CUDA/HIP
- * device code (a GPU encoder builds the table of a frame from its histogram; a GPU decoder
- * builds its lookup table from the code lengths). The host-only functions are in
+ * The helpers marked SPLITZIP_HD are header-only, so that backends compiled with other ISA
+ * flags and the GPU kernels can include them; the GPU kernels use splitzip_entropy_reverse only
+ * (backends/gpu/sz_gpu_entropy.cuh has its own block-parallel package-merge and code
+ * assignment, held to these by the SIMT suites). The host-only functions are in
  * core/sz_entropy.c.
  *
  * Symbols: 0..255 are the exponents, 256 (SPLITZIP_ENTROPY_ESC) is the escape symbol, coded
@@ -80,7 +81,9 @@ SPLITZIP_HD void splitzip_entropy_codes(const uint8_t len[SPLITZIP_ENTROPY_SYMBO
  * by package-merge, with the tie rules of FORMAT.md §5.2: symbols ordered by (weight, symbol),
  * and in each merged list a symbol before a package of equal weight. Symbols of weight 0 get
  * length 0. Returns the number of coded symbols, or 0 (all lengths 0) when fewer than two
- * weights are nonzero. Needs no allocation (about 14 KB of stack), so a GPU thread can run it.
+ * weights are nonzero. Needs no allocation (about 14 KB of stack). The reference for the GPU
+ * encoder's block-parallel package-merge (sz_ent_package_merge), which must give the same
+ * lengths.
  */
 SPLITZIP_HD unsigned splitzip_entropy_package_merge(const uint64_t w[SPLITZIP_ENTROPY_SYMBOLS],
                                                     uint8_t len[SPLITZIP_ENTROPY_SYMBOLS])

@@ -1,6 +1,6 @@
 /*
  * sz_kernels.h -- the host kernel contract: what a CPU backend implements, and the encoder
- * tables it receives. The frame driver (core/sz_driver.c) owns the format, validates everything
+ * tables it receives. The frame driver (core/sz_driver*.c) owns the format, validates everything
  * that comes from outside and splits the work by chunks across threads; a backend only
  * transforms chunks it is handed, so it never sees an unchecked field.
  *
@@ -39,6 +39,27 @@ typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const u
                                            uint8_t *esc_exp);
 
 /*
+ * hits[k] += the number of the n 4-bit codes at 'codes' that equal k, for k < 16: code 2j in
+ * the low nibble of byte j, code 2j + 1 in the high nibble (an odd n leaves the last high
+ * nibble out). Any alignment. After an encode pass with a codebook, hits[k] counts the
+ * elements with exponent codebook[k] plus, for k = 0, the escapes (which have code 0): with the
+ * escapes' own exponents, the exact histogram of the input without reading it again. Must
+ * match splitzip_ref_count_codes().
+ */
+typedef void (*splitzip_count_codes_fn)(const uint8_t *codes, size_t n, uint64_t hits[16]);
+
+/*
+ * Recode the n <= 65536 4-bit codes at 'codes' (laid out as for count_codes) in place: each
+ * code c becomes map[c] (< 16); an odd n's last high nibble stays as it is. For each code i, in
+ * ascending order, whose old value c has flag[c] != 0, appends i | c << 16 to hits and returns
+ * the number appended (room for n). Used when the exact histogram after an encode pass shows
+ * that the predicted codebook was not the canonical one: the codes and the escape lists are
+ * changed without reading the input again. Must match splitzip_ref_recode_codes().
+ */
+typedef size_t (*splitzip_recode_codes_fn)(uint8_t *codes, size_t n, const uint8_t map[16],
+                                           const uint8_t flag[16], uint32_t *hits);
+
+/*
  * Decode the dense part of one chunk of n elements: dst[i] = join(codebook[code_i], sm[i]).
  * Escapes are patched afterwards by the driver, which validates them first.
  */
@@ -72,6 +93,25 @@ typedef splitzip_status (*splitzip_entropy_decode_chunk_fn)(const splitzip_entro
                                                             const uint8_t *sm, size_t n,
                                                             uint16_t *dst, size_t *n_escapes);
 
+/* One chunk of an entropy frame to decode (the arguments of splitzip_entropy_decode_chunk_fn). */
+typedef struct splitzip_entropy_chunk {
+	const uint8_t *words;
+	size_t n_words;
+	const uint8_t *sm;
+	size_t n;
+	uint16_t *dst;
+	size_t n_escapes; /* out */
+} splitzip_entropy_chunk;
+
+/*
+ * Mode 2: decode two chunks, as entropy_decode_chunk does each (a SIMD backend interleaves
+ * them, so that the dependency chains of the two decoders overlap). OK, and each chunk's
+ * n_escapes set, if both are valid; CORRUPT_STREAM if either is not (what was written is then
+ * unspecified).
+ */
+typedef splitzip_status (*splitzip_entropy_decode_pair_fn)(const splitzip_entropy_dec_tables *t,
+                                                           splitzip_entropy_chunk c[2]);
+
 /* Chunk digest of n_bytes bytes (doc/FORMAT.md §7.1); must equal splitzip_hash_bytes(). */
 typedef uint64_t (*splitzip_hash_chunk_fn)(const void *p, size_t n_bytes);
 
@@ -84,30 +124,37 @@ typedef struct splitzip_host_kernels {
 	 * encode_chunk and decode_chunk for large frames, whose output will not be read back
 	 * soon: the same bytes (and the same contract), written with non-temporal stores where
 	 * the ISA has them, so the output neither evicts the cache nor costs a read for
-	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_driver.c).
+	 * ownership. The driver uses them at and above SZ_STREAM_MIN_BYTES (core/sz_driver_impl.h).
 	 * Backends without such stores use their encode_chunk and decode_chunk here.
 	 */
 	splitzip_encode_chunk_fn encode_chunk_stream;
 	splitzip_decode_chunk_fn decode_chunk_stream;
 	splitzip_hash_chunk_fn hash_chunk;
+	splitzip_count_codes_fn count_codes;
+	splitzip_recode_codes_fn recode_codes;
 	/*
 	 * Mode 2 (entropy). A backend without its own versions uses the scalar reference
-	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets both slots to them.
+	 * kernels: SPLITZIP_ENTROPY_SCALAR_KERNELS sets the three slots to them.
 	 */
 	splitzip_entropy_encode_chunk_fn entropy_encode_chunk;
 	splitzip_entropy_decode_chunk_fn entropy_decode_chunk;
+	splitzip_entropy_decode_pair_fn entropy_decode_pair;
 } splitzip_host_kernels;
 
 /* The two mode-2 slots of a kernel table, pointing to the scalar reference kernels. */
 #define SPLITZIP_ENTROPY_SCALAR_KERNELS                                                            \
 	.entropy_encode_chunk = splitzip_ref_entropy_encode_chunk,                                 \
-	.entropy_decode_chunk = splitzip_ref_entropy_decode_chunk
+	.entropy_decode_chunk = splitzip_ref_entropy_decode_chunk,                                 \
+	.entropy_decode_pair = splitzip_ref_entropy_decode_pair
 
 /* core/sz_ref.c: the scalar reference kernels, the oracle; also the "scalar" backend. */
 SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t hist[256]);
 SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src,
                                              size_t n, uint8_t *codes, uint8_t *sm,
                                              uint16_t *esc_pos, uint8_t *esc_exp);
+SZ_INTERNAL void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16]);
+SZ_INTERNAL size_t splitzip_ref_recode_codes(uint8_t *codes, size_t n, const uint8_t map[16],
+                                             const uint8_t flag[16], uint32_t *hits);
 SZ_INTERNAL void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes,
                                            const uint8_t *sm, size_t n, uint16_t *dst);
 SZ_INTERNAL size_t splitzip_ref_entropy_encode_chunk(const splitzip_entropy_enc_tables *t,
@@ -117,6 +164,8 @@ SZ_INTERNAL splitzip_status splitzip_ref_entropy_decode_chunk(const splitzip_ent
                                                               const uint8_t *words, size_t n_words,
                                                               const uint8_t *sm, size_t n,
                                                               uint16_t *dst, size_t *n_escapes);
+SZ_INTERNAL splitzip_status splitzip_ref_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
+                                                             splitzip_entropy_chunk c[2]);
 SZ_INTERNAL extern const splitzip_host_kernels splitzip_kernels_scalar;
 
 /* core/sz_checksum.c: chunk digest of n bytes (doc/FORMAT.md §7.1), word-wise, any alignment. */

@@ -35,6 +35,25 @@ size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *s
 	return n_esc;
 }
 
+void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16])
+{
+	for (size_t i = 0; i < n; i++)
+		hits[(codes[i / 2] >> (4 * (i % 2))) & 0xF]++;
+}
+
+size_t splitzip_ref_recode_codes(uint8_t *codes, size_t n, const uint8_t map[16],
+                                 const uint8_t flag[16], uint32_t *hits)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const unsigned sh = 4 * (i % 2), c = (codes[i / 2] >> sh) & 0xF;
+		if (flag[c])
+			hits[k++] = (uint32_t)i | (uint32_t)c << 16;
+		codes[i / 2] = (uint8_t)((codes[i / 2] & ~(0xF << sh)) | map[c] << sh);
+	}
+	return k;
+}
+
 void splitzip_ref_decode_chunk(const uint8_t codebook[16], const uint8_t *codes, const uint8_t *sm,
                                size_t n, uint16_t *dst)
 {
@@ -237,6 +256,18 @@ splitzip_status splitzip_ref_entropy_decode_chunk(const splitzip_entropy_dec_tab
 	return SPLITZIP_OK;
 }
 
+splitzip_status splitzip_ref_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
+                                                 splitzip_entropy_chunk c[2])
+{
+	for (unsigned j = 0; j < 2; j++) {
+		splitzip_status st = splitzip_ref_entropy_decode_chunk(
+		    t, c[j].words, c[j].n_words, c[j].sm, c[j].n, c[j].dst, &c[j].n_escapes);
+		if (st != SPLITZIP_OK)
+			return st;
+	}
+	return SPLITZIP_OK;
+}
+
 const splitzip_host_kernels splitzip_kernels_scalar = {
     .histogram = splitzip_ref_histogram,
     .encode_chunk = splitzip_ref_encode_chunk,
@@ -244,5 +275,7 @@ const splitzip_host_kernels splitzip_kernels_scalar = {
     .encode_chunk_stream = splitzip_ref_encode_chunk,
     .decode_chunk_stream = splitzip_ref_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .count_codes = splitzip_ref_count_codes,
+    .recode_codes = splitzip_ref_recode_codes,
     SPLITZIP_ENTROPY_SCALAR_KERNELS,
 };

@@ -18,7 +18,9 @@
 	"  --mode MODE           split4 (default: 4-bit codes, fastest), entropy (Huffman\n"       \
 	"                        codes, ~11% smaller on real KV) or auto (the smallest)\n"         \
 	"  --codebook FILE       a fixed codebook from 'calibrate' (default: each frame's own)\n"  \
-	"  --table FILE          a fixed entropy table from 'calibrate --mode entropy'\n"          \
+	"  --table FILE          a fixed entropy table from 'calibrate --mode entropy';\n"         \
+	"                        entropy frames, or with --mode auto the smallest (not with\n"     \
+	"                        --mode split4)\n"                                                 \
 	"  --no-checksum         omit the content checksum (written by default)\n"                 \
 	"  --chunk-log2 N        chunks of 2^N elements, N in 10..16 (default 12; 14 with\n"       \
 	"                        --mode entropy or auto)\n"                                        \

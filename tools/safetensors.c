@@ -154,11 +154,14 @@ static st_error parse_offsets(st_header *h, jcur *c, st_tensor *t)
 	return ST_OK;
 }
 
-/* One field of a tensor entry; 'seen' has a bit per known field. */
-static st_error parse_field(st_header *h, jcur *c, st_tensor *t, const char *key, unsigned *seen)
+/* One field of a tensor entry, named by the 'key_len' bytes at 'key'; 'seen' has a bit per
+ * known field. Names are compared in full: one holding U+0000 ("dtype\u0000x") is no known
+ * field but an ignored member (FORMAT.md §11.2). */
+static st_error parse_field(st_header *h, jcur *c, st_tensor *t, const char *key, size_t key_len,
+                            unsigned *seen)
 {
 	static const char *const known[3] = {"dtype", "shape", "data_offsets"};
-	int k = 0;
+	int k = key_len == strlen(key) ? 0 : 3;
 	while (k < 3 && strcmp(key, known[k]) != 0)
 		k++;
 	if (k == 3) { /* unknown fields are ignored */
@@ -192,7 +195,7 @@ static st_error parse_tensor(st_header *h, jcur *c, st_tensor *t)
 			size_t len;
 			char *key = json_string(c, &len);
 			json_eat(c, ':');
-			st_error e = parse_field(h, c, t, key, &seen);
+			st_error e = parse_field(h, c, t, key, len, &seen);
 			if (e)
 				return e;
 		} while (json_eat(c, ','));
@@ -276,6 +279,14 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
 }
 
+/* qsort of the tensors; none (a header of __metadata__ alone, or {}) leaves h->t NULL, which
+ * qsort must not be given even for zero elements. */
+static void sort_tensors(st_header *h, int (*cmp)(const void *, const void *))
+{
+	if (h->n > 1)
+		qsort(h->t, h->n, sizeof *h->t, cmp);
+}
+
 static int by_offset(const void *a, const void *b)
 {
 	const st_tensor *x = (const st_tensor *)a, *y = (const st_tensor *)b;
@@ -290,7 +301,7 @@ static st_error check_names(st_header *h, int n_meta)
 {
 	if (n_meta > 1)
 		return bad(h, ST_DUPLICATE_NAME, "__metadata__ appears more than once", NULL);
-	qsort(h->t, h->n, sizeof *h->t, by_name);
+	sort_tensors(h, by_name);
 	for (size_t i = 1; i < h->n; i++)
 		if (strcmp(h->t[i - 1].name, h->t[i].name) == 0)
 			return bad(h, ST_DUPLICATE_NAME, "tensor '%s' appears more than once",
@@ -336,7 +347,7 @@ static st_error check_tensor(st_header *h, st_tensor *t)
 /* In offset order, the tensors must cover the data buffer exactly once. */
 static st_error check_tiling(st_header *h)
 {
-	qsort(h->t, h->n, sizeof *h->t, by_offset);
+	sort_tensors(h, by_offset);
 	uint64_t pos = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		const st_tensor *t = &h->t[i];
@@ -370,7 +381,7 @@ st_error st_parse(st_header *h, const unsigned char *json, size_t len, uint64_t 
 	if (!e)
 		e = check_names(h, n_meta);
 	if (!e)
-		qsort(h->t, h->n, sizeof *h->t, by_index);
+		sort_tensors(h, by_index);
 	for (size_t i = 0; !e && i < h->n; i++)
 		e = check_tensor(h, &h->t[i]);
 	if (!e)

@@ -322,10 +322,12 @@ static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m256i v[4], 
 /*
  * The decoder: the first 4 bits of a lane, then the next 4 after the most frequent prefix of the
  * longer codes, by vpshufb of 16-entry tables (sz_ent_dec_nibbles) on bytes of the 32 lanes;
- * anything longer is looked up in the full table.
+ * the codes of 9 to 11 bits (a step of 32 lanes has one about every eighth step on real KV)
+ * by a third table on the next 3 bits, off the main path; anything else from the full table.
  */
 typedef struct ent_dk {
 	__m256i len1, sym1, len2, sym2, pre;
+	uint8_t len3[16], sym3[16], pre2a, pre2b;
 	const splitzip_entropy_dec_tables *t;
 } ent_dk;
 
@@ -343,6 +345,10 @@ static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_
 	k->len2 = bcast16(nib.len2);
 	k->sym2 = bcast16(nib.sym2);
 	k->pre = _mm256_set1_epi8((char)nib.pre);
+	memcpy(k->len3, nib.len3, 16);
+	memcpy(k->sym3, nib.sym3, 16);
+	k->pre2a = (uint8_t)nib.pre2a;
+	k->pre2b = (uint8_t)nib.pre2b;
 	k->t = t;
 }
 
@@ -355,8 +361,8 @@ static SZ_ALWAYS_INLINE __m256i bytes_of(__m256i a, __m256i b, __m256i c, __m256
 
 /* Lanes m (codes the nibble tables do not resolve): their length and symbol bytes from the
  * full table. */
-static void ent_dec_long(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2, __m256i b3,
-                         uint32_t m, __m256i *len, __m256i *sym)
+static SZ_NOINLINE void ent_dec_full(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2,
+                                     __m256i b3, uint32_t m, __m256i *len, __m256i *sym)
 {
 	uint32_t b[32];
 	uint8_t l8[32], s8[32];
@@ -376,6 +382,32 @@ static void ent_dec_long(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2, __
 	*sym = _mm256_loadu_si256((const __m256i *)s8);
 }
 
+/* Lanes whose code the first two nibbles do not resolve (len 0): the third nibble after the
+ * prefix of the longest codes, by vpshufb again; whatever is still open, from the full table. */
+static SZ_NOINLINE void ent_dec_long(const ent_dk *k, __m256i u0, __m256i u1, __m256i u2,
+                                     __m256i u3, __m256i n1, __m256i n2, __m256i *len, __m256i *sym)
+{
+	const __m256i ff = _mm256_set1_epi32(0xFF);
+	const __m256i b2 = bytes_of(_mm256_and_si256(_mm256_srli_epi32(u0, 8), ff),
+	                            _mm256_and_si256(_mm256_srli_epi32(u1, 8), ff),
+	                            _mm256_and_si256(_mm256_srli_epi32(u2, 8), ff),
+	                            _mm256_and_si256(_mm256_srli_epi32(u3, 8), ff));
+	const __m256i second = _mm256_cmpeq_epi8(n2, _mm256_set1_epi8((char)k->pre2b));
+	const __m256i n3 = _mm256_or_si256(_mm256_and_si256(b2, _mm256_set1_epi8(7)),
+	                                   _mm256_and_si256(second, _mm256_set1_epi8(8)));
+	const __m256i three = _mm256_and_si256(
+	    _mm256_and_si256(
+	        _mm256_cmpeq_epi8(n1, k->pre),
+	        _mm256_or_si256(second, _mm256_cmpeq_epi8(n2, _mm256_set1_epi8((char)k->pre2a)))),
+	    _mm256_cmpeq_epi8(*len, _mm256_setzero_si256()));
+	*len = _mm256_blendv_epi8(*len, _mm256_shuffle_epi8(bcast16(k->len3), n3), three);
+	*sym = _mm256_blendv_epi8(*sym, _mm256_shuffle_epi8(bcast16(k->sym3), n3), three);
+	const uint32_t m =
+	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(*len, _mm256_setzero_si256()));
+	if (m)
+		ent_dec_full(k, u0, u1, u2, u3, m, len, sym);
+}
+
 static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m256i buf[4],
                                                 __m256i len[4], __m256i *x)
 {
@@ -392,7 +424,7 @@ static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m256i b
 	const uint32_t lng =
 	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_setzero_si256()));
 	if (SZ_UNLIKELY(lng))
-		ent_dec_long(k, buf[0], buf[1], buf[2], buf[3], lng, &l, &s);
+		ent_dec_long(k, buf[0], buf[1], buf[2], buf[3], n1, n2, &l, &s);
 	*x = s;
 	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(l); /* bit 7: the escape symbol */
 	const __m256i l4 = _mm256_and_si256(l, m0f);
@@ -507,7 +539,8 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 #define SZ_ENT_EK ent_ek
 #include "../sz_entropy_template.h"
 
-/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
+/* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
+ * -------------------------------------------------------- */
 
 /* A full adder on bit vectors: (h, l) = a + b + c. */
 #define SZ_HV_CSA(h, l, a, b, c)                                                                   \
@@ -554,15 +587,30 @@ static SZ_ALWAYS_INLINE uint64_t onehot32(__m256i d, __m256i c15, __m256i tlo, _
 	return (uint32_t)_mm256_movemask_epi8(out);
 }
 
-#define SZ_HIST_PREFIX avx2
-#define SZ_HIST_VL 32
 #define SZ_HV __m256i
 #define SZ_HV_ZERO() _mm256_setzero_si256()
-#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
 #define SZ_HV_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
-#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
 #define SZ_HV_COUNT_BITS count_bits
 #define SZ_HV_STOREU(p, v) _mm256_storeu_si256((__m256i *)(p), v)
+
+#define SZ_COUNT_PREFIX avx2
+#define SZ_HV_BYTES 32
+#define SZ_HV_LOADU(p) _mm256_loadu_si256((const __m256i *)(p))
+#define SZ_HV_NIBBLES(v, lo, hi)                                                                   \
+	do {                                                                                       \
+		const __m256i v_ = (v), m_ = _mm256_set1_epi8(0x0F);                               \
+		lo = _mm256_and_si256(v_, m_);                                                     \
+		hi = _mm256_and_si256(_mm256_srli_epi16(v_, 4), m_);                               \
+	} while (0)
+#define SZ_HV_SHUF16(t, x) _mm256_shuffle_epi8(t, x)
+#define SZ_HV_JOIN(lo, hi) _mm256_or_si256(lo, _mm256_slli_epi16(hi, 4))
+#define SZ_HV_ANY2(a, b) (!_mm256_testz_si256(_mm256_or_si256(a, b), _mm256_or_si256(a, b)))
+#include "../sz_count_template.h"
+
+#define SZ_HIST_PREFIX avx2
+#define SZ_HIST_VL 32
+#define SZ_HV_SET1(x) _mm256_set1_epi8((char)(x))
+#define SZ_HV_SUB8(a, b) _mm256_sub_epi8(a, b)
 #define SZ_HIST_EXPS exps32
 #define SZ_HIST_ONEHOT onehot32
 #define SZ_HIST_LANE_BITS 1
@@ -648,6 +696,9 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .encode_chunk_stream = avx2_encode_chunk_stream,
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
+    .count_codes = avx2_count_codes,
+    .recode_codes = avx2_recode_codes,
     .entropy_encode_chunk = avx2_entropy_encode_chunk,
     .entropy_decode_chunk = avx2_entropy_decode_chunk,
+    .entropy_decode_pair = avx2_entropy_decode_pair,
 };

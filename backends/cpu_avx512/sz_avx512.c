@@ -552,7 +552,8 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 #define SZ_ENT_EK ent_ek
 #include "../sz_entropy_template.h"
 
-/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
+/* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
+ * -------------------------------------------------------- */
 
 /*
  * Per 64 elements the window histogram takes about 17 vector operations, against 32 for sixteen
@@ -604,15 +605,30 @@ static SZ_ALWAYS_INLINE uint64_t onehot64(__m512i d, __m512i c15, __m512i tlo, _
 	return out;
 }
 
-#define SZ_HIST_PREFIX avx512
-#define SZ_HIST_VL 64
 #define SZ_HV __m512i
 #define SZ_HV_ZERO() _mm512_setzero_si512()
-#define SZ_HV_SET1(x) _mm512_set1_epi8((char)(x))
 #define SZ_HV_BCAST16(p) _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p)))
-#define SZ_HV_SUB8(a, b) _mm512_sub_epi8(a, b)
 #define SZ_HV_COUNT_BITS count_bits
 #define SZ_HV_STOREU(p, v) _mm512_storeu_si512((void *)(p), v)
+
+#define SZ_COUNT_PREFIX avx512
+#define SZ_HV_BYTES 64
+#define SZ_HV_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define SZ_HV_NIBBLES(v, lo, hi)                                                                   \
+	do {                                                                                       \
+		const __m512i v_ = (v), m_ = _mm512_set1_epi8(0x0F);                               \
+		lo = _mm512_and_si512(v_, m_);                                                     \
+		hi = _mm512_and_si512(_mm512_srli_epi16(v_, 4), m_);                               \
+	} while (0)
+#define SZ_HV_SHUF16(t, x) _mm512_shuffle_epi8(t, x)
+#define SZ_HV_JOIN(lo, hi) _mm512_or_si512(lo, _mm512_slli_epi16(hi, 4))
+#define SZ_HV_ANY2(a, b) (_mm512_test_epi8_mask(_mm512_or_si512(a, b), _mm512_or_si512(a, b)) != 0)
+#include "../sz_count_template.h"
+
+#define SZ_HIST_PREFIX avx512
+#define SZ_HIST_VL 64
+#define SZ_HV_SET1(x) _mm512_set1_epi8((char)(x))
+#define SZ_HV_SUB8(a, b) _mm512_sub_epi8(a, b)
 #define SZ_HIST_EXPS exps64
 #define SZ_HIST_ONEHOT onehot64
 #define SZ_HIST_LANE_BITS 1
@@ -678,6 +694,9 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .encode_chunk_stream = avx512_encode_chunk_stream,
     .decode_chunk_stream = avx512_decode_chunk_stream,
     .hash_chunk = avx512_hash_chunk,
+    .count_codes = avx512_count_codes,
+    .recode_codes = avx512_recode_codes,
     .entropy_encode_chunk = avx512_entropy_encode_chunk,
     .entropy_decode_chunk = avx512_entropy_decode_chunk,
+    .entropy_decode_pair = avx512_entropy_decode_pair,
 };

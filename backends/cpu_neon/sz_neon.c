@@ -428,7 +428,8 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 #define SZ_ENT_EK ent_ek
 #include "../sz_entropy_template.h"
 
-/* ---- Histogram (sz_hist_template.h) -------------------------------------------------------- */
+/* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
+ * -------------------------------------------------------- */
 
 /*
  * The one-hot lookup is tbl (out-of-range indices give 0); a carry-save adder is 3 NEON
@@ -477,14 +478,30 @@ static SZ_ALWAYS_INLINE uint64_t onehot16(uint8x16_t d, uint8x16_t c15, uint8x16
 	return vmaxvq_u8(vcgtq_u8(d, c15));
 }
 
-#define SZ_HIST_PREFIX neon
-#define SZ_HIST_VL 16
 #define SZ_HV uint8x16_t
 #define SZ_HV_ZERO() vdupq_n_u8(0)
-#define SZ_HV_SET1(x) vdupq_n_u8((uint8_t)(x))
 #define SZ_HV_BCAST16(p) vld1q_u8(p)
-#define SZ_HV_SUB8(a, b) vsubq_u8(a, b)
 #define SZ_HV_COUNT_BITS count_bits
+#define SZ_HV_STOREU(p, v) vst1q_u8(p, v)
+
+#define SZ_COUNT_PREFIX neon
+#define SZ_HV_BYTES 16
+#define SZ_HV_LOADU(p) vld1q_u8(p)
+#define SZ_HV_NIBBLES(v, lo, hi)                                                                   \
+	do {                                                                                       \
+		const uint8x16_t v_ = (v);                                                         \
+		lo = vandq_u8(v_, vdupq_n_u8(0x0F));                                               \
+		hi = vshrq_n_u8(v_, 4);                                                            \
+	} while (0)
+#define SZ_HV_SHUF16(t, x) vqtbl1q_u8(t, x)
+#define SZ_HV_JOIN(lo, hi) vorrq_u8(lo, vshlq_n_u8(hi, 4))
+#define SZ_HV_ANY2(a, b) (vmaxvq_u8(vorrq_u8(a, b)) != 0)
+#include "../sz_count_template.h"
+
+#define SZ_HIST_PREFIX neon
+#define SZ_HIST_VL 16
+#define SZ_HV_SET1(x) vdupq_n_u8((uint8_t)(x))
+#define SZ_HV_SUB8(a, b) vsubq_u8(a, b)
 #define SZ_HIST_EXPS exps16
 #define SZ_HIST_ONEHOT onehot16
 #define SZ_HIST_LANE_BITS 0
@@ -498,6 +515,9 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .encode_chunk_stream = neon_encode_chunk,
     .decode_chunk_stream = neon_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .count_codes = neon_count_codes,
+    .recode_codes = neon_recode_codes,
     .entropy_encode_chunk = neon_entropy_encode_chunk,
     .entropy_decode_chunk = neon_entropy_decode_chunk,
+    .entropy_decode_pair = neon_entropy_decode_pair,
 };

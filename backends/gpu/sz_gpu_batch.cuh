@@ -24,31 +24,44 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 }
 
 /*
- * The header of the block's frame (S.fr.f) in the decoder of stored and split4 frames, by warp
- * 0 (sz_dec_header_warp): its status and fields into the frame's decode state, for the
- * entropy kernel that runs next; the result of a frame whose header failed; an entropy frame
- * is the other kernel's.
+ * Batches of small frames, before the decoders: every frame's header read and checked by one
+ * warp (sz_dec_header_warp: 16 lanes load it, 8 hash it), with the padding rule, left in the
+ * frame's decode state (status, corruption flag, fields) for both decode kernels; the result
+ * of a frame whose header failed. SZ_GPU_THREADS / W frames per block, so the headers of a
+ * batch are checked side by side instead of one per block in each decoder.
  */
-template <int W> SZ_DEVICE void sz_dec_page_header(sz_dec_smem<W> &S, const sz_gpu_dec &a)
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dec_headers(sz_gpu_dec a)
 {
-	const uint64_t f = sz_uniform_u64<W>(S.fr.f);
-	const int32_t s = sz_dec_header_warp<W>(S.fr, a, f, S.hdr);
-	if (sz_lane<W>() != 0)
-		return;
-	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
-	sz_gst_u32(&st->status, (uint32_t)s);
-	sz_gst_words(&st->h, &S.fr.h, sizeof S.fr.h);
-	if (s != SPLITZIP_OK)
-		sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0, s);
-	if (s != SPLITZIP_OK || S.fr.h.mode == SPLITZIP_MODE_ENTROPY)
-		S.fr.status = SZ_DEC_NOT_MINE;
-	S.bad = 0;
+	SZ_WARP_GUARD(W);
+	enum { NW = SZ_GPU_THREADS / W };
+	SZ_SHARED_ARRAY(sz_dec_frame, FR, NW);
+	SZ_SHARED_ARRAY(uint8_t, HB, NW * SPLITZIP_FRAME_HEADER_SIZE);
+	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>();
+	for (uint64_t f = (uint64_t)blockIdx.x * NW + warp; f < a.run.n_frames;
+	     f += (uint64_t)gridDim.x * NW) { /* warp-uniform; no block barrier here */
+		sz_dec_frame &fr = FR[warp];
+		const int32_t s =
+		    sz_dec_header_warp<W>(fr, a, f, HB + warp * SPLITZIP_FRAME_HEADER_SIZE);
+		sz_syncwarp<W>(sz_full_mask<W>()); /* lane 0's view of the frame is in */
+		const bool pad = s == SPLITZIP_OK && sz_dec_padding_bad(fr, lane);
+		const bool bad = sz_any<W>(sz_full_mask<W>(), pad) != 0;
+		if (lane == 0) {
+			sz_gpu_dec_state *st =
+			    reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
+			sz_gst_u32(&st->status, (uint32_t)s);
+			sz_gst_u32(&st->corrupt, bad);
+			sz_gst_words(&st->h, &fr.h, sizeof fr.h);
+			if (s != SPLITZIP_OK)
+				sz_put_result(a.frames.out_elems, a.frames.statuses, f, 0, s);
+		}
+		sz_syncwarp<W>(sz_full_mask<W>()); /* fr is reused by the next frame */
+	}
 }
 
-/* The block's frame (S.fr.f) in the decoder of entropy frames, by thread 0: the status and
- * header the split4 kernel left in the frame's decode state; every other frame is not this
- * kernel's. */
-template <int W> SZ_DEVICE void sz_dec_page_state(sz_dec_smem<W> &S, const sz_gpu_dec &a)
+/* The block's frame (S.fr.f) from its decode state (sz_k_dec_headers), by thread 0: a frame
+ * whose header passed and whose mode is this kernel's (ENT: entropy frames; else stored and
+ * split4) is set up, with its padding verdict; every other frame is not this kernel's. */
+template <int W, bool ENT> SZ_DEVICE void sz_dec_page_state(sz_dec_smem<W> &S, const sz_gpu_dec &a)
 {
 	if (threadIdx.x != 0)
 		return;
@@ -61,17 +74,17 @@ template <int W> SZ_DEVICE void sz_dec_page_state(sz_dec_smem<W> &S, const sz_gp
 	if (s == SPLITZIP_OK)
 		sz_gld_words(&h, &st->h, sizeof h);
 	S.fr.status = SZ_DEC_NOT_MINE;
-	if (s == SPLITZIP_OK && h.mode == SPLITZIP_MODE_ENTROPY) {
+	if (sz_dec_mine(ENT, s, h) && s == SPLITZIP_OK) {
 		S.fr.status = SPLITZIP_OK;
 		sz_dec_setup(S.fr, a, f, h);
 	}
-	S.bad = 0;
+	S.bad = sz_gld_u32(&st->corrupt);
 }
 
 /*
- * Batches of small frames: one block per frame at a time. The decoder of stored and split4
- * frames reads and checks each header with a warp and leaves it in the frame's decode state
- * (sz_gpu_dec_state), where the entropy decoder, launched next, finds it. The frame index lives
+ * Batches of small frames: one block per frame at a time, each frame's header already checked
+ * (sz_k_dec_headers, its decode state); ENT: the entropy frames, else the others. The frame
+ * index lives
  * in shared memory (S.fr.f): only thread 0 uses it, and no thread keeps it in a register across
  * the chunk loop, which has the kernel's whole register budget.
  */
@@ -87,15 +100,9 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
 		S[0].fr.f = blockIdx.x;
 	sz_syncthreads();
 	while (S[0].fr.f < a.run.n_frames) {
-		if (ENT)
-			sz_dec_page_state(S[0], a);
-		else if (sz_warp<W>() == 0) /* warp-uniform */
-			sz_dec_page_header<W>(S[0], a);
+		sz_dec_page_state<W, ENT>(S[0], a);
 		sz_syncthreads();
 		if (S[0].fr.status == SPLITZIP_OK) {
-			if (sz_dec_padding_bad(S[0].fr, t))
-				sz_smem_atomic_or(&S[0].bad, 1u);
-			sz_syncthreads();
 			sz_dec_chunks<W, ENT>(S[0], sz_ent_dec_of(E[0]), 0, S[0].fr.C);
 			if (t == 0) {
 				const int32_t s =

@@ -34,9 +34,20 @@ template <int W> struct sz_dec_smem {
 /* Blocks per multiprocessor the decode kernels ask for (CUDA): the entropy decoder keeps a
  * lane's bit buffer, word cursor and checksum lane across its steps and gets 80 registers. */
 #define SZ_DEC_BLOCKS(ent) ((ent) ? 3 : 4)
+/* Whether sz_dec_chunk<W> issues the next segment's loads before it decodes the current one:
+ * not on sm_100 and sm_120, whose allocation of the 64-register batched decoder spills with it
+ * (ptxas: 20 and 200 bytes; as SZ_ENC_SEGS), nor at W = 64 on AMD, where it takes the batched
+ * decoder past the 96-VGPR budget on gfx942 (99; ci/hip-bundle-check.py). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define SZ_DEC_PREFETCH(w) 0
+#elif defined(SZ_GPU_FLAVOUR_HIP)
+#define SZ_DEC_PREFETCH(w) ((w) == 32)
+#else
+#define SZ_DEC_PREFETCH(w) 1
+#endif
 /* Bytes a thread of sz_dec_chunk has loaded and not yet decoded: two segments' 8 codes (4
  * bytes) and 8 sign/mantissa bytes each, the next segment's issued before the current one is
- * decoded (the kernel model's bytes in flight). */
+ * decoded (the kernel model's bytes in flight; one segment, 12, where SZ_DEC_PREFETCH is 0). */
 #define SZ_DEC_LOAD_BYTES 24u
 
 /* The entropy decoder's shared memory, in the ENT kernels only. */
@@ -236,11 +247,15 @@ SZ_DEVICE bool sz_dec_chunk(const sz_dec_frame &fr, uint64_t c, uint64_t &csum, 
 	const uint8_t *codes = fr.src + fr.s4.codes_off + e0 / 2, *sm = fr.src + fr.s4.sm_off + e0;
 	const uint16_t *body =
 	    reinterpret_cast<const uint16_t *>(fr.src + SPLITZIP_FRAME_HEADER_SIZE) + e0;
-	sz_dec_seg next = sz_dec_load_seg(codes, sm, body, stored, vec, 8 * lane, len);
+	const bool pf = SZ_DEC_PREFETCH(W);
+	sz_dec_seg next = {};
+	if (pf)
+		next = sz_dec_load_seg(codes, sm, body, stored, vec, 8 * lane, len);
 	for (uint32_t s0 = 0; s0 < len; s0 += seg) {
 		const uint32_t i0 = s0 + 8 * lane;
-		const sz_dec_seg g = next;
-		if (s0 + seg < len) /* warp-uniform */
+		const sz_dec_seg g =
+		    pf ? next : sz_dec_load_seg(codes, sm, body, stored, vec, i0, len);
+		if (pf && s0 + seg < len) /* warp-uniform */
 			next = sz_dec_load_seg(codes, sm, body, stored, vec, i0 + seg, len);
 		sz_u32x4 o = g.w;
 		if (!stored) {

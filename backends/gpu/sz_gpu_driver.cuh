@@ -17,8 +17,9 @@
  * Sequences (see sz_gpu_kernels.cuh):
  *   compress     enc_init + encode (persistent blocks on each frame), or, for a batch of
  *                frames of at most SZ_GPU_PAGE_MAX_ELEMS that fills the device, encode_pages
- *   decompress   dec_init + decode + decode_ent, or decode_pages + decode_pages_ent (the same
- *                rule on the output capacity); the _ent kernels decode the entropy frames
+ *   decompress   dec_init + decode + decode_ent, or dec_headers + decode_pages +
+ *                decode_pages_ent (the same rule on the output capacity; dec_headers checks
+ *                every header, a warp per frame); the _ent kernels decode the entropy frames
  *                (mode 2), the others every other frame, so each has its own registers
  */
 #ifndef SZ_GPU_DRIVER_CUH
@@ -199,6 +200,10 @@ void sz_gpu_decompress(Launcher &lc, sz_gpu_dec a, uint64_t n_frames, uint64_t m
 	const unsigned rp = lc.resident(sz_k_decode_pages<W, false>);
 	if (sz_gpu_use_pages(max_dst_elems, n_frames, rp)) {
 		const unsigned re = lc.resident(sz_k_decode_pages<W, true>);
+		const uint64_t per = SZ_GPU_THREADS / W; /* frames per block of dec_headers */
+		lc.launch("dec_headers",
+		          sz_gpu_dim{sz_gpu_clamp((n_frames + per - 1) / per, 1, 65535), 1},
+		          SZ_GPU_THREADS, sz_k_dec_headers<W>, a);
 		lc.launch("decode_pages", sz_gpu_dim{sz_gpu_clamp(n_frames, 1, rp), 1},
 		          SZ_GPU_THREADS, sz_k_decode_pages<W, false>, a);
 		lc.launch("decode_pages_ent", sz_gpu_dim{sz_gpu_clamp(n_frames, 1, re), 1},

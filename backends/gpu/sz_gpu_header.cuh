@@ -67,10 +67,11 @@ template <int W> SZ_DEVICE uint32_t sz_hdr_checksum_warp(const uint8_t *hb)
 /*
  * FORMAT.md §3.2-3.3 steps 0-13 for frame f, whose first m = min(size, 64) bytes are at hb, with
  * the statuses every decoder gives, by one thread; 'checksum' is the warp's Header_Checksum of
- * hb (used when m is 64). The fields are checked by core/sz_layout.h.
+ * hb (used when m is 64). The fields are checked by core/sz_layout.h. Inlined into the
+ * out-of-line sz_dec_header_warp (a call of its own spilled on sm_80).
  */
-SZ_DEVICE_COLD int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_header *h,
-                                    const uint8_t *hb, uint64_t size, uint32_t checksum)
+SZ_DEVICE int32_t sz_dec_parse(const sz_gpu_dec &a, uint64_t f, splitzip_header *h,
+                               const uint8_t *hb, uint64_t size, uint32_t checksum)
 {
 	int32_t s = size < SPLITZIP_FRAME_HEADER_SIZE
 	                ? splitzip_read_header(hb, size, h)

@@ -51,6 +51,9 @@ template <int W, bool ENT> constexpr unsigned sz_gpu_dec_smem_bytes()
 #define SZ_WHY_ENT_DEC                                                                             \
 	"a lane's bit stream is serial (one word per step): the independent chunks of 24 warps, "  \
 	"not bytes in flight, hide the latency; issue-bound"
+#define SZ_WHY_DEC_HEADERS                                                                         \
+	"a warp per frame header (its checks' 64-bit fields): one short pass over the headers, "   \
+	"latency-bound by its loads"
 #define SZ_WHY_ENT_COUNT "replays the decoder's refills per element: issue-bound, not load-bound"
 #define SZ_WHY_ENT_HIST "within 10 % of the need; one pass of a few per frame"
 
@@ -72,6 +75,9 @@ template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_table(size_t *n)
 	     SZ_WHY_ENC_FI},
 	    {"sz_k_dec_init<W>", SZ_KFN_(sz_k_dec_init<W>), SZ_GPU_K_FRAME, 0,
 	     sizeof(sz_dec_smem<W>), 0, 0, 0, nullptr},
+	    {"sz_k_dec_headers<W>", SZ_KFN_(sz_k_dec_headers<W>), SZ_GPU_K_FRAME, 0,
+	     (unsigned)((sizeof(sz_dec_frame) + SPLITZIP_FRAME_HEADER_SIZE) * (SZ_GPU_THREADS / W)),
+	     0, 0, 0, SZ_WHY_DEC_HEADERS},
 	    {"sz_k_decode<W, false>", SZ_KFN_((sz_k_decode<W, false>)), SZ_GPU_K_STREAM,
 	     SZ_DEC_BLOCKS(0), sz_gpu_dec_smem_bytes<W, false>(), SZ_DEC_LOAD_BYTES, 1.5, 2.0,
 	     nullptr},

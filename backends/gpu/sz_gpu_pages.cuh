@@ -172,6 +172,29 @@ SZ_HOST_DEVICE uint64_t sz_pg_pieces(uint64_t max_bytes)
 	return (max_bytes / 2 + 4095) / 4096 ? (max_bytes / 2 + 4095) / 4096 : 1;
 }
 
+/*
+ * What the threads of a per-page (or per-frame) copy block need, read once by thread 0 into
+ * shared memory (every thread reading the same descriptors itself would multiply the loads by
+ * the block size): whether to copy, from where, to where, how many bytes.
+ */
+struct sz_pg_job {
+	const uint8_t *from;
+	uint8_t *to;
+	uint64_t bytes;
+	uint32_t go;
+	uint32_t reserved;
+};
+
+/* The block's copy of job J (thread 0 filled it; the barrier is here). */
+SZ_DEVICE void sz_pg_run_job(sz_pg_job &J)
+{
+	sz_syncthreads();
+	if (!J.go) /* uniform */
+		return;
+	sz_pg_copy(J.to, J.from, J.bytes, (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
+	           (uint64_t)gridDim.x * blockDim.x);
+}
+
 /* ==================================================================== */
 /*                      Compression: table and raw pages                */
 /* ==================================================================== */
@@ -209,25 +232,33 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_enc_init(sz_gpu_pages_en
 }
 
 /* The exponent histogram of every element of every page (FORMAT.md §12.4 step 1): a grid over
- * the 4096-element pieces of the pages, a block histogram in shared memory, summed into the
- * state (integer sums: any order gives the same counts). */
+ * the 4096-element pieces of the pages (thread 0 reads each piece's page into shared memory), a
+ * block histogram in shared memory, summed into the state (integer sums: any order gives the
+ * same counts). */
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_hist(sz_gpu_pages_enc a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint32_t, H, 256);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
 	const unsigned t = threadIdx.x;
 	H[t] = 0;
+	if (t == 0)
+		J[0].go = (int32_t)sz_gld_u32(&st->status) == SPLITZIP_OK;
 	sz_syncthreads();
 	const uint64_t n = a.n_pages, ppp = sz_pg_pieces(a.max_page_bytes);
-	const bool go = (int32_t)sz_gld_u32(&st->status) == SPLITZIP_OK; /* uniform */
+	const bool go = J[0].go != 0; /* uniform */
 	for (uint64_t u = blockIdx.x; go && u < n * ppp; u += gridDim.x) {
-		const uint64_t i = u / ppp, e0 = (u % ppp) * 4096, m = sz_pg_bytes(a.in, i) / 2;
-		if (e0 >= m) /* uniform: the same page for the block */
-			continue;
-		const uint16_t *x = reinterpret_cast<const uint16_t *>(sz_pg_page(a.in, i));
-		const uint64_t e1 = m - e0 < 4096 ? m : e0 + 4096;
-		for (uint64_t k = e0 + t; k < e1; k += SZ_GPU_THREADS)
+		sz_syncthreads(); /* the last piece is done with J */
+		if (t == 0) {
+			const uint64_t i = u / ppp, e0 = (u % ppp) * 4096,
+			               m = sz_pg_bytes(a.in, i) / 2;
+			J[0].bytes = e0 < m ? (m - e0 < 4096 ? m - e0 : 4096) : 0;
+			J[0].from = J[0].bytes ? sz_pg_page(a.in, i) + 2 * e0 : nullptr;
+		}
+		sz_syncthreads();
+		const uint16_t *x = reinterpret_cast<const uint16_t *>(J[0].from);
+		for (uint64_t k = t; k < J[0].bytes; k += SZ_GPU_THREADS)
 			sz_smem_atomic_add(&H[(sz_gld_u16(x + k) >> 7) & 0xFFu], 1u);
 	}
 	sz_syncthreads();
@@ -312,15 +343,22 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_cost(sz
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(uint8_t, c4, 256);
 	SZ_SHARED_ARRAY(uint8_t, ce, 256);
+	SZ_SHARED_ARRAY(uint8_t, cb, 16);
 	SZ_SHARED_ARRAY(uint64_t, tmp, SZ_GPU_THREADS / 32);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
 	const unsigned t = threadIdx.x;
-	if ((int32_t)sz_gld_u32(&st->status) != SPLITZIP_OK) /* uniform */
+	if (t == 0)
+		J[0].go = (int32_t)sz_gld_u32(&st->status) == SPLITZIP_OK;
+	if (t < 16)
+		cb[t] = sz_gld_u8(&st->codebook[t]);
+	sz_syncthreads();
+	if (!J[0].go) /* uniform */
 		return;
 	const bool ent = a.encoding != SPLITZIP_ENCODING_SPLIT4;
 	uint8_t in = 0;
 	for (unsigned k = 0; k < 16; k++)
-		in |= sz_gld_u8(&st->codebook[k]) == t;
+		in |= cb[k] == t;
 	c4[t] = !in;
 	const unsigned lt = ent ? sz_gld_u8(&st->lengths[t]) : 0;
 	const unsigned le = ent ? sz_gld_u8(&st->lengths[SPLITZIP_ENTROPY_ESC]) : 0;
@@ -330,8 +368,13 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_cost(sz
 	uint64_t *p0 = sz_pg_array(a.ws, n, F, SZ_PG_WS_POS0),
 	         *p1 = sz_pg_array(a.ws, n, F, SZ_PG_WS_POS1);
 	for (uint64_t i = blockIdx.x; i < n; i += gridDim.x) {
-		const uint64_t m = sz_pg_bytes(a.in, i) / 2;
-		const uint16_t *x = reinterpret_cast<const uint16_t *>(sz_pg_page(a.in, i));
+		if (t == 0) { /* the page, once for the block (the reduces' barriers order J) */
+			J[0].bytes = sz_pg_bytes(a.in, i) / 2;
+			J[0].from = sz_pg_page(a.in, i);
+		}
+		sz_syncthreads();
+		const uint64_t m = J[0].bytes;
+		const uint16_t *x = reinterpret_cast<const uint16_t *>(J[0].from);
 		uint64_t esc = 0, bits = 0;
 		for (uint64_t k = t; k < m; k += SZ_GPU_THREADS) {
 			const unsigned e = (sz_gld_u16(x + k) >> 7) & 0xFFu;
@@ -407,19 +450,22 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_scan(sz
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_gather(sz_gpu_pages_enc a)
 {
 	SZ_WARP_GUARD(W);
-	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
 	const uint64_t n = a.n_pages, i = (uint64_t)a.page0 + blockIdx.y;
-	if ((int32_t)sz_gld_u32(&st->status) != SPLITZIP_OK || i >= n)
-		return;
-	const uint64_t F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
-	const uint64_t p =
-	    sz_pg_get(sz_pg_array(a.ws, n, F, a.cand ? SZ_PG_WS_POS1 : SZ_PG_WS_POS0), i);
-	if (p & SZ_PG_RAW_BIT)
-		return;
-	uint8_t *gather = a.ws + sz_gpu_pg_gather_off(n, F);
-	sz_pg_copy(gather + 2 * p, sz_pg_page(a.in, i), sz_pg_bytes(a.in, i),
-	           (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-	           (uint64_t)gridDim.x * blockDim.x);
+	if (threadIdx.x == 0) {
+		sz_gpu_pages_state *st = sz_pg_state(a.ws);
+		const uint64_t F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
+		J[0].go = 0;
+		if ((int32_t)sz_gld_u32(&st->status) == SPLITZIP_OK && i < n) {
+			const uint64_t p = sz_pg_get(
+			    sz_pg_array(a.ws, n, F, a.cand ? SZ_PG_WS_POS1 : SZ_PG_WS_POS0), i);
+			J[0].go = !(p & SZ_PG_RAW_BIT);
+			J[0].to = a.ws + sz_gpu_pg_gather_off(n, F) + 2 * (p & ~SZ_PG_RAW_BIT);
+			J[0].from = sz_pg_page(a.in, i);
+			J[0].bytes = sz_pg_bytes(a.in, i);
+		}
+	}
+	sz_pg_run_job(J[0]);
 }
 
 /* ==================================================================== */
@@ -523,21 +569,24 @@ template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_pack_frames(sz_gpu_pages_enc a)
 {
 	SZ_WARP_GUARD(W);
-	sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	if (!sz_gld_u32(&st->ok))
-		return;
-	const unsigned c = sz_gld_u32(&st->chosen);
-	const uint64_t n = a.n_pages, F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
-	const uint64_t j = (uint64_t)a.page0 + blockIdx.y;
-	if (j >= splitzip_pages_n_frames(sz_gld_u64(&st->coded[c])))
-		return;
-	const uint8_t *slot = a.ws + sz_gpu_pg_slots_off(n, a.max_page_bytes, sz_pg_set_of(a, c)) +
-	                      j * sz_gpu_pg_slot(n, a.max_page_bytes);
-	const uint64_t size =
-	    sz_pg_get(sz_pg_array(a.ws, n, F, c ? SZ_PG_WS_F_SIZES1 : SZ_PG_WS_F_SIZES0), j);
-	sz_pg_copy(a.dst + sz_pg_get(sz_pg_array(a.ws, n, F, SZ_PG_WS_F_OFFS), j), slot, size,
-	           (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-	           (uint64_t)gridDim.x * blockDim.x);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
+	if (threadIdx.x == 0) {
+		sz_gpu_pages_state *st = sz_pg_state(a.ws);
+		const unsigned c = sz_gld_u32(&st->chosen);
+		const uint64_t n = a.n_pages, F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
+		const uint64_t j = (uint64_t)a.page0 + blockIdx.y;
+		J[0].go =
+		    sz_gld_u32(&st->ok) && j < splitzip_pages_n_frames(sz_gld_u64(&st->coded[c]));
+		if (J[0].go) {
+			J[0].from = a.ws +
+			            sz_gpu_pg_slots_off(n, a.max_page_bytes, sz_pg_set_of(a, c)) +
+			            j * sz_gpu_pg_slot(n, a.max_page_bytes);
+			J[0].bytes = sz_pg_get(
+			    sz_pg_array(a.ws, n, F, c ? SZ_PG_WS_F_SIZES1 : SZ_PG_WS_F_SIZES0), j);
+			J[0].to = a.dst + sz_pg_get(sz_pg_array(a.ws, n, F, SZ_PG_WS_F_OFFS), j);
+		}
+	}
+	sz_pg_run_job(J[0]);
 }
 
 /* Page a.page0 + blockIdx.y, if raw in the chosen candidate, into the raw section. */
@@ -545,20 +594,25 @@ template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_pack_raw(sz_gpu_pages_enc a)
 {
 	SZ_WARP_GUARD(W);
-	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
 	const uint64_t n = a.n_pages, i = (uint64_t)a.page0 + blockIdx.y;
-	if (!sz_gld_u32(&st->ok) || i >= n)
-		return;
-	const unsigned c = sz_gld_u32(&st->chosen);
-	const uint64_t F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
-	const uint64_t p = sz_pg_get(sz_pg_array(a.ws, n, F, c ? SZ_PG_WS_POS1 : SZ_PG_WS_POS0), i);
-	if (!(p & SZ_PG_RAW_BIT))
-		return;
-	splitzip_pages_layout L;
-	sz_pg_chosen_layout(a, st, &L);
-	sz_pg_copy(a.dst + L.raw_off + 2 * (p & ~SZ_PG_RAW_BIT), sz_pg_page(a.in, i),
-	           sz_pg_bytes(a.in, i), (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-	           (uint64_t)gridDim.x * blockDim.x);
+	if (threadIdx.x == 0) {
+		sz_gpu_pages_state *st = sz_pg_state(a.ws);
+		J[0].go = 0;
+		if (sz_gld_u32(&st->ok) && i < n) {
+			const unsigned c = sz_gld_u32(&st->chosen);
+			const uint64_t F = sz_gpu_pg_max_frames(n, a.max_page_bytes);
+			const uint64_t p = sz_pg_get(
+			    sz_pg_array(a.ws, n, F, c ? SZ_PG_WS_POS1 : SZ_PG_WS_POS0), i);
+			splitzip_pages_layout L;
+			sz_pg_chosen_layout(a, st, &L);
+			J[0].go = (p & SZ_PG_RAW_BIT) != 0;
+			J[0].to = a.dst + L.raw_off + 2 * (p & ~SZ_PG_RAW_BIT);
+			J[0].from = sz_pg_page(a.in, i);
+			J[0].bytes = sz_pg_bytes(a.in, i);
+		}
+	}
+	sz_pg_run_job(J[0]);
 }
 
 /*
@@ -583,12 +637,20 @@ SZ_DEVICE void sz_pg_raw_chunks(const uint8_t *r, uint64_t elems, unsigned log2,
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_rawsum(sz_gpu_pages_enc a)
 {
 	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1); /* from: the raw section, bytes: its elements */
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	if (!sz_gld_u32(&st->ok) || !a.checksum) /* uniform */
-		return;
-	splitzip_pages_layout L;
-	sz_pg_chosen_layout(a, st, &L);
-	sz_pg_raw_chunks<W>(a.dst + L.raw_off, L.raw_elems, a.chunk_log2, &st->raw_sum);
+	if (threadIdx.x == 0) {
+		J[0].go = sz_gld_u32(&st->ok) && a.checksum;
+		if (J[0].go) {
+			splitzip_pages_layout L;
+			sz_pg_chosen_layout(a, st, &L);
+			J[0].from = a.dst + L.raw_off;
+			J[0].bytes = L.raw_elems;
+		}
+	}
+	sz_syncthreads();
+	if (J[0].go) /* uniform */
+		sz_pg_raw_chunks<W>(J[0].from, J[0].bytes, a.chunk_log2, &st->raw_sum);
 }
 
 /* Table_Checksum of the n entries after the header at s, by warp 0 (every lane gets it). */
@@ -964,13 +1026,21 @@ template <int W>
 SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_dec_rawsum(sz_gpu_pages_dec a)
 {
 	SZ_WARP_GUARD(W);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1); /* from: the raw section, bytes: its elements */
+	SZ_SHARED_ARRAY(uint32_t, log2, 1);
 	sz_gpu_pages_state *st = sz_pg_state(a.ws);
-	if (!sz_gld_u32(&st->ok))
-		return;
-	const splitzip_pages_header h = sz_pg_get_struct(&st->hdr);
-	const splitzip_pages_layout L = sz_pg_get_struct(&st->lay);
-	if (h.flags & SPLITZIP_PAGES_FLAG_CHECKSUM)
-		sz_pg_raw_chunks<W>(a.src + L.raw_off, L.raw_elems, h.chunk_log2, &st->raw_sum);
+	if (threadIdx.x == 0) {
+		J[0].go = sz_gld_u32(&st->ok) &&
+		          (sz_gld_u32(&st->hdr.flags) & SPLITZIP_PAGES_FLAG_CHECKSUM);
+		if (J[0].go) {
+			J[0].from = a.src + sz_gld_u64(&st->lay.raw_off);
+			J[0].bytes = sz_gld_u64(&st->lay.raw_elems);
+			log2[0] = sz_gld_u32(&st->hdr.chunk_log2);
+		}
+	}
+	sz_syncthreads();
+	if (J[0].go) /* uniform */
+		sz_pg_raw_chunks<W>(J[0].from, J[0].bytes, log2[0], &st->raw_sum);
 }
 
 /*
@@ -1073,24 +1143,27 @@ SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_dec_finish(sz_gpu_pages_
 template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_pg_scatter(sz_gpu_pages_dec a)
 {
 	SZ_WARP_GUARD(W);
-	sz_gpu_pages_state *st = sz_pg_state(a.ws);
+	SZ_SHARED_ARRAY(sz_pg_job, J, 1);
 	const uint64_t i = (uint64_t)a.page0 + blockIdx.y;
-	if (!sz_gld_u32(&st->ok) || i >= a.n_pages)
-		return;
-	const uint64_t F = sz_gpu_pg_max_frames(a.n_pages, a.max_page_bytes);
-	const splitzip_pages_header h = sz_pg_get_struct(&st->hdr);
-	if (i >= h.n_pages || !sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_POS1), i))
-		return;
-	const uint64_t p = sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_POS0), i);
-	const uint64_t m = sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_ELEMS), i);
-	const uint8_t *from;
-	if (p & SZ_PG_RAW_BIT)
-		from = a.src + sz_pg_get_struct(&st->lay).raw_off + 2 * (p & ~SZ_PG_RAW_BIT);
-	else
-		from = a.ws + sz_gpu_pg_gather_off(a.n_pages, F) + 2 * p;
-	sz_pg_copy(sz_pg_page(a.out, i), from, 2 * m,
-	           (uint64_t)blockIdx.x * blockDim.x + threadIdx.x,
-	           (uint64_t)gridDim.x * blockDim.x);
+	if (threadIdx.x == 0) {
+		sz_gpu_pages_state *st = sz_pg_state(a.ws);
+		const uint64_t F = sz_gpu_pg_max_frames(a.n_pages, a.max_page_bytes);
+		J[0].go = sz_gld_u32(&st->ok) && i < a.n_pages &&
+		          i < sz_gld_u32(&st->hdr.n_pages) &&
+		          sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_POS1), i);
+		if (J[0].go) {
+			const uint64_t p =
+			    sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_POS0), i);
+			J[0].bytes =
+			    2 * sz_pg_get(sz_pg_array(a.ws, a.n_pages, F, SZ_PG_WS_ELEMS), i);
+			J[0].from =
+			    p & SZ_PG_RAW_BIT
+			        ? a.src + sz_gld_u64(&st->lay.raw_off) + 2 * (p & ~SZ_PG_RAW_BIT)
+			        : a.ws + sz_gpu_pg_gather_off(a.n_pages, F) + 2 * p;
+			J[0].to = sz_pg_page(a.out, i);
+		}
+	}
+	sz_pg_run_job(J[0]);
 }
 
 /* ==================================================================== */

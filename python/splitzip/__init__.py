@@ -6,8 +6,11 @@
     back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
     t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
 
-The shared library is found through $SPLITZIP_LIBRARY, then (in a source checkout) its build
-trees, then the libdir recorded when the package was installed, then the system loader path.
+Which libsplitzip it loads (splitzip._LIBRARY_PATH, and why: splitzip._LIBRARY_ORIGIN):
+$SPLITZIP_LIBRARY if set; imported from a source checkout, that checkout's build tree (build/,
+else build/release/); installed by pip, the library it was built for (splitzip/_libdir.py,
+written by the build backend); else the loader's search path. The library's major.minor
+version must be this package's.
 """
 import ctypes
 import ctypes.util
@@ -45,31 +48,50 @@ class _UnknownBackendError(SplitzipError, ValueError):
     name of a backend left out of the build raised from splitzip_ctx_create)."""
 
 
+# A checkout's build trees, in the order they are looked for: README.md's, then
+# ci/run_tests.sh's. Any other (a sanitizer or cross build, out of tree): $SPLITZIP_LIBRARY.
+_CHECKOUT_TREES = ("build", "build/release")
+
+
 def _find_library():
-    """The path or name of libsplitzip to load: $SPLITZIP_LIBRARY; in a source checkout, its
-    build trees; the libdir recorded when the package was installed (setup.py); the loader's
-    search path."""
+    """(path or name of the libsplitzip to load, why that one); the module docstring's order."""
     env = os.environ.get("SPLITZIP_LIBRARY")
     if env:
-        return env
+        return env, "$SPLITZIP_LIBRARY"
     root = Path(__file__).resolve().parents[2]
     if (root / "include" / "splitzip.h").is_file():  # imported from a source checkout
-        for cand in sorted(root.glob("build*/libsplitzip.so")) + \
-                sorted(root.glob("build/*/libsplitzip.so")):
-            return str(cand)
+        for tree in _CHECKOUT_TREES:
+            cand = root / tree / "libsplitzip.so"
+            if cand.is_file():
+                return str(cand), f"build tree {tree}/ of the checkout {root}"
     try:
-        from ._libdir import LIBDIR
+        from ._libdir import LIBRARY
     except ImportError:
-        LIBDIR = None
-    if LIBDIR:
-        for name in ("libsplitzip.so.0", "libsplitzip.so"):
-            if (Path(LIBDIR) / name).is_file():
-                return str(Path(LIBDIR) / name)
+        LIBRARY = None
+    if LIBRARY:
+        if not Path(LIBRARY).is_file():  # never another library in its place
+            raise OSError(f"libsplitzip not found: this splitzip package was installed for "
+                          f"{LIBRARY}, which is gone. Install the C library again (cmake "
+                          f"--install build), or reinstall the package for another one (pip "
+                          f"install ./python); SPLITZIP_LIBRARY=PATH overrides")
+        return LIBRARY, "recorded when the package was installed"
     found = ctypes.util.find_library("splitzip")
     if found:
-        return found
+        return found, "the loader's search path"
     raise OSError("libsplitzip.so not found: install splitzip (cmake --install), build this "
                   "checkout, or set SPLITZIP_LIBRARY")
+
+
+def _load_library(path, origin):
+    """The library, checked to be of this package's major.minor version (its ABI: the structures
+    below follow splitzip.h of this version)."""
+    lib = ctypes.CDLL(path)
+    lib.splitzip_version_string.restype = ctypes.c_char_p
+    found = lib.splitzip_version_string().decode()
+    if found.split(".")[:2] != __version__.split(".")[:2]:
+        raise ImportError(f"{path} ({origin}) is libsplitzip {found}; this splitzip package "
+                          f"{__version__} needs {'.'.join(__version__.split('.')[:2])}.x")
+    return lib
 
 
 class _Codebook(ctypes.Structure):
@@ -96,8 +118,8 @@ class _FrameInfo(ctypes.Structure):
                 ("codebook", _Codebook)]
 
 
-_LIBRARY_PATH = _find_library()
-_lib = ctypes.CDLL(_LIBRARY_PATH)
+_LIBRARY_PATH, _LIBRARY_ORIGIN = _find_library()
+_lib = _load_library(_LIBRARY_PATH, _LIBRARY_ORIGIN)
 _P = ctypes.c_void_p
 _SZ = ctypes.c_size_t
 for name, res, args in [
@@ -341,15 +363,18 @@ unpack_safetensors = safetensors.unpack
 
 
 # Page streams (pages.py) and the RFC-shaped KV compression backend (kv_backend.py).
-from .pages import (PageCodec, PageOp, PagesError, compress_pages,  # noqa: E402
-                    decompress_pages, pages_bound, pages_info)
+from .pages import (PageCodec, PageOp, PageResult, PagesError,  # noqa: E402
+                    compress_pages, decompress_pages, pages_bound, pages_info)
+from . import device  # noqa: E402  (the device runtimes of the *_async page calls)
 from .kv_backend import (BatchSpec, BufferRequirements, EncodedBatch,  # noqa: E402
                          ExecutionContext, KVCompressionOp, KVCompressionSpec,
-                         OperationSnapshot, PackedBatch, SplitzipKVBackend, SupportResult)
+                         OperationSnapshot, PackedBatch, PagedKV, SplitzipKVBackend,
+                         SupportResult)
 from .lmcache_serde import SplitzipDeserializer, SplitzipSerializer  # noqa: E402
 
-__all__ += ["PageCodec", "PageOp", "PagesError", "compress_pages", "decompress_pages",
+__all__ += ["PageCodec", "PageOp", "PageResult", "PagesError", "compress_pages",
+            "decompress_pages", "device",
             "pages_bound", "pages_info", "BatchSpec", "BufferRequirements", "EncodedBatch",
             "ExecutionContext", "KVCompressionOp", "KVCompressionSpec", "OperationSnapshot",
-            "PackedBatch", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
+            "PackedBatch", "PagedKV", "SplitzipKVBackend", "SupportResult", "SplitzipSerializer",
             "SplitzipDeserializer"]

@@ -31,19 +31,38 @@ What the RFC asks for, and where it is here:
   codec contexts are shared and thread-safe (splitzip.h, "Threads").
 
 On the CPU (numpy arrays, CPU torch tensors) an operation runs synchronously inside
-compress_into / decompress_into and is complete when returned. Device operations (CUDA
-tensors) are stream-ordered: see PageCodec.compress_async / decompress_async.
+compress_into / decompress_into and is complete when returned (it first synchronises the
+context's input events). A device operation (spec.device "cuda") is enqueued on the
+context's stream after that stream waits for the context's input events, and returns at
+once: no allocation, no copy, no host synchronisation. Its pages are a PagedKV -- a pool
+(one layer's K or V buffer of a paged KV cache) and a device int64 array of page indices
+(SGLang's kv_indices in pages, vLLM's block table row) -- encoded and decoded in place by
+PageCodec.compress_pool_async / decompress_pool_async; its workspace, of
+buffer_requirements(...).workspace_bytes, also holds the results the kernels write (size,
+status, per-page sizes and states), which poll() reads once the device is done. A list of
+device tensors works too, through PageCodec.compress_async / decompress_async, which build
+a device table of page addresses per call.
+
+    layer_k = k_buffer[layer]                  # [tokens, kv_heads, head_dim], page_size per page
+    spec = KVCompressionSpec(page_bytes=layer_k[0].nbytes * page_size, max_pages=512,
+                             device="cuda")
+    ws = torch.empty(backend.buffer_requirements("compress", spec).workspace_bytes,
+                     dtype=torch.uint8, device="cuda")        # once
+    kv = PagedKV(layer_k, page_indices, page_bytes=spec.page_bytes)   # int64, on the device
+    op = backend.compress_into(PackedBatch(kv, spec), dst, ws,
+                               context=ExecutionContext(stream=s, input_events=[ready]))
 """
 import threading
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from . import SplitzipError
-from .pages import PAGES_ALIGN, PageCodec, PagesError, pages_bound
+from .device import WORKSPACE_ALIGN, _numpy_view, _torch_view, default_runtime
+from .pages import PAGES_ALIGN, PageCodec, PagesError, _pool_pages, pages_bound
 
-__all__ = ["KVCompressionSpec", "BatchSpec", "PackedBatch", "EncodedBatch", "SupportResult",
-           "BufferRequirements", "ExecutionContext", "OperationSnapshot", "KVCompressionOp",
-           "SplitzipKVBackend"]
+__all__ = ["KVCompressionSpec", "BatchSpec", "PackedBatch", "EncodedBatch", "PagedKV",
+           "SupportResult", "BufferRequirements", "ExecutionContext", "OperationSnapshot",
+           "KVCompressionOp", "SplitzipKVBackend"]
 
 _DTYPES = {"bfloat16": "bfloat16", "bf16": "bfloat16", "torch.bfloat16": "bfloat16"}
 _MODES = ("split4", "entropy", "auto")
@@ -66,9 +85,24 @@ BatchSpec = KVCompressionSpec
 
 
 @dataclass
+class PagedKV:
+    """Pages of a paged KV cache where they lie: pool, a buffer of same-size pages -- one
+    layer's K (or V) buffer: a tensor whose first dimension indexes pages, a strided view of
+    such pages (e.g. kv_cache[:, 0] of a [blocks, 2, ...] layout), or any contiguous buffer
+    with page_bytes (and page_stride, default page_bytes) given -- and indices, a 1-D int64
+    array of the pool pages in stream order (a request's page indices / block table row), in
+    the pool's memory (on the device for a device spec). Page i of the stream is pool page
+    indices[i]."""
+    pool: object
+    indices: object
+    page_bytes: Optional[int] = None
+    page_stride: Optional[int] = None
+
+
+@dataclass
 class PackedBatch:
-    """The pages to compress (a sequence of tensors or arrays, or one tensor whose first
-    dimension indexes pages) and the spec they must match."""
+    """The pages to compress (a PagedKV, a sequence of tensors or arrays, or one tensor whose
+    first dimension indexes pages) and the spec they must match."""
     pages: object
     spec: Optional[KVCompressionSpec] = None
 
@@ -100,13 +134,14 @@ class BufferRequirements:
     output_bytes: int
     workspace_bytes: int
     alignment: int = PAGES_ALIGN
-    workspace_alignment: int = 16
+    workspace_alignment: int = WORKSPACE_ALIGN
 
 
 @dataclass
 class ExecutionContext:
-    """Where an operation runs: the device stream (None on the CPU, or torch's current stream),
-    and events it must wait for before it reads its input."""
+    """Where an operation runs: the device stream (a torch.cuda.Stream or an integer handle;
+    None: torch's current stream; ignored on the CPU), and events it must wait for before it
+    reads its input (device: the stream waits for them; CPU: they are synchronised first)."""
     stream: object = None
     input_events: Sequence = field(default_factory=tuple)
     spec: Optional[KVCompressionSpec] = None
@@ -136,12 +171,23 @@ class KVCompressionOp:
     """An operation: poll() never blocks and returns an OperationSnapshot; wait() blocks until
     the operation is done and returns the final snapshot; result() is wait() that raises
     SplitzipError on failure and returns the output size (compress) or page sizes
-    (decompress)."""
+    (decompress). A device operation also has device_op (the PageOp: its results' device
+    addresses) and event (recorded on the context's stream after the call), so that later
+    work can wait for it on the device. Once the device is done, poll() copies the few
+    result bytes to the host (on a copy stream of their own: nothing else is waited for)."""
 
     def __init__(self, snapshot=None, device_op=None, finish=None):
         self._snap = snapshot
         self._dev = device_op
         self._finish = finish  # device: builds the final snapshot from the device results
+
+    @property
+    def device_op(self):
+        return self._dev
+
+    @property
+    def event(self):
+        return self._dev.event if self._dev is not None else None
 
     def poll(self):
         if self._snap is None and self._dev is not None and self._dev.poll():
@@ -204,20 +250,76 @@ def _page_list(pages):
     return list(pages)  # a tensor whose first dimension indexes pages, or any iterable
 
 
-def _check_geometry(pages, spec, what):
-    """ValueError unless every page is a BF16 page of exactly spec.page_bytes on the spec's
-    device, and there are at most spec.max_pages of them."""
+def _check_geometry(pages, spec, what, rt=None):
+    """ValueError unless every page is a BF16 page of exactly spec.page_bytes in the spec's
+    memory, and there are at most spec.max_pages of them. rt: the device runtime of a device
+    spec, which checks that each page is device memory for it."""
     if len(pages) > spec.max_pages:
         raise ValueError(f"{what}: {len(pages)} pages, the spec allows {spec.max_pages}")
     want = "cpu" if str(spec.device).startswith("cpu") else "cuda"
     for i, p in enumerate(pages):
-        if _dtype_name(p) != _DTYPES.get(spec.dtype, spec.dtype):
-            raise ValueError(f"{what}: page {i} is {_dtype_name(p)}, the spec says {spec.dtype}")
-        if _nbytes(p) != spec.page_bytes:
-            raise ValueError(f"{what}: page {i} has {_nbytes(p)} bytes, the spec says "
-                             f"{spec.page_bytes}")
-        if _kind(p) != want:
+        dtype = rt.dtype_name(p) if rt is not None else _dtype_name(p)
+        if dtype != _DTYPES.get(spec.dtype, spec.dtype):
+            raise ValueError(f"{what}: page {i} is {dtype}, the spec says {spec.dtype}")
+        n = rt.buffer(p, f"{what}: page {i}")[1] if rt is not None else _nbytes(p)
+        if n != spec.page_bytes:
+            raise ValueError(f"{what}: page {i} has {n} bytes, the spec says {spec.page_bytes}")
+        if rt is None and _kind(p) != want:
             raise ValueError(f"{what}: page {i} is on {_kind(p)}, the spec says {spec.device}")
+
+
+def _count(x):
+    cai = getattr(x, "__cuda_array_interface__", None)
+    return int(cai["shape"][0]) if cai is not None and type(x).__module__[:5] != "torch" \
+        else len(x)
+
+
+def _check_paged(kv, spec, what, rt=None):
+    """ValueError unless the PagedKV's pool holds BF16 pages of spec.page_bytes and it names
+    at most spec.max_pages of them. rt: the device runtime of a device spec (else the pool
+    must be host memory). Returns (the pool's view, page bytes, stride)."""
+    if rt is not None:
+        view, _ = rt.pool_view(kv.pool, f"{what}: pool")
+        dtype = rt.dtype_name(kv.pool)
+    else:
+        if _kind(kv.pool) != "cpu" or _kind(kv.indices) != "cpu":
+            raise ValueError(f"{what}: a device pool or indices with the spec's device "
+                             f"{spec.device}")
+        view = _torch_view(kv.pool) if type(kv.pool).__module__.startswith("torch") else \
+            _numpy_view(kv.pool)
+        dtype = _dtype_name(kv.pool)
+    if dtype != _DTYPES.get(spec.dtype, spec.dtype):
+        raise ValueError(f"{what}: the pool is {dtype}, the spec says {spec.dtype}")
+    pb, stride = _pool_pages(view, kv.page_bytes, kv.page_stride)
+    if pb != spec.page_bytes:
+        raise ValueError(f"{what}: pool pages of {pb} bytes, the spec says {spec.page_bytes}")
+    if _count(kv.indices) > spec.max_pages:
+        raise ValueError(f"{what}: {_count(kv.indices)} pages, the spec allows "
+                         f"{spec.max_pages}")
+    return view, pb, stride
+
+
+def _host_pages(kv, spec, what):
+    """The pages a host PagedKV names, as views of its pool (no copy). An index outside the
+    pool is a ValueError (on the device it is the kernels' INVALID_ARGUMENT)."""
+    import numpy as np
+    view, pb, stride = _check_paged(kv, spec, what)
+    pool, base = kv.pool, None
+    if view.contiguous:  # one flat uint16 view of the pool's bytes
+        if stride % 2:
+            raise ValueError(f"{what}: a page stride of {stride} bytes misaligns BF16 pages")
+        if type(pool).__module__.startswith("torch"):
+            import torch
+            base = pool.reshape(-1).view(torch.int16).numpy()
+        else:
+            base = pool.reshape(-1).view(np.uint16)
+    idx = kv.indices.tolist() if hasattr(kv.indices, "tolist") else list(kv.indices)
+    pages = []
+    for i, k in enumerate(int(k) for k in idx):
+        if k < 0 or k * stride + pb > view.nbytes:  # the library's rule for pool indices
+            raise ValueError(f"{what}: index {i} names pool page {k}, outside the pool")
+        pages.append(pool[k] if base is None else base[k * stride // 2:(k * stride + pb) // 2])
+    return pages
 
 
 # ---- The backend ----------------------------------------------------------------------------
@@ -227,21 +329,30 @@ class SplitzipKVBackend:
     shrink travel raw inside it). mode: "split4" (fastest), "entropy" (about 11 % smaller) or
     "auto"; checksum (default on): damage in transit is detected; codebook / table with
     table_id: a fixed split4 codebook / entropy table calibrated once per model. spec: the
-    default spec of operations whose batch carries none. Safe to share between threads."""
+    default spec of operations whose batch carries none. runtime: the device runtime of device
+    operations (splitzip.device; default: default_runtime(), torch). Safe to share between
+    threads."""
 
     name = "splitzip"
     lossless = True
 
     def __init__(self, *, mode="split4", codebook=None, table=None, table_id=0, checksum=True,
-                 chunk_log2=0, spec=None):
+                 chunk_log2=0, spec=None, runtime=None):
         if mode not in _MODES:
             raise ValueError(f"mode must be one of {', '.join(_MODES)}, got {mode!r}")
         self._kw = dict(codebook=codebook, table=table, table_id=table_id, chunk_log2=chunk_log2)
         self.mode = mode
         self.checksum = checksum
         self.spec = spec
+        self._runtime = runtime
         self._codecs = {}
         self._lock = threading.Lock()
+
+    @property
+    def runtime(self):
+        if self._runtime is None:
+            self._runtime = default_runtime()
+        return self._runtime
 
     def _codec(self, device, mode, checksum):
         key = ("cpu" if str(device).startswith("cpu") else "cuda", mode, checksum)
@@ -249,7 +360,8 @@ class SplitzipKVBackend:
             if key not in self._codecs:
                 self._codecs[key] = PageCodec(
                     backend="auto" if key[0] == "cpu" else "cuda", mode=mode,
-                    checksum=checksum, **self._kw)
+                    checksum=checksum, runtime=None if key[0] == "cpu" else self.runtime,
+                    **self._kw)
             return self._codecs[key]
 
     def _format(self, spec):
@@ -260,8 +372,9 @@ class SplitzipKVBackend:
     # ---- supports / buffer_requirements -----------------------------------------------------
 
     def supports(self, spec):
-        """SupportResult: BF16 pages of an even size up to 2^32 - 2 bytes, on the CPU or on a CUDA
-        device when the CUDA backend is usable here; the reason when not. Never raises."""
+        """SupportResult: BF16 pages of an even size up to 2^32 - 2 bytes, on the CPU, or on a
+        CUDA device when the cuda backend and the device runtime (torch with CUDA, or the SIMT
+        host runtime) are usable here; the reason when not. Never raises."""
         try:
             dtype = _DTYPES.get(spec.dtype)
             if dtype is None:
@@ -285,22 +398,22 @@ class SplitzipKVBackend:
         from . import backends
         if not str(spec.device).startswith("cuda"):
             return SupportResult(False, f"device {spec.device!r}: cpu or cuda")
-        usable = dict(backends()).get("cuda")
-        if not usable:
+        if not dict(backends()).get("cuda"):
             return SupportResult(False, "the cuda backend is not usable here: " +
                                  _unavailable_reason("cuda"))
         try:
-            import torch
-            if not torch.cuda.is_available():
-                return SupportResult(False, "torch sees no CUDA device")
-        except ImportError:
-            return SupportResult(False, "device pages need torch")
-        return SupportResult(True)
+            rt = self.runtime
+        except (RuntimeError, ValueError) as e:  # a runtime asked for that cannot start
+            return SupportResult(False, f"device runtime: {e}")
+        ok, why = rt.available()
+        return SupportResult(True) if ok else SupportResult(False, why)
 
     def buffer_requirements(self, operation, spec):
         """BufferRequirements for operation "compress" or "decompress" of up to spec.max_pages
         pages: the output (the bound of the stream; 0 for decompress) and the workspace (0 on
-        the CPU). ValueError for another operation or a spec supports() refuses."""
+        the CPU; on a device, PageCodec.device_workspace_size: the library's workspace and the
+        result slots, WORKSPACE_ALIGN-aligned). ValueError for another operation or a spec
+        supports() refuses."""
         if operation not in ("compress", "decompress"):
             raise ValueError("operation is 'compress' or 'decompress'")
         ok = self.supports(spec)
@@ -310,7 +423,8 @@ class SplitzipKVBackend:
         ws = 0
         if not str(spec.device).startswith("cpu"):
             mode, ck = self._format(spec)
-            ws = self._codec(spec.device, mode, ck).workspace_size(spec.max_pages, spec.page_bytes)
+            ws = self._codec(spec.device, mode, ck).device_workspace_size(
+                spec.max_pages, spec.page_bytes, operation)
         return BufferRequirements(output_bytes=out, workspace_bytes=ws)
 
     # ---- compress_into / decompress_into ---------------------------------------------------
@@ -318,6 +432,8 @@ class SplitzipKVBackend:
     def _spec_of(self, batch, context, pages):
         spec = getattr(batch, "spec", None) or getattr(context, "spec", None) or \
             (context.get("spec") if isinstance(context, dict) else None) or self.spec
+        if spec is None and isinstance(pages, PagedKV):
+            raise ValueError("a PagedKV needs a spec (page_bytes, max_pages, device)")
         if spec is None:  # none given: the pages' own geometry, checked for consistency
             first = pages[0] if pages else None
             spec = KVCompressionSpec(page_bytes=_nbytes(first) if first is not None else 2,
@@ -326,22 +442,44 @@ class SplitzipKVBackend:
                                      device=_kind(first) if first is not None else "cpu")
         return spec
 
+    def _prepare(self, batch, pages, context, what):
+        """(spec, codec, pages, device?) of an operation, its geometry checked; ValueError or
+        the reason supports() gives (as ValueError) when it cannot run."""
+        if not isinstance(pages, PagedKV):
+            pages = _page_list(pages)
+        spec = self._spec_of(batch, context, pages)
+        ok = self.supports(spec)
+        if not ok:
+            raise _Refused(ok.reason)
+        device = not str(spec.device).startswith("cpu")
+        codec = self._codec(spec.device, *self._format(spec))
+        rt = codec.runtime if device else None
+        if isinstance(pages, PagedKV):
+            if device:
+                _check_paged(pages, spec, what, rt)
+            else:
+                pages = _host_pages(pages, spec, what)
+        else:
+            _check_geometry(pages, spec, what, rt)
+        if not device:
+            for ev in _events_of(context):  # the CPU reads the pages now: they must be ready
+                ev.synchronize()
+        return spec, codec, pages, device
+
     def compress_into(self, src, dst, workspace=None, *, context=None):
-        """Pack the pages of 'src' (a PackedBatch, or the pages themselves: a sequence of
-        tensors or arrays, or one tensor whose first dimension indexes pages) into 'dst'.
-        Returns a KVCompressionOp; errors come back in it, never as exceptions."""
+        """Pack the pages of 'src' (a PackedBatch, or the pages themselves: a PagedKV, a
+        sequence of tensors or arrays, or one tensor whose first dimension indexes pages) into
+        'dst'. Device: 'workspace' of buffer_requirements("compress", spec).workspace_bytes
+        (required for a PagedKV). Returns a KVCompressionOp; errors come back in it, never as
+        exceptions."""
         try:
-            pages = _page_list(getattr(src, "pages", src))
-            spec = self._spec_of(src, context, pages)
-            ok = self.supports(spec)
-            if not ok:
-                return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", ok.reason))
-            _check_geometry(pages, spec, "compress_into")
-            mode, ck = self._format(spec)
-            codec = self._codec(spec.device, mode, ck)
-            if str(spec.device).startswith("cpu"):
+            spec, codec, pages, device = self._prepare(src, getattr(src, "pages", src),
+                                                       context, "compress_into")
+            if not device:
                 return KVCompressionOp(self._compressed(codec.compress(pages, out=dst), dst))
             return self._compress_device(codec, pages, dst, workspace, context)
+        except _Refused as e:
+            return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", str(e)))
         except SplitzipError as e:
             return KVCompressionOp(_failed(e.name, str(e)))
         except Exception as e:  # a bad argument: reported in the operation
@@ -357,22 +495,18 @@ class SplitzipKVBackend:
     def decompress_into(self, src, dst, workspace=None, *, context=None):
         """Validate the stream in 'src' (an EncodedBatch, or the stream itself: bytes, a uint8
         array or tensor, possibly longer than the stream) and scatter it into the pages 'dst'
-        in place. The stream must hold exactly these pages (the spec's geometry), else nothing
-        is written. Returns a KVCompressionOp whose snapshot says, per page, whether it was
+        (a PagedKV or a sequence of pages) in place. The stream must hold exactly these pages
+        (the spec's geometry), else nothing is written. Device: 'workspace' as for
+        compress_into. Returns a KVCompressionOp whose snapshot says, per page, whether it was
         written, damaged or left untouched; errors come back in it, never as exceptions."""
         try:
-            pages = _page_list(dst)
-            spec = self._spec_of(src, context, pages)
-            ok = self.supports(spec)
-            if not ok:
-                return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", ok.reason))
-            _check_geometry(pages, spec, "decompress_into")
+            spec, codec, pages, device = self._prepare(src, dst, context, "decompress_into")
             data, size = (src.data, src.size) if isinstance(src, EncodedBatch) else (src, None)
-            mode, ck = self._format(spec)
-            codec = self._codec(spec.device, mode, ck)
-            if str(spec.device).startswith("cpu"):
+            if not device:
                 return KVCompressionOp(self._decompressed(codec, data, size, pages))
             return self._decompress_device(codec, data, size, pages, workspace, context)
+        except _Refused as e:
+            return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", str(e)))
         except SplitzipError as e:
             return KVCompressionOp(_failed(e.name, str(e)))
         except Exception as e:
@@ -389,31 +523,65 @@ class SplitzipKVBackend:
 
     # ---- device ------------------------------------------------------------------------------
 
-    def _compress_device(self, codec, pages, dst, workspace, context):
-        dev = codec.compress_async(pages, dst, workspace=workspace, stream=_stream_of(context),
-                                   wait_events=_events_of(context))
+    @staticmethod
+    def _compress_device(codec, pages, dst, workspace, context):
+        stream, events = _stream_of(context), _events_of(context)
+        if isinstance(pages, PagedKV):
+            dev = codec.compress_pool_async(pages.pool, pages.indices, dst, workspace, stream,
+                                            events, page_bytes=pages.page_bytes,
+                                            page_stride=pages.page_stride)
+        else:
+            dev = codec.compress_async(pages, dst, workspace, stream, wait_events=events)
 
         def finish(d):
-            try:
-                return self._compressed(d.result(), dst)
-            except SplitzipError as e:
-                return _failed(e.name, str(e))
+            r = _read(d)
+            if isinstance(r, OperationSnapshot):
+                return r
+            if r.status:
+                return _failed(r.name, _reason("device page stream compression", r))
+            return OperationSnapshot("succeeded", True, r.size, d.page_encodings())
         return KVCompressionOp(device_op=dev, finish=finish)
 
-    def _decompress_device(self, codec, data, size, pages, workspace, context):
-        dev = codec.decompress_async(data, pages, workspace=workspace, stream=_stream_of(context),
-                                     src_size=size, wait_events=_events_of(context), exact=True)
+    @staticmethod
+    def _decompress_device(codec, data, size, pages, workspace, context):
+        stream, events = _stream_of(context), _events_of(context)
+        if isinstance(pages, PagedKV):
+            dev = codec.decompress_pool_async(data, size, pages.pool, pages.indices, workspace,
+                                              stream, events, exact=True,
+                                              page_bytes=pages.page_bytes,
+                                              page_stride=pages.page_stride)
+        else:
+            dev = codec.decompress_async(data, pages, workspace, stream, size,
+                                         wait_events=events, exact=True)
 
         def finish(d):
-            try:
-                sizes = d.result()
-                return OperationSnapshot("succeeded", True, sum(sizes),
-                                         tuple(["written"] * len(sizes)), tuple(sizes))
-            except PagesError as e:
-                return _failed(e.name, str(e), tuple(e.page_states))
-            except SplitzipError as e:
-                return _failed(e.name, str(e))
+            r = _read(d)
+            if isinstance(r, OperationSnapshot):
+                return r
+            if r.status:
+                return _failed(r.name, _reason("device page stream decompression", r),
+                               r.page_states)
+            return OperationSnapshot("succeeded", True, sum(r.page_sizes), r.page_states,
+                                     r.page_sizes)
         return KVCompressionOp(device_op=dev, finish=finish)
+
+
+class _Refused(ValueError):
+    """A spec supports() refuses: its reason, reported in the operation."""
+
+
+def _read(d):
+    """The PageResult of a device call, or a failed snapshot if its results are gone (its
+    workspace went to a later call before they were read)."""
+    try:
+        return d.read()
+    except RuntimeError as e:
+        return _failed("ERROR_INVALID_ARGUMENT", str(e))
+
+
+def _reason(what, r):
+    from . import _lib
+    return f"{what}: {r.name} ({_lib.splitzip_error_string(r.status).decode()})"
 
 
 def _stream_of(context):

@@ -11,19 +11,41 @@ that shrink coded as frames with one codebook or entropy table for the stream, t
     stream = codec.compress(pages)
 
 Host pages are numpy arrays (uint16/int16 BF16 bit patterns) or CPU torch tensors (bfloat16,
-int16). With a GPU backend ("cuda", "hip") PageCodec.compress_async / decompress_async take
-device tensors (torch, or any object with __cuda_array_interface__ or __dlpack__); they return
-a PageOp whose sizes and status live in device memory until .result() (or .wait()) reads them.
+int16). With a GPU backend ("cuda", "hip") the *_async calls work on device memory, stream
+ordered, and return a PageOp whose results (size, status, page sizes and states) the kernels
+write into the caller's workspace, in device memory, until PageOp.read() / result() copies
+them to the host:
+
+    codec = splitzip.PageCodec(backend="cuda")
+    ws = torch.empty(codec.device_workspace_size(n, page_bytes), dtype=torch.uint8,
+                     device="cuda")                      # once; holds the results too
+    op = codec.compress_pool_async(k_pool, page_indices, out, ws, stream=s,
+                                   wait_events=[kv_ready])   # no allocation, no sync
+    ...
+    size = op.result()                                   # the caller's sync, when it wants
+
+compress_pool_async / decompress_pool_async take a pool of same-size pages (a paged KV cache)
+and a device int64 index array (its block table or kv_indices): nothing is allocated or
+copied per call. compress_async / decompress_async take a list of device pages and build
+device tables of their addresses on every call. The device runtime (buffers, streams, events,
+the copy of the results) is splitzip.device's: torch on a GPU, or, by explicit opt-in, host
+memory for the CPU SIMT harness's module.
 """
 import ctypes
+import struct
+import threading
+import weakref
+from typing import NamedTuple, Optional
 
 import numpy as np
 
-from . import SplitzipError, _as_u16, _ctx, _lib, _P, _SZ
+from . import _STATUS_NAMES, SplitzipError, _as_u16, _ctx, _lib, _P, _SZ
+from .device import WORKSPACE_ALIGN, default_runtime
 
-__all__ = ["PageCodec", "PageOp", "PagesError", "compress_pages", "decompress_pages",
-           "pages_bound", "pages_info", "PAGES_ALIGN", "PAGE_RAW", "PAGE_FRAME",
-           "PAGE_UNTOUCHED", "PAGE_WRITTEN", "PAGE_DAMAGED"]
+__all__ = ["PageCodec", "PageOp", "PageResult", "PagesError", "compress_pages",
+           "decompress_pages", "pages_bound", "pages_info", "results_bytes", "PAGES_ALIGN",
+           "RESULTS_ALIGN", "PAGE_RAW", "PAGE_FRAME", "PAGE_UNTOUCHED", "PAGE_WRITTEN",
+           "PAGE_DAMAGED"]
 
 PAGES_ALIGN = 64
 PAGE_RAW, PAGE_FRAME = 0, 1
@@ -32,6 +54,7 @@ _NO_CHECKSUM, _EXACT = 1, 2
 _STATE_NAMES = {PAGE_UNTOUCHED: "untouched", PAGE_WRITTEN: "written", PAGE_DAMAGED: "damaged"}
 _ENC_NAMES = {1: "split4", 2: "entropy"}
 _U32, _U64, _I32P = ctypes.c_uint32, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int32)
+_INVALID = _STATUS_NAMES.index("ERROR_INVALID_ARGUMENT")
 
 
 class _PagesInfo(ctypes.Structure):
@@ -57,6 +80,7 @@ class PagesError(SplitzipError):
 
 for _name, _res, _args in [
     ("splitzip_pages_bound", _SZ, [_SZ, _SZ]),
+    ("splitzip_error_string", ctypes.c_char_p, [ctypes.c_int]),
     ("splitzip_pages_compress", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _P, _P, _SZ,
                                                ctypes.POINTER(_SZ)]),
     ("splitzip_pages_get_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_PagesInfo)]),
@@ -65,11 +89,25 @@ for _name, _res, _args in [
     ("splitzip_pages_decompress", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, ctypes.c_uint, _P, _P,
                                                  ctypes.POINTER(_SZ)]),
     ("splitzip_pages_workspace_size", ctypes.c_int, [_P, _SZ, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_pages_compress_workspace_size", ctypes.c_int, [_P, _SZ, _SZ,
+                                                              ctypes.POINTER(_SZ)]),
+    ("splitzip_pages_decompress_workspace_size", ctypes.c_int, [_P, _SZ, _SZ,
+                                                                ctypes.POINTER(_SZ)]),
     ("splitzip_pages_compress_async", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _P, _SZ,
                                                      _P, _SZ, _P, _P, _P, _SZ, _P]),
     ("splitzip_pages_decompress_async", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _P, _SZ,
                                                        ctypes.c_uint, _P, _P, _P, _P, _P, _SZ,
                                                        _P]),
+    # (ctx, table_id, options, n_pages, pool, pool_bytes, stride, page_bytes, indices, dst,
+    #  dst_cap, dst_size, status, ws, ws_bytes, stream)
+    ("splitzip_pages_compress_pool_async", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _SZ,
+                                                          _SZ, _SZ, _P, _P, _SZ, _P, _P, _P,
+                                                          _SZ, _P]),
+    # (ctx, src, src_size, n_pages, pool, pool_bytes, stride, page_bytes, indices, options,
+    #  page_sizes, page_states, n_pages_out, status, ws, ws_bytes, stream)
+    ("splitzip_pages_decompress_pool_async", ctypes.c_int, [_P, _P, _SZ, _SZ, _P, _SZ, _SZ, _SZ,
+                                                            _P, ctypes.c_uint, _P, _P, _P, _P,
+                                                            _P, _SZ, _P]),
 ]:
     _fn = getattr(_lib, _name)
     _fn.restype = _res
@@ -85,13 +123,6 @@ def pages_bound(n_pages, max_page_bytes):
 
 
 # ---- Buffers ------------------------------------------------------------------------------
-
-def _is_device(x):
-    mod = type(x).__module__
-    if mod.startswith("torch"):
-        return x.device.type != "cpu"
-    return hasattr(x, "__cuda_array_interface__")
-
 
 def _host_page(x, writable):
     """(pointer, bytes, keep-alive) of a host page. Written pages must be contiguous."""
@@ -112,23 +143,6 @@ def _host_page(x, writable):
     return a.ctypes.data, a.nbytes, a
 
 
-def _device_page(x):
-    """(pointer, bytes, keep-alive) of a device page: torch, __cuda_array_interface__, DLPack."""
-    mod = type(x).__module__
-    if not mod.startswith("torch") and hasattr(x, "__cuda_array_interface__"):
-        cai = x.__cuda_array_interface__
-        n = int(np.prod(cai["shape"])) * np.dtype(cai["typestr"]).itemsize
-        if cai.get("strides") not in (None, ()):
-            raise ValueError("device pages must be contiguous")
-        return cai["data"][0], n, x
-    if not mod.startswith("torch") and hasattr(x, "__dlpack__"):
-        import torch
-        x = torch.utils.dlpack.from_dlpack(x)
-    if not x.is_contiguous():
-        raise ValueError("device pages must be contiguous")
-    return x.data_ptr(), x.numel() * x.element_size(), x
-
-
 def _raise(st, what):
     if st:
         raise SplitzipError(st, what)
@@ -141,12 +155,15 @@ class PageCodec:
     (Huffman-coded exponents, about 11 % smaller) or "auto" (the smaller stream of the two);
     checksum (default True): frames and raw pages carry checksums, so damage is detected;
     chunk_log2 0: the mode's default; codebook / table: a fixed split4 codebook / entropy table
-    (e.g. calibrated once per model), named in the stream by table_id. Reuse it: creating a
-    context costs more than a small page list. A context serves one thread at a time."""
+    (e.g. calibrated once per model), named in the stream by table_id; backend: "auto" (the
+    best host backend) or a GPU backend ("cuda", "hip") for the *_async calls; runtime: the
+    device runtime of those calls (splitzip.device; default: default_runtime()). Reuse it:
+    creating a context costs more than a small page list. Threads may share it."""
 
     def __init__(self, *, mode="split4", checksum=True, chunk_log2=0, codebook=None, table=None,
-                 table_id=0, backend="auto", threads=0, codebook_id=None):
+                 table_id=0, backend="auto", threads=0, codebook_id=None, runtime=None):
         self._ctx = None
+        self._runtime = runtime
         if codebook_id is not None:  # the name of version 1's field
             table_id = codebook_id
         if table_id and codebook is None and table is None:
@@ -222,109 +239,295 @@ class PageCodec:
 
     # ---- Device calls -------------------------------------------------------------------------
 
-    def workspace_size(self, n_pages, max_page_bytes):
-        """Device workspace bytes for up to n_pages pages of up to max_page_bytes."""
+    @property
+    def runtime(self):
+        """The device runtime of the *_async calls (splitzip.device): the one given to the
+        constructor, else default_runtime() (torch, or the SIMT host runtime by opt-in)."""
+        if self._runtime is None:
+            self._runtime = default_runtime()
+        return self._runtime
+
+    def workspace_size(self, n_pages, max_page_bytes, operation=None):
+        """The library's device workspace for up to n_pages pages of up to max_page_bytes:
+        operation "compress", "decompress" or None (either). The *_async calls take a
+        workspace of device_workspace_size(), which adds their result slots."""
+        fn = {None: _lib.splitzip_pages_workspace_size,
+              "compress": _lib.splitzip_pages_compress_workspace_size,
+              "decompress": _lib.splitzip_pages_decompress_workspace_size}.get(operation)
+        if fn is None:
+            raise ValueError("operation is 'compress', 'decompress' or None")
         ws = _SZ()
-        _raise(_lib.splitzip_pages_workspace_size(self._ctx, n_pages, max_page_bytes,
-                                                  ctypes.byref(ws)), "splitzip_pages_workspace_size")
+        _raise(fn(self._ctx, n_pages, max_page_bytes, ctypes.byref(ws)), fn.__name__)
         return ws.value
 
-    def compress_async(self, pages, out, workspace=None, stream=None, max_page_bytes=None):
-        """Enqueue the packing of device pages into 'out' (a device uint8 tensor of at least
-        pages_bound bytes) on 'stream' (default: torch's current stream). Returns a PageOp;
-        its size is written to device memory, no host synchronisation."""
-        import torch
-        dev = _device_of(out)
-        pg = [_device_page(p) for p in pages]
+    def device_workspace_size(self, n_pages, page_bytes, operation=None):
+        """Bytes of the workspace a device call of up to n_pages pages of up to page_bytes
+        takes: its result slots (results_bytes) and then the library's workspace. operation:
+        "compress", "decompress" or None (enough for either)."""
+        return results_bytes(n_pages, operation or "decompress") + \
+            self.workspace_size(n_pages, page_bytes, operation)
+
+    def _carve(self, rt, workspace, n_pages, operation, page_bytes):
+        """(address, result bytes, library workspace bytes, keep-alive) of a workspace."""
+        ptr, cap, keep = rt.buffer(workspace, "workspace")
+        if ptr % WORKSPACE_ALIGN:
+            raise ValueError(f"workspace: its address must be a multiple of {WORKSPACE_ALIGN}")
+        res = results_bytes(n_pages, operation)
+        need = res + self.workspace_size(n_pages, page_bytes, operation)
+        if cap < need:
+            raise SplitzipError(_INVALID, f"workspace of {cap} bytes, the call needs {need} "
+                                          "(device_workspace_size)")
+        return ptr, res, cap - res, keep
+
+    def _start(self, rt, s, wait_events, name, call):
+        """The caller's stream waits for the input events, the call is enqueued on it, and the
+        completion event is recorded on it."""
+        for ev in wait_events or ():
+            rt.wait_event(s, ev)
+        _raise(rt.enqueue(s, name, call), name)
+
+    def compress_pool_async(self, pool, indices, out, workspace, stream=None, wait_events=(), *,
+                            page_bytes=None, page_stride=None, event=None):
+        """Enqueue the packing of pool pages into one stream at 'out' (device uint8 buffer,
+        pages_bound(len(indices), page_bytes) always suffices). pool: a device buffer of
+        same-size pages -- a tensor whose first dimension indexes pages (page_bytes and
+        page_stride from its shape and strides; a strided view such as kv[:, 0] too), or any
+        contiguous buffer with page_bytes (and page_stride, default page_bytes) given; page i
+        of the stream is pool page indices[i] (a device int64 array: a block table, kv
+        indices). workspace: device_workspace_size(n, page_bytes, "compress") bytes or more,
+        16-byte aligned, which also holds the results. The stream (default: the runtime's
+        current one) first waits for every event of wait_events; the returned PageOp's event
+        is recorded on it (a reusable 'event' may be given). Allocates nothing, copies nothing
+        to or from the host, never waits."""
+        rt = self.runtime
+        view, pkeep = rt.pool_view(pool, "pool")
+        pb, stride = _pool_pages(view, page_bytes, page_stride)
+        iptr, n, ikeep = rt.indices(indices, "indices")
+        optr, ocap, _ = rt.buffer(out, "out")
+        wptr, res, lib_ws, _ = self._carve(rt, workspace, n, "compress", pb)
+        s = rt.stream(stream, out)
+        self._start(rt, s, wait_events, "splitzip_pages_compress_pool_async",
+                    lambda h: _lib.splitzip_pages_compress_pool_async(
+                        self._ctx, self.table_id, self._options, n, view.ptr, view.nbytes,
+                        stride, pb, iptr, optr, ocap, wptr, wptr + 8, wptr + res, lib_ws, h))
+        return PageOp(rt, "compress", n, workspace, wptr, s, rt.record(s, event), out,
+                      (pkeep, ikeep, out))
+
+    def decompress_pool_async(self, src, src_size, pool, indices, workspace, stream=None,
+                              wait_events=(), exact=True, *, page_bytes=None, page_stride=None,
+                              event=None):
+        """Enqueue the validation of the stream in 'src' (a device buffer; src_size bytes of
+        it, None: all) and the scatter of its pages into pool pages indices[i] (the pool and
+        indices as for compress_pool_async; pages must not overlap). exact (default): the
+        stream must hold exactly len(indices) pages of page_bytes each, else ERROR_GEOMETRY
+        before anything is written. workspace: device_workspace_size(n, page_bytes,
+        "decompress") bytes or more; the kernels write the status, the page count, each
+        page's size and state into it (PageOp.read()). Streams and events as for
+        compress_pool_async. Allocates nothing, never waits."""
+        rt = self.runtime
+        view, pkeep = rt.pool_view(pool, "pool")
+        pb, stride = _pool_pages(view, page_bytes, page_stride)
+        iptr, n, ikeep = rt.indices(indices, "indices")
+        sptr, sbytes, _ = rt.buffer(src, "src")
+        size = sbytes if src_size is None else int(src_size)
+        if not 0 <= size <= sbytes:
+            raise ValueError(f"src_size {size}: the buffer has {sbytes} bytes")
+        wptr, res, lib_ws, _ = self._carve(rt, workspace, n, "decompress", pb)
+        s = rt.stream(stream, src)
+        self._start(rt, s, wait_events, "splitzip_pages_decompress_pool_async",
+                    lambda h: _lib.splitzip_pages_decompress_pool_async(
+                        self._ctx, sptr, size, n, view.ptr, view.nbytes, stride, pb, iptr,
+                        _EXACT if exact else 0, wptr + 16, wptr + 16 + 8 * n, wptr, wptr + 8,
+                        wptr + res, lib_ws, h))
+        return PageOp(rt, "decompress", n, workspace, wptr, s, rt.record(s, event), None,
+                      (pkeep, ikeep, src))
+
+    def compress_async(self, pages, out, workspace=None, stream=None, max_page_bytes=None, *,
+                       wait_events=(), event=None):
+        """compress_pool_async for a list of device pages of any sizes: the same stream,
+        stream, events and workspace layout, but it builds device tables of the pages'
+        addresses and sizes on every call (two small allocations and copies from pinned
+        memory, ordered on the stream), and allocates the workspace when none is given. The
+        pool calls are the allocation-free path."""
+        rt = self.runtime
+        pg = [rt.buffer(p, f"page {i}") for i, p in enumerate(pages)]
         n = len(pg)
-        maxb = max_page_bytes or max([b for _, b, _ in pg], default=0)
-        ws = workspace if workspace is not None else torch.empty(
-            max(self.workspace_size(n, maxb), 1), dtype=torch.uint8, device=dev)
-        ptrs = torch.tensor([p for p, _, _ in pg] or [0], dtype=torch.int64, device=dev)
-        sizes = torch.tensor([b for _, b, _ in pg] or [0], dtype=torch.int64, device=dev)
-        res = torch.zeros(2, dtype=torch.int64, device=dev)
-        s = _stream_handle(stream, dev)
-        optr, ocap, _ = _device_page(out)
-        wptr, wcap, _ = _device_page(ws)
-        _raise(_lib.splitzip_pages_compress_async(
-            self._ctx, self.table_id, self._options, n, ptrs.data_ptr(), sizes.data_ptr(), maxb,
-            optr, ocap, res.data_ptr(), res.data_ptr() + 8, wptr, wcap, s),
-            "splitzip_pages_compress_async")
-        return PageOp(res, None, keep=(pg, ws, ptrs, sizes, out), device=dev, stream=stream)
+        maxb = max_page_bytes if max_page_bytes is not None else \
+            max([b for _, b, _ in pg], default=0)
+        optr, ocap, _ = rt.buffer(out, "out")
+        s = rt.stream(stream, out)
+        if workspace is None:
+            workspace = rt.empty(self.device_workspace_size(n, maxb, "compress"), out, s)
+        wptr, res, lib_ws, _ = self._carve(rt, workspace, n, "compress", maxb)
+        ptrs = rt.upload([p for p, _, _ in pg], out, s)
+        sizes = rt.upload([b for _, b, _ in pg], out, s)
+        self._start(rt, s, wait_events, "splitzip_pages_compress_async",
+                    lambda h: _lib.splitzip_pages_compress_async(
+                        self._ctx, self.table_id, self._options, n, rt.address(ptrs),
+                        rt.address(sizes), maxb, optr, ocap, wptr, wptr + 8, wptr + res,
+                        lib_ws, h))
+        return PageOp(rt, "compress", n, workspace, wptr, s, rt.record(s, event), out,
+                      (pg, ptrs, sizes, out))
 
-    def decompress_async(self, stream_buf, pages, workspace=None, stream=None, src_size=None,
-                         max_page_bytes=None):
-        """Enqueue the validation and scatter of the page stream in 'stream_buf' (a device
-        uint8 tensor; src_size bytes of it, default all) into device pages. Returns a PageOp
-        whose page sizes and status are in device memory."""
-        import torch
-        dev = _device_of(stream_buf)
-        pg = [_device_page(p) for p in pages]
+    def decompress_async(self, src, pages, workspace=None, stream=None, src_size=None,
+                         max_page_bytes=None, *, wait_events=(), exact=False, event=None):
+        """decompress_pool_async for a list of device pages (each written up to its own
+        size): builds device tables of their addresses and capacities on every call and
+        allocates the workspace when none is given (see compress_async). exact: as
+        decompress_pool_async (default False here: the stream may hold fewer or smaller
+        pages)."""
+        rt = self.runtime
+        pg = [rt.buffer(p, f"page {i}") for i, p in enumerate(pages)]
         n = len(pg)
-        maxb = max_page_bytes or max([b for _, b, _ in pg], default=0)
-        ws = workspace if workspace is not None else torch.empty(
-            max(self.workspace_size(n, maxb), 1), dtype=torch.uint8, device=dev)
-        ptrs = torch.tensor([p for p, _, _ in pg] or [0], dtype=torch.int64, device=dev)
-        caps = torch.tensor([b for _, b, _ in pg] or [0], dtype=torch.int64, device=dev)
-        out_sizes = torch.zeros(max(n, 1), dtype=torch.int64, device=dev)
-        res = torch.zeros(2, dtype=torch.int64, device=dev)
-        s = _stream_handle(stream, dev)
-        sptr, sbytes, _ = _device_page(stream_buf)
-        wptr, wcap, _ = _device_page(ws)
-        _raise(_lib.splitzip_pages_decompress_async(
-            self._ctx, sptr, src_size if src_size is not None else sbytes, n, ptrs.data_ptr(),
-            caps.data_ptr(), maxb, 0, out_sizes.data_ptr(), None, res.data_ptr(),
-            res.data_ptr() + 8, wptr, wcap, s), "splitzip_pages_decompress_async")
-        return PageOp(res, out_sizes, keep=(pg, ws, ptrs, caps, stream_buf), device=dev,
-                      stream=stream)
+        maxb = max_page_bytes if max_page_bytes is not None else \
+            max([b for _, b, _ in pg], default=0)
+        sptr, sbytes, _ = rt.buffer(src, "src")
+        size = sbytes if src_size is None else int(src_size)
+        if not 0 <= size <= sbytes:
+            raise ValueError(f"src_size {size}: the buffer has {sbytes} bytes")
+        s = rt.stream(stream, src)
+        if workspace is None:
+            workspace = rt.empty(self.device_workspace_size(n, maxb, "decompress"), src, s)
+        wptr, res, lib_ws, _ = self._carve(rt, workspace, n, "decompress", maxb)
+        ptrs = rt.upload([p for p, _, _ in pg], src, s)
+        caps = rt.upload([b for _, b, _ in pg], src, s)
+        self._start(rt, s, wait_events, "splitzip_pages_decompress_async",
+                    lambda h: _lib.splitzip_pages_decompress_async(
+                        self._ctx, sptr, size, n, rt.address(ptrs), rt.address(caps), maxb,
+                        _EXACT if exact else 0, wptr + 16, wptr + 16 + 8 * n, wptr, wptr + 8,
+                        wptr + res, lib_ws, h))
+        return PageOp(rt, "decompress", n, workspace, wptr, s, rt.record(s, event), None,
+                      (pg, ptrs, caps, src))
 
 
-def _device_of(x):
-    mod = type(x).__module__
-    if mod.startswith("torch"):
-        return x.device
-    import torch
-    return torch.device("cuda", torch.cuda.current_device())
+# ---- Device calls: the workspace layout and the operation ----------------------------------
+#
+# The workspace of a device call (caller-owned device memory, WORKSPACE_ALIGN-aligned) holds
+# the call's results first, then the library's workspace:
+#
+#   [0, 8)              u64  compress: the stream's size in bytes; decompress: its page count
+#   [8, 12)             i32  the status the kernels write (a splitzip_status)
+#   [12, 16)                 unused
+#   [16, 16 + 8n)       u64  decompress: the bytes of each of the call's n pages
+#   [16 + 8n, 16 + 9n)  u8   decompress: each page's state (PAGE_UNTOUCHED, _WRITTEN, _DAMAGED)
+#   results_bytes(n, operation) onwards: the library's workspace (a multiple of RESULTS_ALIGN)
+#
+# So the results live in device memory (a transfer engine may read the size at
+# PageOp.size_ptr itself); PageOp.read() copies these few bytes to the host.
+
+RESULTS_ALIGN = 256
 
 
-def _stream_handle(stream, dev):
-    import torch
-    if stream is None:
-        stream = torch.cuda.current_stream(dev)
-    return stream.cuda_stream if hasattr(stream, "cuda_stream") else int(stream)
+def results_bytes(n_pages, operation):
+    """Bytes at the front of a device call's workspace that hold its results: 256 for a
+    compression, 16 + 9 * n_pages rounded up to 256 for a decompression."""
+    if operation == "compress":
+        return RESULTS_ALIGN
+    if operation != "decompress":
+        raise ValueError("operation is 'compress' or 'decompress'")
+    return (16 + 9 * n_pages + RESULTS_ALIGN - 1) // RESULTS_ALIGN * RESULTS_ALIGN
+
+
+def _pool_pages(view, page_bytes, page_stride):
+    """(page bytes, stride) of a pool from its view (device._PoolView) and the arguments."""
+    if not view.contiguous:  # a strided view: its geometry is the pool's
+        if page_bytes not in (None, view.page_bytes) or page_stride not in (None, view.stride):
+            raise ValueError(f"pool: a strided view of pages of {view.page_bytes} bytes at a "
+                             f"stride of {view.stride}; page_bytes/page_stride disagree")
+        return view.page_bytes, view.stride
+    if page_bytes is None:
+        if view.page_bytes is None:
+            raise ValueError("pool: give page_bytes (its first dimension does not index pages)")
+        page_bytes = view.page_bytes
+    page_bytes = int(page_bytes)
+    return page_bytes, int(page_stride) if page_stride is not None else page_bytes
+
+
+class PageResult(NamedTuple):
+    """The results of a device call: status (a splitzip_status number) and its name; size:
+    the stream's size (compression) or its page count (decompression); page_sizes and
+    page_states ("written", "damaged", "untouched"): per page of a decompression, else None."""
+    status: int
+    name: str
+    size: int
+    page_sizes: Optional[tuple]
+    page_states: Optional[tuple]
+
+
+_LIVE = weakref.WeakValueDictionary()  # workspace address -> the last PageOp that used it
+_LIVE_LOCK = threading.Lock()
 
 
 class PageOp:
-    """A page-stream operation enqueued on a device stream. Results stay in device memory
-    (size_tensor: [size or page count, status]) until result() copies them to the host."""
+    """A device call enqueued on a stream. Its results stay in the workspace (device memory:
+    size_ptr, status_ptr, page_sizes_ptr, page_states_ptr) until read() copies them to the
+    host, and until the workspace is used again: read them (poll/read/result) before handing
+    the workspace to another call, or give calls in flight workspaces of their own (a later
+    call on the same workspace makes read() of an unread earlier one raise RuntimeError,
+    never return the later call's results). event: recorded on the call's stream (.stream)
+    right after the call."""
 
-    def __init__(self, res, page_sizes, keep, device, stream):
-        import torch
-        self.size_tensor = res
-        self.page_sizes_tensor = page_sizes
-        self._keep = keep
-        self.event = torch.cuda.Event()
-        self.event.record(torch.cuda.current_stream(device) if stream is None or
-                          isinstance(stream, int) else stream)
+    def __init__(self, rt, kind, n_pages, workspace, ws_ptr, stream, event, out, keep):
+        self.kind, self.n_pages, self.stream, self.event = kind, n_pages, stream, event
+        self._rt, self._ws, self._out, self._keep = rt, workspace, out, keep
+        self.size_ptr, self.status_ptr = ws_ptr, ws_ptr + 8
+        dec = kind == "decompress"
+        self.page_sizes_ptr = ws_ptr + 16 if dec else None
+        self.page_states_ptr = ws_ptr + 16 + 8 * n_pages if dec else None
+        self._res = None
+        self._superseded = False
+        with _LIVE_LOCK:
+            prev = _LIVE.get(ws_ptr)
+            if prev is not None and prev._res is None:
+                prev._superseded = True
+            _LIVE[ws_ptr] = self
 
     def poll(self):
-        """True once the device has finished (never blocks)."""
-        return self.event.query()
+        """True once the device has finished the call. Never blocks."""
+        return bool(self._rt.query(self.event))
 
     def wait(self):
-        self.event.synchronize()
+        """Block until the device has finished the call."""
+        self._rt.synchronize(self.event)
         return self
 
+    def read(self):
+        """Wait, copy the results to the host (once) and return them as a PageResult; never
+        raises for a failed status."""
+        if self._res is None:
+            if self._superseded:
+                raise RuntimeError("a later call used this operation's workspace before its "
+                                   "results were read")
+            self.wait()
+            dec = self.kind == "decompress"
+            raw = self._rt.read(self._ws, 0, 16 + (9 * self.n_pages if dec else 0), self.event)
+            size, status = struct.unpack_from("<Qi", raw, 0)
+            sizes = states = None
+            if dec:
+                n = self.n_pages
+                sizes = tuple(int(v) for v in np.frombuffer(raw, "<u8", n, 16))
+                states = tuple(_STATE_NAMES.get(v, str(v)) for v in raw[16 + 8 * n:16 + 9 * n])
+            name = _STATUS_NAMES[status] if 0 <= status < len(_STATUS_NAMES) else "UNKNOWN"
+            self._res = PageResult(status, name, size, sizes, states)
+        return self._res
+
+    def page_encodings(self):
+        """A compression that succeeded: "coded" or "raw" per page, read from the stream's
+        page table in the output (bit 31 of the u32 at 64 + 4 i, doc/FORMAT.md §12.3)."""
+        r = self.read()
+        if self.kind != "compress" or r.status:
+            raise ValueError("page encodings are those of a compression that succeeded")
+        raw = self._rt.read(self._out, 64, 4 * self.n_pages, self.event)
+        return tuple("raw" if e >> 31 else "coded" for e in np.frombuffer(raw, "<u4"))
+
     def result(self):
-        """Wait, then return the stream size (compression) or page sizes (decompression);
-        raise SplitzipError on a failed status."""
-        self.wait()
-        v = self.size_tensor.cpu().tolist()
-        st = ctypes.c_int32(v[1] & 0xFFFFFFFF).value
-        _raise(st, "page stream (device)")
-        if self.page_sizes_tensor is None:
-            return v[0]
-        return self.page_sizes_tensor.cpu().tolist()
+        """read(), then the stream size (compression) or page sizes (decompression); a failed
+        status raises SplitzipError (compression) or PagesError with the page states."""
+        r = self.read()
+        if r.status and self.kind == "decompress":
+            raise PagesError(r.status, "page stream (device)", list(r.page_states))
+        _raise(r.status, "page stream (device)")
+        return r.size if self.kind == "compress" else list(r.page_sizes)
 
 
 # ---- One-shot helpers -----------------------------------------------------------------------

@@ -229,24 +229,39 @@ def test_lmcache_serde_interface_and_real_size():
 @pytest.mark.skipif(not (torch.cuda.is_available() and ("cuda", True) in splitzip.backends()),
                     reason="no CUDA device or cuda backend here")
 def test_cuda_stream_ordered_no_sync():
+    """A pool and device indices (PagedKV) on a stream of its own after an input event, then
+    the list of page tensors: the host's bytes, bit-exact pages, nothing written to pages the
+    indices do not name. Runs only on a GPU."""
     p = pool(64, (16, 8, 128)).cuda()
     b = splitzip.SplitzipKVBackend()
     spec = splitzip.KVCompressionSpec(page_bytes=32768, max_pages=64, device="cuda")
     assert b.supports(spec)
     req = b.buffer_requirements("compress", spec)
     dst = torch.empty(req.output_bytes, dtype=torch.uint8, device="cuda")
-    ws = torch.empty(req.workspace_bytes, dtype=torch.uint8, device="cuda")
+    ws_c = torch.empty(req.workspace_bytes, dtype=torch.uint8, device="cuda")
+    ws_d = torch.empty(b.buffer_requirements("decompress", spec).workspace_bytes,
+                       dtype=torch.uint8, device="cuda")
+    order = torch.randperm(64, generator=torch.Generator().manual_seed(3))[:48]
+    idx = order.to(torch.int64).cuda()
     s = torch.cuda.Stream()
     ready = torch.cuda.Event()
     ready.record(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        op = b.compress_into(splitzip.PackedBatch(list(p), spec), dst, ws,
-                             context=splitzip.ExecutionContext(stream=s, input_events=[ready]))
-        out = torch.zeros_like(p)
-        op2 = b.decompress_into(splitzip.EncodedBatch(dst, spec), list(out), ws,
-                                context=splitzip.ExecutionContext(stream=s))
+    op = b.compress_into(splitzip.PackedBatch(splitzip.PagedKV(p, idx), spec), dst, ws_c,
+                         context=splitzip.ExecutionContext(stream=s, input_events=[ready]))
+    out = torch.zeros_like(p)
+    op2 = b.decompress_into(splitzip.EncodedBatch(dst, spec), splitzip.PagedKV(out, idx), ws_d,
+                            context=splitzip.ExecutionContext(stream=s))
+    assert op.device_op.stream is s and op2.device_op.stream is s
     assert op2.wait().outcome == "succeeded"
     size = op.wait().output_bytes
-    host = splitzip.compress_pages([x.cpu() for x in p])
+    host = splitzip.compress_pages([p[i].cpu() for i in order.tolist()])
     assert dst[:size].cpu().numpy().tobytes() == host
-    assert torch.equal(bits(out), bits(p))
+    assert torch.equal(bits(out[idx]), bits(p[idx]))
+    rest = torch.ones(64, dtype=torch.bool)
+    rest[order] = False
+    assert not bits(out[rest.cuda()]).any()  # pages not named stay untouched
+    with torch.cuda.stream(s):
+        op = b.compress_into(splitzip.PackedBatch([p[i] for i in order.tolist()], spec), dst,
+                             ws_c, context=splitzip.ExecutionContext(stream=s))
+    assert op.wait().output_bytes == size
+    assert dst[:size].cpu().numpy().tobytes() == host

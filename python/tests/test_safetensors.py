@@ -110,6 +110,15 @@ def hostile_cases(model, tmp):
     return cases
 
 
+def test_edge_cases_accepted_and_restored(tmp_path):
+    for name, data in st_cases.accepted_safetensors():
+        src = tmp_path / name
+        src.write_bytes(data)
+        sst.pack(src, tmp_path / "e.szst", overwrite=True)
+        sst.unpack(tmp_path / "e.szst", tmp_path / "e.out", overwrite=True)
+        assert (tmp_path / "e.out").read_bytes() == data, name
+
+
 def test_hostile_inputs_rejected_with_their_reason(model, tmp_path):
     for name, data, reason, kind in hostile_cases(model, tmp_path):
         src, dst = tmp_path / name, tmp_path / "out"

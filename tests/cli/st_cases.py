@@ -5,7 +5,8 @@ every implementation must report.
 
     python3 st_cases.py SPLITZIP DATA_DIR OUT_DIR
         writes model.safetensors, model.szst (packed by the CLI), hostile/*, and cases.txt (one
-        "file reason kind" line per hostile file). Needs no splitzip Python package (the CLI
+        "file reason kind" line per hostile file; "file OK accepted" for each valid edge case
+        of accepted_safetensors(), which is written to hostile/ too). Needs no splitzip Python package (the CLI
         compresses), so that it also runs where the library is a sanitizer build.
 
 DATA_DIR is the real-data directory (../shared/data when present beside the checkout: KV caches
@@ -144,6 +145,41 @@ def hostile_safetensors():
             '"b":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}}', ok4), "GAP"),
         ("trailing_data.safetensors",
          raw_file('{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}', ok4), "GAP"),
+        # FORMAT.md §11.2 as stated in full: depth 65 (the header object is depth 1, so 64
+        # arrays in it), a field name holding U+0000 is not that field, names compared after
+        # unescaping, no tensors but data left.
+        ("depth_65.safetensors", raw_file(t % (',"x":' + "[" * 64 + "]" * 64), ok4),
+         "BAD_JSON"),
+        ("nul_field_name.safetensors",
+         raw_file('{"a":{"dtype\\u0000":"BF16","shape":[2],"data_offsets":[0,4]}}', ok4),
+         "BAD_HEADER"),
+        ("escaped_duplicate.safetensors", raw_file(
+            '{"ab":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},'
+            '"a\\u0062":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}}', ok4),
+         "DUPLICATE_NAME"),
+        ("escaped_metadata_twice.safetensors",
+         raw_file(t % ',"__metadata__":{},"\\u005f_metadata__":{}', ok4), "DUPLICATE_NAME"),
+        ("no_tensors_data_left.safetensors", raw_file('{"__metadata__":{"k":"v"}}', ok4),
+         "GAP"),
+    ]
+
+
+def accepted_safetensors():
+    """(name, bytes) of valid safetensors files at the edges of FORMAT.md §11.2: pack must
+    accept each and unpack restore it byte for byte."""
+    t = '{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]%s}%s}'
+    ok4 = b"\x00\x3f\x80\x3f"
+    return [
+        ("depth_64.safetensors", raw_file(t % (',"x":' + "[" * 62 + "]" * 62, ""), ok4)),
+        ("nul_inside.safetensors", raw_file(
+            t % (',"x\\u0000":"\\u0000"', ',"__metadata__":{"k\\u0000":"v\\u0000"}'), ok4)),
+        ("names_repeated_inside.safetensors", raw_file(
+            t % (',"x":1,"x":{"y":1,"y":[2]}', ',"__metadata__":{"k":"1","k":"2"}'), ok4)),
+        ("escaped_names.safetensors", raw_file(
+            '{"\\u005f_metadata__":{"k":"v"},'
+            '"\\u0061":{"dt\\u0079pe":"BF16","shape":[2],"data_offsets":[0,4]}}', ok4)),
+        ("no_tensors.safetensors", raw_file("{}")),
+        ("metadata_only.safetensors", raw_file('{"__metadata__":{"k":"v"}}')),
     ]
 
 
@@ -286,6 +322,20 @@ def crafted_containers(compress):
     full = compress(vals) + bytes(32)
     header, meta = build(head, [(1, 0, 1000, len(full))], len(st))
     out.append(("frames_short.szst", header + meta + full, "CORRUPT"))
+    # Stored_Size of a BF16 tensor below 64 or not a multiple of 16: the table is wrong
+    # (FORMAT.md §11.6 step 11), before any frame is read.
+    header, meta = build(head, [(1, 0, 1000, 48)], len(st))
+    out.append(("stored_below_64.szst", header + meta + compress(vals)[:48], "BAD_TABLE"))
+    odd = compress(vals) + bytes(8)
+    header, meta = build(head, [(1, 0, 1000, len(odd))], len(st))
+    out.append(("stored_not_16.szst", header + meta + odd + bytes(8), "BAD_TABLE"))
+    # Every frame of a tensor is checked as a frame on its own: a wrong magic in its second
+    # frame is ERROR_BAD_MAGIC as in its first (step 12).
+    second = bytearray(compress(vals[300:]))
+    second[0] ^= 0xFF
+    two = compress(vals[:300]) + bytes(second)
+    header, meta = build(head, [(1, 0, 1000, len(two))], len(st))
+    out.append(("second_frame_magic.szst", header + meta + two, "ERROR_BAD_MAGIC"))
     return out
 
 
@@ -304,6 +354,9 @@ def main():
         for name, b, reason in cases:
             (out_dir / "hostile" / name).write_bytes(b)
             lines.append(f"{name} {reason} {kind}")
+    for name, b in accepted_safetensors():
+        (out_dir / "hostile" / name).write_bytes(b)
+        lines.append(f"{name} OK accepted")
     (out_dir / "cases.txt").write_text("\n".join(lines) + "\n")
 
 

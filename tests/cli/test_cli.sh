@@ -88,6 +88,14 @@ cmp -s "$V" "$T/t.out" && ok || bad "table round trip differs"
 if "$Z" compress -q --mode entropy - - <"$V" | "$Z" decompress -q - - | cmp -s - "$V"; then ok; else bad "entropy pipe round trip"; fi
 expect_rc 1 "bad --mode" "$Z" compress --mode huffman "$K" "$T/x.sz"
 expect_rc 1 "--table with --mode split4" "$Z" compress --mode split4 --table "$T/t.szet" "$K" "$T/x.sz"
+# --mode auto --table: the entropy candidate uses the table. On K, K's table gives the
+# smallest frame, so auto writes the frame --table alone writes; on V, split4 is smaller.
+expect_rc 0 "compress K with table" "$Z" compress --table "$T/t.szet" "$K" "$T/tk.sz"
+expect_rc 0 "compress K --mode auto --table" "$Z" compress --mode auto --table "$T/t.szet" "$K" "$T/tka.sz"
+cmp -s "$T/tk.sz" "$T/tka.sz" && ok || bad "--mode auto --table differs from --table alone on K"
+expect_rc 0 "compress V --mode auto --table" "$Z" compress --mode auto --table "$T/t.szet" "$V" "$T/tva.sz"
+expect_rc 0 "info V --mode auto --table" "$Z" info "$T/tva.sz"
+grep -q "^frames: *1 (0 stored, 1 split4, 0 entropy)" "$T/out.log" && ok || bad "auto with K's table on V: $(grep frames "$T/out.log")"
 expect_rc 1 "calibrate --mode auto" "$Z" calibrate --mode auto "$K" -o "$T/x.szet"
 head -c 100 "$T/t.szet" >"$T/short.szet"
 expect_rc 3 "truncated table file" "$Z" compress --table "$T/short.szet" "$K" "$T/x.sz"

@@ -128,3 +128,20 @@ uint16_t *sz_test_load_kv(const char *which, size_t *n)
 		*n = sz / 2;
 	return p;
 }
+
+int sz_test_backend_expected(const char *name)
+{
+	const char *p = getenv("SPLITZIP_EXPECT_BACKENDS");
+	const size_t len = strlen(name);
+	while (p && *p) {
+		while (*p == ',' || *p == ' ')
+			p++;
+		size_t n = 0;
+		while (p[n] && p[n] != ',' && p[n] != ' ')
+			n++;
+		if (n == len && n && strncmp(p, name, n) == 0)
+			return 1;
+		p += n;
+	}
+	return 0;
+}

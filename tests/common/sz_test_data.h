@@ -42,4 +42,11 @@ void *sz_test_read_file(const char *path, size_t *size);
  */
 uint16_t *sz_test_load_kv(const char *which, size_t *n);
 
+/*
+ * 1 if SPLITZIP_EXPECT_BACKENDS (comma- or space-separated names; CI sets it to every backend
+ * the machine must run) names backend 'name', else 0. A suite that finds such a backend
+ * unusable fails instead of skipping it.
+ */
+int sz_test_backend_expected(const char *name);
+
 #endif

@@ -17,6 +17,7 @@
 #include "sz_simt_compat.h"
 
 #include "sz_gpu_driver.cuh"
+#include "sz_gpu_pages.cuh"
 
 extern "C" {
 #include "sz_test_data.h"
@@ -228,6 +229,111 @@ template <int W> static budget multi_budget(double bytes, unsigned passes, doubl
 	              passes * (W + 8) * 1024.0 / tile + 0.5, 2};
 }
 
+/*
+ * Page streams (doc/FORMAT.md §12) of real KV pages, every table from the pages, with and
+ * without checksums: the stream written, then scattered back. Bytes per element of the pages;
+ * the passes of a compression (sz_gpu_pages.cuh): the histogram of all pages (2 B), each page's
+ * cost under the tables (2 B), per candidate the gather of the coded pages into the workspace
+ * (4 B) and the frame encoder over it (3.5 B), then the pack of the chosen frames (3 B); AUTO
+ * runs the gather and the encoder twice. A decompression: the validating block, the frame
+ * decoder into the workspace (3.5 B), the scatter into the pages (4 B). Budgets: today's figures
+ * rounded up, a regression guard; the checksum adds no pass (the frames' content checksums are
+ * hashed from registers; raw pages, none here, are hashed once).
+ */
+template <int W>
+static void page_stream(std::vector<row> &rows, size_t n_pages, size_t page_elems,
+                        splitzip_encoding e, bool checksum, const budget &be, const budget &bd)
+{
+	std::vector<std::vector<uint16_t>> pages;
+	std::vector<const void *> ptrs;
+	std::vector<size_t> bytes;
+	for (size_t i = 0; i < n_pages; i++) {
+		pages.push_back(kv(page_elems, i * page_elems * 7));
+		ptrs.push_back(pages.back().data());
+		bytes.push_back(page_elems * 2);
+	}
+	const uint64_t total = n_pages * page_elems, max = page_elems * 2;
+	std::vector<uint8_t> dst(splitzip_pages_bound(n_pages, max));
+	std::vector<uint8_t> ws(sz_gpu_pages_ws_size(n_pages, max, 12, e));
+	size_t size = 0;
+	int32_t st = -1;
+	sz_gpu_pages_enc a;
+	memset(&a, 0, sizeof a);
+	a.in.ptrs = (void *const *)ptrs.data();
+	a.in.bytes = bytes.data();
+	a.n_pages = n_pages;
+	a.max_page_bytes = max;
+	a.dst = dst.data();
+	a.dst_cap = dst.size();
+	a.out_size = &size;
+	a.status = &st;
+	a.ws = ws.data();
+	a.encoding = (uint32_t)e;
+	a.chunk_log2 = 12;
+	a.checksum = checksum;
+	const char *en = e == SPLITZIP_ENCODING_SPLIT4    ? "split4"
+	                 : e == SPLITZIP_ENCODING_ENTROPY ? "entropy"
+	                                                  : "auto";
+	const std::string what = "page stream, " + std::to_string(n_pages) + " x " +
+	                         std::to_string(page_elems * 2 / 1024) + " KiB pages, " + en +
+	                         (checksum ? ", checksum" : "");
+	launcher c{W, 16};
+	sz_gpu_pages_compress<W>(c, a);
+	if (st != SPLITZIP_OK) {
+		c.failed = true;
+		c.msg = "page compress status " + std::to_string(st);
+	}
+	add_row(rows, what + ": compress", c, total, be);
+	std::vector<std::vector<uint16_t>> out(n_pages, std::vector<uint16_t>(page_elems));
+	std::vector<void *> optr;
+	for (auto &p : out)
+		optr.push_back(p.data());
+	std::vector<uint8_t> wsd(sz_gpu_pages_dec_ws_size(n_pages, max)), states(n_pages);
+	std::vector<size_t> sizes(n_pages);
+	size_t n_out = 0;
+	sz_gpu_pages_dec d;
+	memset(&d, 0, sizeof d);
+	d.src = dst.data();
+	d.src_size = size;
+	d.out.ptrs = optr.data();
+	d.out.bytes = bytes.data();
+	d.n_pages = n_pages;
+	d.max_page_bytes = max;
+	d.exact = 1;
+	d.page_sizes = sizes.data();
+	d.page_states = states.data();
+	d.n_pages_out = &n_out;
+	d.status = &st;
+	d.ws = wsd.data();
+	launcher u{W, 16};
+	sz_gpu_pages_decompress<W>(u, d);
+	if (st != SPLITZIP_OK || out != pages) {
+		u.failed = true;
+		u.msg = "page decompress status " + std::to_string(st);
+	}
+	add_row(rows, what + ": decompress", u, total, bd);
+}
+
+template <int W> static void page_streams(std::vector<row> &rows, bool quick)
+{
+	/* launches: a compression's fixed sequence (init, histogram, table, cost, per candidate
+	 * scan, gather, the frame encoder's launches and sizes, plan, pack, raw checksum, finish);
+	 * a decompression's (head, the frame decoder's launches, raw checksum, finish, scatter) */
+	/* Barriers: each per-page kernel runs one block per page with a few barriers, so 2 KiB
+	 * pages (1024 elements) pay about ten per 1024 elements, 32 KiB pages one sixteenth of
+	 * that; blocks have the same threads at W = 32 and 64. The checksum adds one launch. */
+	(void)W;
+	const budget s4{17.5, 11.0, 2.5, 14}, s4_big{16.5, 2.0, 2.5, 14}, ent{19.5, 11.0, 1.5, 17},
+	    au{27.5, 12.5, 2.5, 22}, dec{8.2, 1.8, 0.2, 7}, dec_big{8.0, 0.5, 0.2, 7};
+	const size_t small = quick ? 64 : 256, big = quick ? 8 : 32;
+	for (int ck = 0; ck < 2; ck++) {
+		page_stream<W>(rows, small, 1024, SPLITZIP_ENCODING_SPLIT4, ck, s4, dec);
+		page_stream<W>(rows, big, 16384, SPLITZIP_ENCODING_SPLIT4, ck, s4_big, dec_big);
+		page_stream<W>(rows, small, 1024, SPLITZIP_ENCODING_ENTROPY, ck, ent, dec);
+	}
+	page_stream<W>(rows, small, 1024, SPLITZIP_ENCODING_AUTO, true, au, dec);
+}
+
 /* The call types: one frame of real KV (and of KV-like data whose codebook a sample predicts),
  * and batches of pages. */
 template <int W> static std::vector<row> measure(bool quick)
@@ -245,8 +351,9 @@ template <int W> static std::vector<row> measure(bool quick)
 	const budget fi_exact = multi_budget<W>(5.6, 1, 0.2),
 	             fi_pred = multi_budget<W>(3.85, 1, 0.2);
 	const budget fi_miss = multi_budget<W>(6.2, 2, 0.2);
-	const budget penc = {3.7, 0.3, 0, 1}, pdec = {3.7, 0.15, 0, 2}, pfi = {5.7, 0.4, 0, 1};
-	const budget senc = {3.7, 1.5, 0, 1}, sdec = {3.7, 1.0, 0, 2}, sfi = {5.7, 2.0, 0, 1};
+	/* batched decode: the headers (a warp per frame), then the two decoders */
+	const budget penc = {3.7, 0.3, 0, 1}, pdec = {3.7, 0.15, 0, 3}, pfi = {5.7, 0.4, 0, 1};
+	const budget senc = {3.7, 1.5, 0, 1}, sdec = {3.7, 1.0, 0, 3}, sfi = {5.7, 2.0, 0, 1};
 	/*
 	 * Entropy frames (mode 2, chunks of 2^14): the decode reads the sign/mantissa bytes (1),
 	 * the words (about 0.7 per element on real KV) and the chunk table, and writes 2; each
@@ -333,6 +440,7 @@ template <int W> static std::vector<row> measure(bool quick)
 		compress<W>(e, k, in, &frames);
 		add_row(rows, what + ", encode, codebook from input", e, total, ps.fi);
 	}
+	page_streams<W>(rows, quick);
 	return rows;
 }
 

@@ -58,6 +58,9 @@ int hu_host_backend(int i, const char *suite)
 {
 	const char *name = splitzip_backend_name((size_t)i);
 	if (!splitzip_backend_available((size_t)i)) {
+		ck_assert_msg(!sz_test_backend_expected(name),
+		              "%s: backend %s is named in SPLITZIP_EXPECT_BACKENDS but not usable",
+		              suite, name);
 		printf("%s: backend %s not usable on this machine, skipped\n", suite, name);
 		return 0;
 	}

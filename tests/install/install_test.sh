@@ -3,8 +3,9 @@
 #   install_test.sh tree     BUILD SRC PREFIX   cmake --install BUILD into PREFIX; check the files
 #   install_test.sh consumer BUILD SRC PREFIX   examples/consumer built with pkg-config and with
 #                                               find_package(splitzip), shared and static, run
-#   install_test.sh python   BUILD SRC PREFIX   pip install of SRC/python into a venv; pytest of
-#                                               test_installed.py from outside the source tree
+#   install_test.sh python-prefix  BUILD SRC PREFIX   README.md's commands that install the
+#   install_test.sh python-default BUILD SRC PREFIX   library and the Python package, for
+#                                                     another prefix and for /usr/local (below)
 set -euo pipefail
 what=$1
 B=$(cd "$2" && pwd)
@@ -90,34 +91,124 @@ consumer() {
 	echo "install_test consumer: ok"
 }
 
-python_pkg() {
-	local L T py
-	L=$(libdir_of)
+# The lines of README.md's quick start that install the C library and the Python package, run
+# as written (each must appear in README.md verbatim): in a scratch directory holding a copy of
+# python/ and a link 'build' to BUILD, with HOME (~) a scratch directory, an environment that is
+# only PATH, HOME and LANG, and PIP_NO_INDEX=1 (no pip configuration file either): pip must not
+# need any index. The last line imports splitzip with no environment variable and prints the
+# version and the library it loaded. (The lines are text: their ~ expands when they run.)
+# shellcheck disable=SC2088
+LINES_DEFAULT=(
+	'cmake --install build'
+	'/usr/bin/python3 -m venv --system-site-packages ~/splitzip-venv'
+	'~/splitzip-venv/bin/pip install ./python'
+)
+# shellcheck disable=SC2088
+LINES_PREFIX=(
+	'cmake --install build --prefix ~/splitzip'
+	'/usr/bin/python3 -m venv --system-site-packages ~/splitzip-venv'
+	'PKG_CONFIG_PATH=~/splitzip/lib/pkgconfig ~/splitzip-venv/bin/pip install ./python'
+)
+# shellcheck disable=SC2088
+LINE_IMPORT='~/splitzip-venv/bin/python -c "import splitzip; print(splitzip.version(), splitzip._LIBRARY_PATH)"'
+
+# A listing of a tree that changes when anything in it is written, created or removed.
+snapshot() {
+	(cd "$1" && find . -printf '%y %p %s %T@\n' | LC_ALL=C sort)
+}
+
+# run_lines PREFIX LINE...: the lines as a user types them (above), then the checks; PREFIX
+# (~ for HOME) is where the lines install the C library.
+run_lines() {
+	local prefix=$1 line out py want
+	shift
 	T=$(mktemp -d)
-	trap 'rm -rf "$T"' RETURN
+	trap 'rm -rf "$T"' EXIT
 	py=${SPLITZIP_PYTHON3:-/usr/bin/python3}
-	# A venv that sees Debian's packages (setuptools, numpy, pytest) and installs into itself:
-	# the system's site-packages are never written to.
-	"$py" -m venv --system-site-packages --without-pip "$T/venv"
-	# A copy of python/: pip builds in place, and the checkout stays clean.
-	mkdir "$T/src"
-	cp -r "$S/python/pyproject.toml" "$S/python/setup.py" "$S/python/README.md" \
-		"$S/python/splitzip" "$T/src/"
-	find "$T/src" -name __pycache__ -prune -exec rm -rf {} +
-	PKG_CONFIG_PATH=$L/pkgconfig "$T/venv/bin/python" -m pip install -q --no-index \
-		--no-build-isolation --no-deps "$T/src" || fail "pip install"
+	[ "$py" = /usr/bin/python3 ] || fail "README.md's lines use /usr/bin/python3, not $py"
+	# README.md's command lines: indented by four spaces, a trailing '# comment' left out.
+	local readme
+	readme=$(sed -n 's/^    //p' "$S/README.md" | sed -E 's/[[:space:]]+# [^"]*$//')
+	for line in "$@" "$LINE_IMPORT"; do
+		grep -qxF -- "$line" <<<"$readme" || fail "README.md does not say: $line"
+	done
+	mkdir -p "$T/home" "$T/work"
+	# A copy of python/ (ctest runs the checkout's pytest suite at the same time, whose
+	# interpreter writes python/**/__pycache__): what pip may not write into is this copy.
+	cp -r "$S/python" "$T/work/python"
+	find "$T/work/python" -type d -name __pycache__ -prune -exec rm -rf {} +
+	ln -s "$B" "$T/work/build"
+	snapshot "$T/work/python" >"$T/before"
+	local clean=(env -i PATH="$(dirname "${SPLITZIP_CMAKE:-$(command -v cmake)}"):/usr/bin:/bin"
+		HOME="$T/home" LANG=C.UTF-8 PIP_NO_INDEX=1 PIP_CONFIG_FILE=/dev/null)
+	for line in "$@"; do
+		echo "+ $line"
+		(cd "$T/work" && "${clean[@]}" bash -c "$line") || fail "$line"
+	done
+	prefix=${prefix/#\~/$T/home}
+	want=$(P=$prefix libdir_of)
+	echo "+ $LINE_IMPORT"
+	out=$(cd "$T/work" && "${clean[@]}" bash -c "$LINE_IMPORT") || fail "import splitzip: $out"
+	echo "$out"
+	local version
+	version=$(sed -n 's/^#define SPLITZIP_VERSION_STRING "\(.*\)"/\1/p' "$S/include/splitzip.h")
+	[ "$out" = "$version $want/libsplitzip.so.0" ] ||
+		fail "import splitzip loaded another library than $want/libsplitzip.so.0: $out"
+	snapshot "$T/work/python" >"$T/after"
+	diff "$T/before" "$T/after" || fail "pip wrote into the source tree (python/)"
+	# The installed package, tested from outside any source tree, with no splitzip variable
+	# but the test's own.
 	mkdir "$T/run"
 	cp "$S/tests/install/test_installed.py" "$T/run/"
-	(cd "$T/run" && env -u SPLITZIP_LIBRARY SPLITZIP_EXPECT_LIBDIR="$L" \
-		SPLITZIP_EXPECT_VENV="$T/venv" SPLITZIP_TEST_KV="$KV" SPLITZIP_CLI="$P/bin/splitzip" \
-		"$T/venv/bin/python" -m pytest -q -p no:cacheprovider test_installed.py) ||
+	(cd "$T/run" && "${clean[@]}" SPLITZIP_EXPECT_LIBDIR="$want" \
+		SPLITZIP_EXPECT_VENV="$T/home/splitzip-venv" SPLITZIP_TEST_KV="$KV" \
+		"$T/home/splitzip-venv/bin/python" -m pytest -q -p no:cacheprovider test_installed.py) ||
 		fail "pytest of the installed package"
-	echo "install_test python: ok"
+}
+
+# README.md's commands for another prefix (no root needed): ~/splitzip, found by pip through
+# PKG_CONFIG_PATH.
+python_prefix() {
+	# shellcheck disable=SC2088
+	run_lines '~/splitzip' "${LINES_PREFIX[@]}"
+}
+
+# README.md's commands for the default prefix, /usr/local, exactly: in a user and mount
+# namespace with an empty tmpfs over /usr/local (a fresh machine's; the real one is neither
+# read nor written) and no network at all. Skipped (77) where namespaces are not allowed, or
+# the build installs elsewhere; SPLITZIP_REQUIRE_INSTALL_DEFAULT=1 makes that a failure.
+skip() {
+	[ "${SPLITZIP_REQUIRE_INSTALL_DEFAULT:-0}" != 1 ] || fail "$* (SPLITZIP_REQUIRE_INSTALL_DEFAULT=1)"
+	echo "install_test $what: SKIP: $*"
+	exit 77
+}
+python_default() {
+	local prefix
+	prefix=$(sed -n 's/^CMAKE_INSTALL_PREFIX:[A-Z]*=//p' "$B/CMakeCache.txt")
+	[ "$prefix" = /usr/local ] || skip "$B installs into $prefix, not /usr/local"
+	# A user namespace gives the mount namespace to anyone; root needs none.
+	local ns=(unshare --user --map-root-user --mount --net)
+	if ! "${ns[@]}" true 2>/dev/null; then
+		ns=(unshare --mount --net)
+		if [ "$(id -u)" != 0 ] || ! "${ns[@]}" true 2>/dev/null; then
+			skip "no mount and network namespaces here (unshare)"
+		fi
+	fi
+	"${ns[@]}" bash "$0" python-default-inner "$B" "$S" "$P"
+}
+
+python_default_inner() {
+	mount -t tmpfs splitzip-test /usr/local || fail "tmpfs over /usr/local"
+	[ "$(stat -f -c %T /usr/local)" = tmpfs ] || fail "/usr/local is not the scratch tmpfs"
+	[ -z "$(ls -A /usr/local)" ] || fail "/usr/local is not empty"
+	run_lines /usr/local "${LINES_DEFAULT[@]}"
 }
 
 case $what in
 tree) tree ;;
 consumer) consumer ;;
-python) python_pkg ;;
+python-prefix) python_prefix ;;
+python-default) python_default ;;
+python-default-inner) python_default_inner ;;
 *) fail "unknown step" ;;
 esac

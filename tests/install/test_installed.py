@@ -1,5 +1,6 @@
-"""The splitzip package as pip installed it (tests/install/install_test.sh python): imported from
-the virtual environment, not the source tree, and loading the installed C library."""
+"""The splitzip package as README.md's commands install it (tests/install/install_test.sh):
+imported from the virtual environment, not a source tree, loading the installed C library that
+it recorded when it was built, with no environment variable telling it where."""
 import os
 from pathlib import Path
 
@@ -14,8 +15,10 @@ def test_package_comes_from_the_venv():
 
 
 def test_loads_the_installed_library():
+    assert "SPLITZIP_LIBRARY" not in os.environ
     libdir = Path(os.environ["SPLITZIP_EXPECT_LIBDIR"]).resolve()
     assert Path(splitzip._LIBRARY_PATH).resolve().parent == libdir
+    assert splitzip._LIBRARY_ORIGIN == "recorded when the package was installed"
     assert splitzip.version() == splitzip.__version__
 
 

@@ -4,6 +4,9 @@
  * template over the warp size and runs at W = 32 and W = 64. Include in one file per program.
  *
  *   program [--quick] [TEST...]     no TEST: all of them; --list prints the names
+ *
+ * A watchdog (sz_simt_watchdog) stops a warp width's run of a test after 240 s, or
+ * $SZ_SIMT_WATCHDOG seconds (ctest sets more in sanitizer builds), naming the thread it is in.
  */
 #ifndef SZ_SIMT_TESTING_H
 #define SZ_SIMT_TESTING_H
@@ -11,6 +14,7 @@
 #include "sz_simt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -46,10 +50,22 @@ struct sz_simt_test {
 		&#f[5], f<32>, f<64>                                                               \
 	}
 
+/* Seconds for the watchdog of one warp width's run of a test (below ctest's TIMEOUT). */
+static unsigned sz_simt_watchdog_seconds()
+{
+	const char *s = getenv("SZ_SIMT_WATCHDOG");
+	const long v = s ? strtol(s, nullptr, 10) : 0;
+	return v > 0 ? (unsigned)v : 240;
+}
+
 /* Runs the tests named on the command line (all by default); the exit status of main. */
 static int sz_simt_run_tests(const sz_simt_test *tests, size_t n, int argc, char **argv)
 {
 	std::vector<std::string> want;
+	/* SZ_SIMT_QUICK=1 (ci/sanitize.sh: the suites under ASan, whose full sizes the release step
+	 * runs natively) is --quick for every test program. */
+	const char *q = getenv("SZ_SIMT_QUICK");
+	g_quick = q && !strcmp(q, "1");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--quick")) {
 			g_quick = true;
@@ -78,13 +94,14 @@ static int sz_simt_run_tests(const sz_simt_test *tests, size_t n, int argc, char
 		if (!run)
 			continue;
 		g_test = t.name;
-		sz_simt_watchdog(240); /* below ctest's TIMEOUT: the report names the thread */
 		const int before = g_failures;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		g_W = 32;
+		sz_simt_watchdog(sz_simt_watchdog_seconds()); /* the report names the thread */
 		t.w32();
 		g_W = 64;
+		sz_simt_watchdog(sz_simt_watchdog_seconds());
 		t.w64();
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		const double s =

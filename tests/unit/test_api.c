@@ -155,6 +155,34 @@ START_TEST(error_strings)
 }
 END_TEST
 
+/* An empty frame decodes with no destination at all (dst NULL, capacity 0), through the frame
+ * and the whole-buffer calls, for every mode an empty input can take. */
+START_TEST(empty_frame_without_destination)
+{
+	const splitzip_encoding modes[] = {SPLITZIP_ENCODING_SPLIT4, SPLITZIP_ENCODING_ENTROPY,
+	                                   SPLITZIP_ENCODING_AUTO};
+	for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.encoding = modes[m];
+		splitzip_ctx *ctx;
+		ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
+		uint8_t frame[256];
+		size_t sz = 0, consumed = 0, n = 1;
+		ck_assert_int_eq(splitzip_compress(ctx, NULL, 0, frame, sizeof frame, &sz),
+		                 SPLITZIP_OK);
+		ck_assert_int_eq(splitzip_frame_decompress(ctx, frame, sz, &consumed, NULL, 0, &n),
+		                 SPLITZIP_OK);
+		ck_assert_uint_eq(consumed, sz);
+		ck_assert_uint_eq(n, 0);
+		n = 1;
+		ck_assert_int_eq(splitzip_decompress(ctx, frame, sz, NULL, 0, &n), SPLITZIP_OK);
+		ck_assert_uint_eq(n, 0);
+		splitzip_ctx_free(ctx);
+	}
+}
+END_TEST
+
 Suite *unit_suite_api(void)
 {
 	Suite *s = suite_create("api");
@@ -164,6 +192,7 @@ Suite *unit_suite_api(void)
 	tcase_add_test(tc, predicted_frame_size_is_exact);
 	tcase_add_test(tc, params_validation);
 	tcase_add_test(tc, error_strings);
+	tcase_add_test(tc, empty_frame_without_destination);
 	suite_add_tcase(s, tc);
 	return s;
 }
