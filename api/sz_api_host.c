@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "sz_api.h"
+#include "../core/sz_dtype.h"
 
 size_t splitzip_compress_bound(size_t n_elems)
 {
@@ -31,7 +32,7 @@ splitzip_status splitzip_get_frame_info(const void *src, size_t src_size, splitz
 	if (!src || !info)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	splitzip_header h;
-	splitzip_status st = splitzip_read_header((const uint8_t *)src, src_size, &h);
+	splitzip_status st = splitzip_dtype_read_header((const uint8_t *)src, src_size, &h);
 	if (st != SPLITZIP_OK)
 		return st;
 	memset(info, 0, sizeof *info);
@@ -55,12 +56,14 @@ splitzip_status splitzip_decompressed_size(const void *src, size_t src_size, uin
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	uint64_t total = 0;
 	size_t off = 0;
+	unsigned dtype = 0;
 	do {
 		splitzip_header h;
 		splitzip_status st =
-		    splitzip_stream_header((const uint8_t *)src, src_size, off, &h);
+		    splitzip_api_stream_header((const uint8_t *)src, src_size, off, dtype, &h);
 		if (st != SPLITZIP_OK)
 			return st;
+		dtype = h.dtype;
 		off += (size_t)h.frame_size;
 		total += h.n_elems;
 	} while (off < src_size);
@@ -99,6 +102,13 @@ splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const void *src, si
 {
 	if (!ctx || !src || !src_consumed || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	splitzip_header h;
+	splitzip_status st = splitzip_dtype_read_header((const uint8_t *)src, src_size, &h);
+	if (st != SPLITZIP_OK)
+		return st;
+	if (h.dtype != SPLITZIP_DTYPE_BF16)
+		return splitzip_api_dtype_decode(ctx, &h, (const uint8_t *)src, src_size,
+		                                 src_consumed, dst, dst_cap_elems, n_elems);
 	if (!ctx->backend->host)
 		return splitzip_device_host_decode(ctx, src, src_size, src_consumed, dst,
 		                                   dst_cap_elems, n_elems);
@@ -113,12 +123,24 @@ splitzip_status splitzip_decompress(splitzip_ctx *ctx, const void *src, size_t s
 	if (!ctx || !src || !n_elems || (!dst && dst_cap_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	const uint8_t *p = (const uint8_t *)src;
-	size_t off = 0, total = 0;
+	size_t off = 0, total = 0, width = 2;
+	unsigned dtype = 0;
 	do {
+		splitzip_header h;
+		if (off > 0) { /* FORMAT.md §8.2: the header, then the first frame's dtype */
+			splitzip_status st =
+			    splitzip_api_stream_header(p, src_size, off, dtype, &h);
+			if (st != SPLITZIP_OK && st != SPLITZIP_ERROR_TRUNCATED)
+				return st;
+		} else if (splitzip_dtype_read_header(p, src_size, &h) == SPLITZIP_OK) {
+			dtype = h.dtype;
+			width = splitzip_dtype_width(dtype);
+		}
 		size_t used = 0, got = 0;
-		splitzip_status st = splitzip_frame_decompress(ctx, p + off, src_size - off, &used,
-		                                               dst ? dst + total : NULL,
-		                                               dst_cap_elems - total, &got);
+		splitzip_status st = splitzip_frame_decompress(
+		    ctx, p + off, src_size - off, &used,
+		    dst ? (uint16_t *)((uint8_t *)dst + width * total) : NULL,
+		    dst_cap_elems - total, &got);
 		if (st != SPLITZIP_OK)
 			return splitzip_stream_status(st, off);
 		off += used;
@@ -134,12 +156,15 @@ static splitzip_status verify_in(splitzip_ctx *ctx, splitzip_workmem *w, const u
 {
 	size_t off = 0;
 	uint64_t total = 0;
+	unsigned dtype = 0;
 	do {
 		splitzip_header h;
-		splitzip_status st = splitzip_stream_header(p, src_size, off, &h);
+		splitzip_status st = splitzip_api_stream_header(p, src_size, off, dtype, &h);
 		if (st != SPLITZIP_OK)
 			return st;
-		st = splitzip_scratch_reserve(&w->out, h.n_elems ? (size_t)h.n_elems * 2 : 1);
+		dtype = h.dtype;
+		const size_t width = splitzip_dtype_width(dtype);
+		st = splitzip_scratch_reserve(&w->out, h.n_elems ? (size_t)h.n_elems * width : 1);
 		if (st != SPLITZIP_OK)
 			return st;
 		size_t used = 0, got = 0;
