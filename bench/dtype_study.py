@@ -2,7 +2,8 @@
 """dtype_study.py -- the compression ratios of the frames of doc/FORMAT.md 1.3 for FP16, FP32,
 FP8 E4M3 and FP8 E5M2 on real K/V tensors, next to their order-0 bounds.
 
-    bench/dtype_study.py [--data DIR] [--chunks 10,12,14,16] [--markdown]
+    bench/dtype_study.py [--data DIR] [--chunks 10,12,14,16] [--markdown] [--reference]
+                         [--write-fp8 OUT_DIR]
 
 DIR (default ../shared/data/nativekv next to the repository) holds the tensors of its
 README.md: Llama-2-7B and Llama-3-8B layer-10 K/V as FP16, GPT-2 K/V as FP32. FP8 is derived
@@ -10,9 +11,12 @@ from the FP16 files as serving engines make it: each value divided by a per-tens
 quotient in float32), saturated at the format's largest finite value (448 for E4M3, 57344 for
 E5M2), rounded to nearest, ties to even; at the scale amax/fmax and at 1.0.
 
-Every frame is written by the reference encoder of tests/vectors/dtype_ref.py (numpy, written
-from FORMAT.md; the C library does not code these dtypes yet) and decoded again by its decoder
-and compared with the input as integers; a ratio is the input's bytes over the frame's bytes.
+Every frame is written by the C library (the Python binding, splitzip.compress with the
+dtype) and decoded again by it and compared with the input as integers; a ratio is the input's
+bytes over the frame's bytes. With --reference, each entropy frame at L = 14 is also written by
+the reference encoder of tests/vectors/dtype_ref.py (numpy, written from FORMAT.md) and must be
+the same bytes. --write-fp8 writes the derived FP8 tensors (NAME.amax.e4m3, NAME.1.0.e5m2, ...)
+for bench/sz_dtype_bench.c.
 Per tensor: H, the order-0 entropy of the exponent field (bits); the order-0 bound, the ratio
 with an ideally coded exponent and every other bit stored (w / (w - e + H) for w-bit elements
 with e-bit exponents); the fixed 4-bit-code ceiling w / (w - e + 4); split4 (tables from the
@@ -31,6 +35,9 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "vectors"))
 import dtype_ref as R  # noqa: E402
+
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+import splitzip  # noqa: E402
 
 TARGET = {"f16": 1.13, "e4m3": 1.14, "e5m2": 1.33, "f32": 1.16}
 FILES = ["llama2-7b-chat_L10_K.f16", "llama2-7b-chat_L10_V.f16",
@@ -55,12 +62,21 @@ def tensors(data):
             yield fn + " 1.0", dt, R.to_fp8(x, dt, 1.0)
 
 
+MODES = {"stored": 0, "split4": 1, "entropy": 2}
+REFERENCE = False
+
+
 def ratio(dt, v, log2, encoding):
-    f = R.encode(dt, v, log2, True, encoding)
-    got_dt, got, hdrs = R.read_stream(f)
-    if got_dt is not dt or not np.array_equal(got.astype(np.int64), v.astype(np.int64)):
+    v = np.ascontiguousarray(v.astype(dt.np))
+    f = splitzip.compress(v.view(np.uint8), dtype=dt.name, mode=encoding, chunk_log2=log2,
+                          checksum=True)
+    got = np.asarray(splitzip.decompress(f)).view(dt.np)
+    if splitzip.frame_info(f)["dtype"] != dt.name or not np.array_equal(got, v):
         raise SystemExit("dtype_study: %s %s L=%d does not round-trip" % (dt.name, encoding, log2))
-    return dt.width * len(v) / len(f), hdrs[0]["mode"]
+    if REFERENCE and log2 == 14 and encoding == "entropy" and \
+            R.encode(dt, v, log2, True, encoding) != f:
+        raise SystemExit("dtype_study: %s L=14: the library and dtype_ref.py differ" % dt.name)
+    return dt.width * len(v) / len(f), MODES[splitzip.frame_info(f)["mode"]]
 
 
 def order0(dt, v):
@@ -78,12 +94,21 @@ def main():
                                                    "nativekv"))
     ap.add_argument("--chunks", default="10,12,14,16")
     ap.add_argument("--markdown", action="store_true", help="a table for doc/BENCHMARKS.md")
+    ap.add_argument("--reference", action="store_true",
+                    help="also encode with dtype_ref.py at L = 14 and compare the bytes")
+    ap.add_argument("--write-fp8", metavar="DIR", help="write the derived FP8 tensors there")
     a = ap.parse_args()
+    global REFERENCE
+    REFERENCE = a.reference
     chunks = [int(c) for c in a.chunks.split(",")]
     if 14 not in chunks:
         chunks.append(14)
     rows, misses = [], []
     for label, dt, v in tensors(a.data):
+        if a.write_fp8 and dt.width == 1:
+            os.makedirs(a.write_fp8, exist_ok=True)
+            name = label.replace(".f16 ", ".") + "." + dt.name
+            v.astype(np.uint8).tofile(os.path.join(a.write_fp8, name))
         ent, bound, ceil4 = order0(dt, v)
         s4 = ratio(dt, v, 12, "split4")[0] if dt.split4 else float("nan")
         ent_r = {L: ratio(dt, v, L, "entropy")[0] for L in chunks}
