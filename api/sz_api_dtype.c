@@ -27,11 +27,11 @@ size_t splitzip_compress_bound_dtype(unsigned dtype, size_t n_elems)
 }
 
 splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned dtype, const void *src,
-                                        size_t n_elems, void *dst, size_t dst_cap,
-                                        size_t *dst_size)
+                                        size_t n_elems, void *dst, size_t dst_cap, size_t *dst_size)
 {
 	if (dtype == SPLITZIP_DTYPE_BF16)
-		return splitzip_compress(ctx, (const uint16_t *)src, n_elems, dst, dst_cap, dst_size);
+		return splitzip_compress(ctx, (const uint16_t *)src, n_elems, dst, dst_cap,
+		                         dst_size);
 	if (!ctx || !dst || !dst_size || (!src && n_elems) || !splitzip_dtype_desc_of(dtype) ||
 	    (uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
@@ -60,9 +60,8 @@ splitzip_status splitzip_api_stream_header(const uint8_t *src, size_t size, size
 }
 
 splitzip_status splitzip_api_dtype_decode(splitzip_ctx *ctx, const splitzip_header *h,
-                                          const uint8_t *src, size_t src_size,
-                                          size_t *src_consumed, void *dst, size_t dst_cap_elems,
-                                          size_t *n_elems)
+                                          const uint8_t *src, size_t src_size, size_t *src_consumed,
+                                          void *dst, size_t dst_cap_elems, size_t *n_elems)
 {
 	if (!ctx->backend->host)
 		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;

@@ -53,8 +53,8 @@ typedef struct result {
 } result;
 
 /* Compress 'src' (n_bytes of dtype dt) as one entropy frame and time R decodes. */
-static int measure(splitzip_ctx *ctx, unsigned dt, const uint8_t *src, size_t n_bytes,
-                   unsigned R, result *r)
+static int measure(splitzip_ctx *ctx, unsigned dt, const uint8_t *src, size_t n_bytes, unsigned R,
+                   result *r)
 {
 	const size_t w = splitzip_dtype_width(dt), n = n_bytes / w;
 	const size_t cap = splitzip_compress_bound_dtype(dt, n);

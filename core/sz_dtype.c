@@ -187,7 +187,8 @@ static int header_entropy(const splitzip_dtype_desc *d, const splitzip_header *f
 static int header_dtype(const uint8_t *h, splitzip_header *f)
 {
 	const splitzip_dtype_desc *d = splitzip_dtype_desc_of(f->dtype);
-	if (!d || f->mode > SPLITZIP_MODE_ENTROPY || (f->mode == SPLITZIP_MODE_SPLIT4 && !d->split4))
+	if (!d || f->mode > SPLITZIP_MODE_ENTROPY ||
+	    (f->mode == SPLITZIP_MODE_SPLIT4 && !d->split4))
 		return SZ_HDR_UNSUPPORTED;
 	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
 		return SZ_HDR_CORRUPT;
@@ -218,8 +219,8 @@ splitzip_status splitzip_dtype_read_header(const uint8_t *src, uint64_t size, sp
 	splitzip_status st = splitzip_read_header(src, size, h);
 	/* splitzip_header_parse() reads every field before it rejects a Dtype other than BF16; a
 	 * version above 1 is rejected before, and stays unsupported. */
-	if (st != SPLITZIP_ERROR_UNSUPPORTED_FORMAT || src[SZ_H_VERSION] != SPLITZIP_FORMAT_VERSION ||
-	    h->dtype == SPLITZIP_DTYPE_BF16)
+	if (st != SPLITZIP_ERROR_UNSUPPORTED_FORMAT ||
+	    src[SZ_H_VERSION] != SPLITZIP_FORMAT_VERSION || h->dtype == SPLITZIP_DTYPE_BF16)
 		return st;
 	return splitzip_header_status(header_dtype(src, h));
 }

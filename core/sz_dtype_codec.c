@@ -26,7 +26,8 @@ static void rest_put(unsigned kind, uint8_t *sec, uint64_t i, unsigned r)
 		break;
 	default: /* PL3: bit i % 64 of plane k of group i / 64 */
 		for (unsigned k = 0; k < 3; k++)
-			sec[24 * (i / 64) + 8 * k + (i % 64) / 8] |= (uint8_t)(((r >> k) & 1u) << (i % 8));
+			sec[24 * (i / 64) + 8 * k + (i % 64) / 8] |=
+			    (uint8_t)(((r >> k) & 1u) << (i % 8));
 	}
 }
 
@@ -69,12 +70,13 @@ static void pack_rest(const splitzip_dtype_desc *d, const uint8_t *src, uint64_t
 {
 	for (unsigned k = 0; k < d->n_rest; k++)
 		for (uint64_t i = 0; i < n; i++)
-			rest_put(d->rest[k], f + L->rest[k], i, sz_dt_rest(d, k, sz_dt_load(d, src, i)));
+			rest_put(d->rest[k], f + L->rest[k], i,
+			         sz_dt_rest(d, k, sz_dt_load(d, src, i)));
 }
 
 /* dst[i] = join(xs[i], the rest fields of element i) (§2.2). */
-static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n,
-                     const uint8_t *f, const sz_dt_layout *L, uint8_t *dst)
+static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n, const uint8_t *f,
+                     const sz_dt_layout *L, uint8_t *dst)
 {
 	const uint8_t *s0 = f + L->rest[0], *s1 = f + L->rest[1];
 	for (uint64_t i = 0; i < n; i++) {
@@ -329,8 +331,9 @@ static splitzip_status plan_entropy(dt_plan *p)
 	p->W = p->E2 = 0;
 	for (uint64_t c = 0; c < C; c++) {
 		size_t nw = 0;
-		p->E2 += encode_chunk(enc.sym, p->xs + (c << log2), splitzip_chunk_len(p->n, log2, c),
-		                      p->d->ebits, p->words + 2 * p->W, &nw);
+		p->E2 +=
+		    encode_chunk(enc.sym, p->xs + (c << log2), splitzip_chunk_len(p->n, log2, c),
+		                 p->d->ebits, p->words + 2 * p->W, &nw);
 		p->W += nw;
 		p->wcount[c] = (uint32_t)p->W;
 	}
@@ -441,7 +444,8 @@ static splitzip_status encode_planned(dt_plan *p, uint8_t *dst, size_t cap, size
 	write_header(p, mode, size, dst);
 	if (mode == SPLITZIP_MODE_STORED) {
 		if (p->n)
-			memcpy(dst + SPLITZIP_FRAME_HEADER_SIZE, p->src, (size_t)(p->d->width * p->n));
+			memcpy(dst + SPLITZIP_FRAME_HEADER_SIZE, p->src,
+			       (size_t)(p->d->width * p->n));
 	} else if (mode == SPLITZIP_MODE_SPLIT4)
 		write_split4(p, dst);
 	else
@@ -450,8 +454,8 @@ static splitzip_status encode_planned(dt_plan *p, uint8_t *dst, size_t cap, size
 	return SPLITZIP_OK;
 }
 
-splitzip_status splitzip_dtype_encode(const splitzip_dtype_encoder *e, const void *src,
-                                      uint64_t n, uint8_t *dst, size_t dst_cap, size_t *dst_size)
+splitzip_status splitzip_dtype_encode(const splitzip_dtype_encoder *e, const void *src, uint64_t n,
+                                      uint8_t *dst, size_t dst_cap, size_t *dst_size)
 {
 	const splitzip_dtype_desc *d = splitzip_dtype_desc_of(e->dtype);
 	if (!d || d->code == SPLITZIP_DTYPE_BF16 || e->encoding > SPLITZIP_ENCODING_AUTO ||
@@ -487,13 +491,14 @@ splitzip_status splitzip_dtype_encode(const splitzip_dtype_encoder *e, const voi
 /* ---- Decoder ------------------------------------------------------------------------------- */
 
 /* §4.2.6-§4.2.7: padding, the chunk table, the codes and escapes into xs. */
-static int decode_split4(const splitzip_dtype_desc *d, const splitzip_header *h,
-                         const uint8_t *f, const sz_dt_layout *L, uint8_t *xs)
+static int decode_split4(const splitzip_dtype_desc *d, const splitzip_header *h, const uint8_t *f,
+                         const sz_dt_layout *L, uint8_t *xs)
 {
 	const uint64_t n = h->n_elems, E = h->n_escapes;
 	if (!zero(f, L->codes + (n + 1) / 2, L->rest[0]) || !rest_gaps_ok(d, f, n, L, L->table) ||
 	    !zero(f, L->table + 4 * L->n_chunks, L->positions) ||
-	    !zero(f, L->positions + 2 * E, L->exponents) || !zero(f, L->exponents + E, h->frame_size))
+	    !zero(f, L->positions + 2 * E, L->exponents) ||
+	    !zero(f, L->exponents + E, h->frame_size))
 		return 0;
 	if ((n & 1) && (f[L->codes + n / 2] >> 4))
 		return 0;
@@ -513,11 +518,13 @@ static int decode_split4(const splitzip_dtype_desc *d, const splitzip_header *h,
 	prev = 0;
 	for (uint64_t c = 0; c < L->n_chunks; c++) {
 		const uint64_t t = splitzip_get_u8s(f + L->table + 4 * c, 4);
-		const uint64_t base = c << h->chunk_log2, len = splitzip_chunk_len(n, h->chunk_log2, c);
+		const uint64_t base = c << h->chunk_log2,
+		               len = splitzip_chunk_len(n, h->chunk_log2, c);
 		for (uint64_t r = prev, last = 0; r < t; r++) {
 			const uint64_t pos = splitzip_get_u8s(f + L->positions + 2 * r, 2);
 			const unsigned x = f[L->exponents + r];
-			if ((r > prev && pos <= last) || pos >= len || x >= (1u << d->ebits) || in_cb[x] ||
+			if ((r > prev && pos <= last) || pos >= len || x >= (1u << d->ebits) ||
+			    in_cb[x] ||
 			    ((f[L->codes + (base + pos) / 2] >> (4 * ((base + pos) & 1))) & 0xF))
 				return 0;
 			xs[base + pos] = (uint8_t)x;
@@ -550,8 +557,8 @@ static int read_table(const splitzip_header *h, const uint8_t *f, const sz_dt_la
 }
 
 /* §4.3.6 rules 1-5 into xs. */
-static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h,
-                          const uint8_t *f, const sz_dt_layout *L, uint8_t *xs)
+static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h, const uint8_t *f,
+                          const sz_dt_layout *L, uint8_t *xs)
 {
 	const uint64_t n = h->n_elems, W = h->n_words;
 	const uint64_t K = splitzip_entropy_nibbles(h->table_first, h->table_last);
@@ -606,7 +613,9 @@ static splitzip_status decode_coded(const splitzip_dtype_desc *d, const splitzip
 	if (r > 0)
 		join_all(d, xs, h->n_elems, f, &L, dst);
 	free(xs);
-	return r > 0 ? SPLITZIP_OK : r < 0 ? SPLITZIP_ERROR_OUT_OF_MEMORY : SPLITZIP_ERROR_CORRUPT_STREAM;
+	return r > 0   ? SPLITZIP_OK
+	       : r < 0 ? SPLITZIP_ERROR_OUT_OF_MEMORY
+	               : SPLITZIP_ERROR_CORRUPT_STREAM;
 }
 
 splitzip_status splitzip_dtype_decode(const splitzip_header *h, const uint8_t *src, void *dst)

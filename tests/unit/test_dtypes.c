@@ -3,16 +3,14 @@
  * public API, on every host backend (binary unit.dtypes; CK_RUN_CASE=<case> runs one case).
  *
  *   patterns   every bit pattern of E4M3 and E5M2 (256) and FP16 (65,536), among 16 (8-bit)
- *              or 8 (FP16) times as many KV-like elements (64 or 16 times for split4), round-trips bit for bit through split4 (where defined), entropy and
- *              auto, with the codebook or table from the input and fixed ones that leave
- *              exponents to escapes, chunk sizes 2^10 and 2^14, checksum on and off; each
- *              encoding gives its mode; every backend writes the scalar backend's bytes and
- *              decodes every backend's frame.
- *   fp32       the FP32 specials (zeros, subnormals, infinities, NaNs with payloads) and random
- *              patterns, likewise.
- *   hostile    damaged frames of every dtype and mode (a flipped bit, a replaced byte, a cut,
- *              a header field with the header checksum recomputed) decode to a status of the
- *              decoder on every backend, the same one, without reading or writing outside the
+ *              or 8 (FP16) times as many KV-like elements (64 or 16 times for split4), round-trips
+ * bit for bit through split4 (where defined), entropy and auto, with the codebook or table from the
+ * input and fixed ones that leave exponents to escapes, chunk sizes 2^10 and 2^14, checksum on and
+ * off; each encoding gives its mode; every backend writes the scalar backend's bytes and decodes
+ * every backend's frame. fp32       the FP32 specials (zeros, subnormals, infinities, NaNs with
+ * payloads) and random patterns, likewise. hostile    damaged frames of every dtype and mode (a
+ * flipped bit, a replaced byte, a cut, a header field with the header checksum recomputed) decode
+ * to a status of the decoder on every backend, the same one, without reading or writing outside the
  *              buffers (exactly sized; run under ASan by ci/sanitize.sh).
  *   api        arguments: E4M3 has no split4, codebooks and tables invalid for the dtype,
  *              unknown dtypes, a stream of two dtypes, a destination too small, BF16 through
@@ -143,7 +141,8 @@ static int roundtrip(unsigned dt, const uint8_t *src, size_t n, const enc_cfg *c
 	for (size_t b = 0; b < n_backends; b++) {
 		splitzip_ctx *ctx = make_ctx(backends[b], c);
 		size_t size = 0;
-		splitzip_status st = splitzip_compress_dtype(ctx, dt, src, n, b ? f : ref, cap, &size);
+		splitzip_status st =
+		    splitzip_compress_dtype(ctx, dt, src, n, b ? f : ref, cap, &size);
 		ck_assert_msg(st == SPLITZIP_OK, "dtype %u enc %d: %s", dt, (int)c->enc,
 		              splitzip_status_name(st));
 		if (b == 0)
@@ -154,10 +153,11 @@ static int roundtrip(unsigned dt, const uint8_t *src, size_t n, const enc_cfg *c
 			              splitzip_ctx_backend_name(ctx));
 		size_t got = 0;
 		st = splitzip_decompress(ctx, ref, ref_size, (uint16_t *)(void *)out, n, &got);
-		ck_assert_msg(st == SPLITZIP_OK, "dtype %u decode: %s", dt, splitzip_status_name(st));
+		ck_assert_msg(st == SPLITZIP_OK, "dtype %u decode: %s", dt,
+		              splitzip_status_name(st));
 		ck_assert_uint_eq(got, n);
-		ck_assert_msg(memcmp(out, src, n * w) == 0, "dtype %u enc %d: round trip differs", dt,
-		              (int)c->enc);
+		ck_assert_msg(memcmp(out, src, n * w) == 0, "dtype %u enc %d: round trip differs",
+		              dt, (int)c->enc);
 		splitzip_ctx_free(ctx);
 	}
 	splitzip_frame_info fi;
@@ -228,7 +228,8 @@ START_TEST(patterns)
 	                                SPLITZIP_DTYPE_FP16};
 	for (unsigned k = 0; k < 3; k++) {
 		const unsigned dt = dts[k];
-		const size_t m = (size_t)1 << (8 * splitzip_dtype_width(dt)), n = (m > 256 ? 8 : 16) * m;
+		const size_t m = (size_t)1 << (8 * splitzip_dtype_width(dt)),
+		             n = (m > 256 ? 8 : 16) * m;
 		uint32_t *pat = (uint32_t *)malloc(m * sizeof *pat);
 		for (size_t i = 0; i < m; i++)
 			pat[i] = (uint32_t)i;
@@ -318,7 +319,8 @@ static void hostile_one(const uint8_t *f, size_t size, size_t n, size_t w, uint6
 		const enc_cfg c = {SPLITZIP_ENCODING_SPLIT4, 0, 0, NULL, NULL};
 		splitzip_ctx *ctx = make_ctx(backends[k], &c);
 		size_t got = 0;
-		splitzip_status st = splitzip_decompress(ctx, b, len, (uint16_t *)(void *)out, n, &got);
+		splitzip_status st =
+		    splitzip_decompress(ctx, b, len, (uint16_t *)(void *)out, n, &got);
 		ck_assert_msg(decode_status(st), "status %s", splitzip_status_name(st));
 		if (st != SPLITZIP_ERROR_DST_TOO_SMALL)
 			ck_assert_int_eq(splitzip_verify(ctx, b, len, NULL), st);
@@ -373,15 +375,16 @@ START_TEST(api)
 	size_t size = 0;
 	enc_cfg c = {SPLITZIP_ENCODING_SPLIT4, 12, 0, NULL, NULL};
 	splitzip_ctx *ctx = make_ctx(SPLITZIP_BACKEND_SCALAR, &c);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP8_E4M3, src, 64, dst,
-	                                         sizeof dst, &size),
-	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP8_E4M3, src, 64, dst, sizeof dst, &size),
+	    SPLITZIP_ERROR_INVALID_ARGUMENT);
 	ck_assert_int_eq(splitzip_compress_dtype(ctx, 0, src, 8, dst, sizeof dst, &size),
 	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
 	ck_assert_int_eq(splitzip_compress_dtype(ctx, 6, src, 8, dst, sizeof dst, &size),
 	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, 100, &size),
-	                 SPLITZIP_ERROR_DST_TOO_SMALL);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, 100, &size),
+	    SPLITZIP_ERROR_DST_TOO_SMALL);
 	splitzip_ctx_free(ctx);
 	/* a fixed codebook with an exponent of 32 or more is not one of E5M2 or FP16 */
 	splitzip_codebook cb;
@@ -389,12 +392,12 @@ START_TEST(api)
 		cb.exponents[i] = (uint8_t)(17 + i);
 	c.cb = &cb;
 	ctx = make_ctx(SPLITZIP_BACKEND_SCALAR, &c);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, sizeof dst,
-	                                         &size),
-	                 SPLITZIP_ERROR_BAD_CODEBOOK);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP32, src, 16, dst, sizeof dst,
-	                                         &size),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, sizeof dst, &size),
+	    SPLITZIP_ERROR_BAD_CODEBOOK);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP32, src, 16, dst, sizeof dst, &size),
+	    SPLITZIP_OK);
 	splitzip_ctx_free(ctx);
 	/* a fixed table with a code for exponent 20 is not one of E4M3 */
 	splitzip_entropy_table t;
@@ -404,19 +407,20 @@ START_TEST(api)
 	t.escape_length = 2;
 	c = (enc_cfg){SPLITZIP_ENCODING_ENTROPY, 12, 0, NULL, &t};
 	ctx = make_ctx(SPLITZIP_BACKEND_SCALAR, &c);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP8_E4M3, src, 64, dst,
-	                                         sizeof dst, &size),
-	                 SPLITZIP_ERROR_BAD_CODEBOOK);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, sizeof dst,
-	                                         &size),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP8_E4M3, src, 64, dst, sizeof dst, &size),
+	    SPLITZIP_ERROR_BAD_CODEBOOK);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, dst, sizeof dst, &size),
+	    SPLITZIP_OK);
 	/* one dtype per stream: an FP16 frame, then a BF16 frame of the same bytes */
 	uint8_t two[1024];
 	size_t a = 0, b = 0;
 	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, src, 32, two, 512, &a),
 	                 SPLITZIP_OK);
-	ck_assert_int_eq(splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_BF16, src, 32, two + a, 512, &b),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_compress_dtype(ctx, SPLITZIP_DTYPE_BF16, src, 32, two + a, 512, &b),
+	    SPLITZIP_OK);
 	uint16_t out[128];
 	size_t got = 0;
 	uint64_t total = 0;
@@ -428,9 +432,9 @@ START_TEST(api)
 	ck_assert_int_eq(splitzip_verify(ctx, two, a + b, NULL), SPLITZIP_ERROR_CORRUPT_STREAM);
 	/* BF16 through splitzip_compress_dtype is splitzip_compress */
 	size_t c2 = 0;
-	ck_assert_int_eq(splitzip_compress(ctx, (const uint16_t *)(void *)src, 32, two + 512, 512,
-	                                   &c2),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_compress(ctx, (const uint16_t *)(void *)src, 32, two + 512, 512, &c2),
+	    SPLITZIP_OK);
 	ck_assert_uint_eq(c2, b);
 	ck_assert_int_eq(memcmp(two + 512, two + a, b), 0);
 	splitzip_ctx_free(ctx);

@@ -59,7 +59,8 @@ static char **list_sz(const char *sub, size_t *count)
 	struct dirent *e;
 	while (d && names && n < 1024 && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
-		if (len > 3 && strcmp(e->d_name + len - 3, ".sz") == 0 && (names[n] = malloc(len))) {
+		if (len > 3 && strcmp(e->d_name + len - 3, ".sz") == 0 &&
+		    (names[n] = malloc(len))) {
 			memcpy(names[n], e->d_name, len - 3);
 			names[n++][len - 3] = 0;
 		}
@@ -133,7 +134,8 @@ START_TEST(inventory)
 	for (unsigned dt = 2; dt <= 5; dt++)
 		ck_assert_msg(seen[dt] >= 10, "dtype %u: %u vectors", dt, seen[dt]);
 	for (size_t i = 0; i < n_invalid; i++)
-		ck_assert_msg(expected_status(invalid_names[i]) > 0, "%s: no status", invalid_names[i]);
+		ck_assert_msg(expected_status(invalid_names[i]) > 0, "%s: no status",
+		              invalid_names[i]);
 }
 END_TEST
 
@@ -156,8 +158,8 @@ START_TEST(valid_decodes)
 		const char *be = splitzip_ctx_backend_name(ctxs[c]);
 		size_t got = 0;
 		memset(out, 0xA5, raw.n + 8);
-		splitzip_status st = splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out,
-		                                         n, &got);
+		splitzip_status st =
+		    splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out, n, &got);
 		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, be, splitzip_status_name(st));
 		ck_assert_uint_eq(got, n);
 		ck_assert_msg(memcmp(out, raw.p, raw.n) == 0, "%s [%s]: elements differ", name, be);
@@ -180,8 +182,7 @@ END_TEST
 /* Encode n elements of dtype dt with these parameters on the given backend. */
 static uint8_t *encode(splitzip_backend_id be, unsigned dt, const uint8_t *src, size_t n,
                        const splitzip_frame_info *fi, splitzip_encoding enc,
-                       const splitzip_codebook *cb, const splitzip_entropy_table *t,
-                       size_t *size)
+                       const splitzip_codebook *cb, const splitzip_entropy_table *t, size_t *size)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
@@ -238,8 +239,8 @@ static void reencode_frame(const char *name, unsigned dt, const uint8_t *fr,
 		if (!f)
 			continue;
 		ck_assert_msg(size == fi->frame_size && memcmp(f, fr, size) == 0,
-		              "%s [%s]: re-encoded with its own codebook or table differently", name,
-		              splitzip_backend_name(i));
+		              "%s [%s]: re-encoded with its own codebook or table differently",
+		              name, splitzip_backend_name(i));
 		free(f);
 		if (strstr(name, "fixed"))
 			continue;
