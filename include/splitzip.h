@@ -523,9 +523,10 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * 2^e, no code for an exponent of 2^e or more), else BAD_CODEBOOK. A dst_cap of
  * splitzip_compress_bound_dtype(dtype, n_elems) always suffices. Frames of dtypes other than
  * BF16 are encoded in one thread with portable C (n_threads does not apply) and use about
- * 2.6 bytes of temporary memory per element. Errors: as splitzip_compress(), INVALID_ARGUMENT
- * for a dtype outside splitzip_dtype, UNSUPPORTED_FORMAT for a dtype other than BF16 on a
- * device context.
+ * 3.5 bytes of temporary memory per element (entropy; 1 for split4). Errors: as
+ * splitzip_compress(), INVALID_ARGUMENT for a dtype outside splitzip_dtype,
+ * UNSUPPORTED_FORMAT for a dtype other than BF16 on a device context. The context may be
+ * shared between threads as for splitzip_compress().
  */
 SPLITZIP_API splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned dtype,
                                                      const void *src, size_t n_elems, void *dst,
