@@ -30,11 +30,6 @@ uint32_t sz_dt_load(const splitzip_dtype_desc *d, const uint8_t *p, uint64_t i)
 	return (uint32_t)splitzip_get_u8s(p + d->width * i, d->width);
 }
 
-void sz_dt_store(const splitzip_dtype_desc *d, uint8_t *p, uint64_t i, uint32_t v)
-{
-	splitzip_put_u8s(p + d->width * i, v, d->width);
-}
-
 unsigned sz_dt_exponent(const splitzip_dtype_desc *d, uint32_t v)
 {
 	switch (d->code) {
@@ -66,25 +61,6 @@ unsigned sz_dt_rest(const splitzip_dtype_desc *d, unsigned k, uint32_t v)
 		return k == 0 ? pl3_of(v >> 8) : (v & 0xFF);
 	default:
 		return k == 0 ? splitzip_bf16_signman((uint16_t)(v >> 16)) : (v & 0xFFFF);
-	}
-}
-
-static uint32_t join_e5m2(unsigned x, unsigned r)
-{
-	return ((r & 0x4u) << 5) | (x << 2) | (r & 0x3u);
-}
-
-uint32_t sz_dt_join(const splitzip_dtype_desc *d, unsigned x, unsigned r0, unsigned r1)
-{
-	switch (d->code) {
-	case 2:
-		return ((r0 & 0x8u) << 4) | (x << 3) | (r0 & 0x7u);
-	case 3:
-		return join_e5m2(x, r0);
-	case 4:
-		return (join_e5m2(x, r0) << 8) | r1;
-	default:
-		return ((uint32_t)splitzip_bf16_join((uint8_t)x, (uint8_t)r0) << 16) | r1;
 	}
 }
 

@@ -31,25 +31,6 @@ static void rest_put(unsigned kind, uint8_t *sec, uint64_t i, unsigned r)
 	}
 }
 
-static unsigned rest_get(unsigned kind, const uint8_t *sec, uint64_t i)
-{
-	switch (kind) {
-	case SZ_REST_SM:
-	case SZ_REST_LO8:
-		return sec[i];
-	case SZ_REST_LO16:
-		return (unsigned)splitzip_get_u8s(sec + 2 * i, 2);
-	case SZ_REST_NIB:
-		return (sec[i / 2] >> (4 * (i & 1))) & 0xFu;
-	default: {
-		unsigned r = 0;
-		for (unsigned k = 0; k < 3; k++)
-			r |= ((sec[24 * (i / 64) + 8 * k + (i % 64) / 8] >> (i % 8)) & 1u) << k;
-		return r;
-	}
-	}
-}
-
 /* The pad nibble of NIB and the pad bits of PL3 are 0 (§2.3). */
 static int rest_pad_ok(unsigned kind, const uint8_t *sec, uint64_t n)
 {
@@ -74,15 +55,58 @@ static void pack_rest(const splitzip_dtype_desc *d, const uint8_t *src, uint64_t
 			         sz_dt_rest(d, k, sz_dt_load(d, src, i)));
 }
 
-/* dst[i] = join(xs[i], the rest fields of element i) (§2.2). */
+/* The pl3 fields of group g of a PL3 section as bits 0-2 of r[0..63]. */
+static void pl3_group(const uint8_t *sec, uint64_t g, uint8_t r[64])
+{
+	const uint64_t p0 = splitzip_get_u8s(sec + 24 * g, 8),
+	               p1 = splitzip_get_u8s(sec + 24 * g + 8, 8),
+	               p2 = splitzip_get_u8s(sec + 24 * g + 16, 8);
+	for (unsigned b = 0; b < 64; b++)
+		r[b] = (uint8_t)(((p0 >> b) & 1) | (((p1 >> b) & 1) << 1) | (((p2 >> b) & 1) << 2));
+}
+
+/* E5M2 and FP16: PL3 groups of 64, and for FP16 the low bytes. */
+static void join_pl3(const uint8_t *xs, uint64_t n, const uint8_t *pl3, const uint8_t *lo,
+                     uint8_t *dst)
+{
+	uint8_t r[64];
+	for (uint64_t g = 0; g * 64 < n; g++) {
+		pl3_group(pl3, g, r);
+		const uint64_t end = n - 64 * g < 64 ? n - 64 * g : 64;
+		for (uint64_t b = 0; b < end; b++) {
+			const uint64_t i = 64 * g + b;
+			const uint8_t hi = (uint8_t)(((r[b] & 0x4u) << 5) | ((unsigned)xs[i] << 2) |
+			                             (r[b] & 0x3u));
+			if (lo) {
+				dst[2 * i] = lo[i];
+				dst[2 * i + 1] = hi;
+			} else {
+				dst[i] = hi;
+			}
+		}
+	}
+}
+
+/* dst[i] = join(xs[i], the rest fields of element i) (§2.2), one loop per dtype. */
 static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n, const uint8_t *f,
                      const sz_dt_layout *L, uint8_t *dst)
 {
 	const uint8_t *s0 = f + L->rest[0], *s1 = f + L->rest[1];
-	for (uint64_t i = 0; i < n; i++) {
-		const unsigned r0 = rest_get(d->rest[0], s0, i);
-		const unsigned r1 = d->n_rest > 1 ? rest_get(d->rest[1], s1, i) : 0;
-		sz_dt_store(d, dst, i, sz_dt_join(d, xs[i], r0, r1));
+	if (d->code == SPLITZIP_DTYPE_FP8_E4M3) {
+		for (uint64_t i = 0; i < n; i++) {
+			const unsigned r = (s0[i / 2] >> (4 * (i & 1))) & 0xFu;
+			dst[i] = (uint8_t)(((r & 0x8u) << 4) | ((unsigned)xs[i] << 3) | (r & 0x7u));
+		}
+	} else if (d->code == SPLITZIP_DTYPE_FP32) {
+		for (uint64_t i = 0; i < n; i++) {
+			const uint16_t hi = splitzip_bf16_join(xs[i], s0[i]);
+			dst[4 * i] = s1[2 * i];
+			dst[4 * i + 1] = s1[2 * i + 1];
+			dst[4 * i + 2] = (uint8_t)hi;
+			dst[4 * i + 3] = (uint8_t)(hi >> 8);
+		}
+	} else {
+		join_pl3(xs, n, s0, d->code == SPLITZIP_DTYPE_FP16 ? s1 : NULL, dst);
 	}
 }
 

@@ -22,10 +22,8 @@ typedef struct sz_dt_layout {
 } sz_dt_layout;
 
 SZ_INTERNAL uint32_t sz_dt_load(const splitzip_dtype_desc *d, const uint8_t *p, uint64_t i);
-SZ_INTERNAL void sz_dt_store(const splitzip_dtype_desc *d, uint8_t *p, uint64_t i, uint32_t v);
 SZ_INTERNAL unsigned sz_dt_exponent(const splitzip_dtype_desc *d, uint32_t v);
 SZ_INTERNAL unsigned sz_dt_rest(const splitzip_dtype_desc *d, unsigned k, uint32_t v);
-SZ_INTERNAL uint32_t sz_dt_join(const splitzip_dtype_desc *d, unsigned x, unsigned r0, unsigned r1);
 SZ_INTERNAL uint64_t sz_dt_rest_size(unsigned kind, uint64_t n);
 SZ_INTERNAL void sz_dt_split4_layout(const splitzip_dtype_desc *d, uint64_t n, unsigned log2,
                                      uint64_t E, sz_dt_layout *L);
