@@ -8,7 +8,7 @@
  * tensor as BF16 (e.g. ../shared/data/bigkv/NAME.bf16 next to ../shared/data/nativekv/NAME.f16;
  * bench/dtype_study.py --write-fp8 DIR writes FP8 tensors derived from the FP16 ones). For
  * each: entropy frames (L = 14, no checksum) of both are written and decoded R times (default
- * 31) with splitzip_decompress() on the backend; printed are the ratios, the median decode
+ * 31) with splitzip_decompress_dtype() on the backend; printed are the ratios, the median decode
  * times and elements per second, and DTYPE's decode speed over BF16's. Every decoded frame is
  * compared with its input as bytes.
  */
@@ -65,7 +65,7 @@ static int measure(splitzip_ctx *ctx, unsigned dt, const uint8_t *src, size_t n_
 	         splitzip_compress_dtype(ctx, dt, src, n, frame, cap, &size) == SPLITZIP_OK;
 	for (unsigned i = 0; ok && i < R; i++) {
 		const double t0 = now();
-		ok = splitzip_decompress(ctx, frame, size, (uint16_t *)(void *)out, n, &got) ==
+		ok = splitzip_decompress_dtype(ctx, frame, size, out, n_bytes, &got) ==
 		         SPLITZIP_OK &&
 		     got == n;
 		t[i] = now() - t0;

@@ -554,12 +554,9 @@ SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t 
  * of elements written in '*n_elems'. Every field and every escape is validated before use; the
  * decoder never reads outside src[0..src_size) nor writes outside dst[0..dst_cap_elems).
  * If a frame carries a content checksum it is verified.
- * Every dtype (splitzip_dtype) is decoded: the elements are those of the stream's dtype (every
- * frame of a stream has the first frame's, else CORRUPT_STREAM), 'dst' and 'dst_cap_elems'
- * count elements of its width (splitzip_get_frame_info() tells the dtype first), and for a
- * width other than 2 'dst' is really a buffer of dst_cap_elems * width bytes (any alignment)
- * cast to uint16_t *. A device context decodes BF16 frames only (UNSUPPORTED_FORMAT for the
- * others).
+ * BF16 only: a frame of another dtype (doc/FORMAT.md 1.3) is UNSUPPORTED_FORMAT here, so that
+ * a destination sized for BF16 elements is never overrun by wider ones; decode those with
+ * splitzip_decompress_dtype().
  * Errors: INVALID_ARGUMENT, DST_TOO_SMALL, TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
  * UNSUPPORTED_FORMAT, CORRUPT_STREAM (including bytes after the last frame that do not form a
  * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
@@ -579,9 +576,31 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
                                                        size_t *n_elems);
 
 /*
+ * splitzip_decompress_dtype() and splitzip_frame_decompress_dtype() are splitzip_decompress()
+ * and splitzip_frame_decompress() for streams of any dtype (splitzip_dtype; BF16 included):
+ * the destination is 'dst_cap_bytes' bytes (any alignment for dtypes other than BF16; 2-byte
+ * aligned for BF16), the elements are written as little-endian patterns of the stream's dtype
+ * (splitzip_get_frame_info() tells it; every frame of a stream has the first frame's, else
+ * CORRUPT_STREAM), '*n_elems' counts elements of that dtype, and DST_TOO_SMALL means that they
+ * do not fit in dst_cap_bytes. Frames of dtypes other than BF16 are decoded in one thread by
+ * portable C, with n_elems bytes of temporary memory; a device context decodes BF16 frames
+ * only (UNSUPPORTED_FORMAT for the others). Other arguments, errors and guarantees as
+ * splitzip_decompress(). The context may be shared between threads.
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_dtype(splitzip_ctx *ctx, const void *src,
+                                                       size_t src_size, void *dst,
+                                                       size_t dst_cap_bytes, size_t *n_elems);
+SPLITZIP_API splitzip_status splitzip_frame_decompress_dtype(splitzip_ctx *ctx, const void *src,
+                                                             size_t src_size, size_t *src_consumed,
+                                                             void *dst, size_t dst_cap_bytes,
+                                                             size_t *n_elems);
+
+/*
  * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
- * discards the result: it reports exactly the status splitzip_decompress() would, and stores the
- * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
+ * discards the result: it reports exactly the status splitzip_decompress_dtype() would (so
+ * streams of every dtype are verified; for BF16 the status of splitzip_decompress()), and
+ * stores the element count in '*n_elems' (may be NULL). Memory use is bounded by the largest
+ * frame.
  */
 SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
                                              uint64_t *n_elems);

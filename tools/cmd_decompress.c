@@ -98,8 +98,8 @@ static int decode_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 		return rc;
 	size_t used = 0, n = 0;
 	if (st == SPLITZIP_OK)
-		st = splitzip_frame_decompress(j->ctx, in->src, in->len, &used,
-		                               (uint16_t *)(void *)out->data, out->cap / j->w, &n);
+		st = splitzip_frame_decompress_dtype(j->ctx, in->src, in->len, &used, out->data,
+		                                     out->cap, &n);
 	if (st != SPLITZIP_OK) {
 		msg("%s: frame %llu at byte %llu: %s", j->r.path, (unsigned long long)j->frames,
 		    (unsigned long long)j->bytes_in, splitzip_error_string(st));

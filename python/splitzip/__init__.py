@@ -145,6 +145,7 @@ for name, res, args in [
     ("splitzip_compress_bound_dtype", _SZ, [ctypes.c_uint, _SZ]),
     ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_decompress_dtype", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_get_frame_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_FrameInfo)]),
     ("splitzip_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Codebook)]),
     ("splitzip_entropy_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
@@ -367,12 +368,12 @@ def decompress(frame, *, like="numpy", backend="auto"):
     got = _SZ()
     ctx = _ctx(backend)
     try:
-        st = _lib.splitzip_decompress(ctx, buf, len(buf), out.ctypes.data, out.size,
-                                      ctypes.byref(got))
+        st = _lib.splitzip_decompress_dtype(ctx, buf, len(buf), out.ctypes.data, out.nbytes,
+                                            ctypes.byref(got))
     finally:
         _lib.splitzip_ctx_free(ctx)
     if st:
-        raise SplitzipError(st, "splitzip_decompress")
+        raise SplitzipError(st, "splitzip_decompress_dtype")
     if like == "torch":
         import torch
         if name == "bf16":

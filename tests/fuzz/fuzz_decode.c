@@ -150,7 +150,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	splitzip_ctx *ctx = NULL;
 	FUZZ_CHECK(splitzip_ctx_create(NULL, &ctx) == SPLITZIP_OK, "ctx_create");
 	size_t n = 0;
-	splitzip_status st = splitzip_decompress(ctx, p, size, (uint16_t *)(void *)out, cap, &n);
+	splitzip_status st = splitzip_decompress_dtype(ctx, p, size, out, cap * width, &n);
+	/* the BF16 call: the same, or UNSUPPORTED_FORMAT for a stream of another dtype */
+	size_t n16 = 0;
+	splitzip_status st16 =
+	    splitzip_decompress(ctx, p, size, (uint16_t *)(void *)out, cap * width / 2, &n16);
+	FUZZ_CHECK(st16 == (ist == SPLITZIP_OK && fi.dtype != SPLITZIP_DTYPE_BF16
+	                        ? SPLITZIP_ERROR_UNSUPPORTED_FORMAT
+	                        : st),
+	           "BF16 decompress %s, decompress_dtype %s", splitzip_status_name(st16),
+	           splitzip_status_name(st));
 	FUZZ_CHECK(fuzz_is_decode_status(st) && st != SPLITZIP_ERROR_DST_TOO_SMALL,
 	           "decompress: %s", splitzip_status_name(st));
 	if (st == SPLITZIP_OK)
@@ -176,9 +185,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 			                                        §8.2) */
 			break;
 		}
-		wst = splitzip_frame_decompress(ctx, p + off, size - off, &used,
-		                                (uint16_t *)(void *)(out + width * done),
-		                                cap - done, &got);
+		wst =
+		    splitzip_frame_decompress_dtype(ctx, p + off, size - off, &used,
+		                                    out + width * done, (cap - done) * width, &got);
 		if (wst != SPLITZIP_OK) {
 			if (off > 0 && wst == SPLITZIP_ERROR_BAD_MAGIC)
 				wst = SPLITZIP_ERROR_CORRUPT_STREAM;
@@ -200,7 +209,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 		uint16_t *small = (uint16_t *)malloc((n - 1) ? (n - 1) * width : 1);
 		FUZZ_CHECK(small != NULL, "out of memory");
 		size_t n2 = 0;
-		splitzip_status sst = splitzip_decompress(ctx, p, size, small, n - 1, &n2);
+		splitzip_status sst =
+		    splitzip_decompress_dtype(ctx, p, size, small, (n - 1) * width, &n2);
 		FUZZ_CHECK(sst == SPLITZIP_ERROR_DST_TOO_SMALL, "room n-1: %s",
 		           splitzip_status_name(sst));
 		free(small);

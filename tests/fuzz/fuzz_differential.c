@@ -75,7 +75,7 @@ static void diff_decode(const backends *b, const uint8_t *p, size_t size)
 	splitzip_ctx *rc = make_ctx(&base, b->ids[b->ref]);
 	size_t ref_n = 0;
 	uint64_t vn = 0;
-	splitzip_status ref_st = splitzip_decompress(rc, p, size, ref_out, cap, &ref_n);
+	splitzip_status ref_st = splitzip_decompress_dtype(rc, p, size, ref_out, cap * w, &ref_n);
 	splitzip_status ref_vst = splitzip_verify(rc, p, size, &vn);
 	FUZZ_CHECK(fuzz_is_decode_status(ref_st), "scalar decompress: %s",
 	           splitzip_status_name(ref_st));
@@ -86,7 +86,7 @@ static void diff_decode(const backends *b, const uint8_t *p, size_t size)
 			continue;
 		splitzip_ctx *ctx = make_ctx(&base, b->ids[k]);
 		size_t n = 0;
-		splitzip_status st = splitzip_decompress(ctx, p, size, out, cap, &n);
+		splitzip_status st = splitzip_decompress_dtype(ctx, p, size, out, cap * w, &n);
 		FUZZ_CHECK(st == ref_st, "decompress: %s says %s, scalar says %s", b->names[k],
 		           splitzip_status_name(st), splitzip_status_name(ref_st));
 		if (st == SPLITZIP_OK)

@@ -152,7 +152,7 @@ static int roundtrip(unsigned dt, const uint8_t *src, size_t n, const enc_cfg *c
 			              "dtype %u: backend %s writes other bytes", dt,
 			              splitzip_ctx_backend_name(ctx));
 		size_t got = 0;
-		st = splitzip_decompress(ctx, ref, ref_size, (uint16_t *)(void *)out, n, &got);
+		st = splitzip_decompress_dtype(ctx, ref, ref_size, out, n * w, &got);
 		ck_assert_msg(st == SPLITZIP_OK, "dtype %u decode: %s", dt,
 		              splitzip_status_name(st));
 		ck_assert_uint_eq(got, n);
@@ -319,8 +319,7 @@ static void hostile_one(const uint8_t *f, size_t size, size_t n, size_t w, uint6
 		const enc_cfg c = {SPLITZIP_ENCODING_SPLIT4, 0, 0, NULL, NULL};
 		splitzip_ctx *ctx = make_ctx(backends[k], &c);
 		size_t got = 0;
-		splitzip_status st =
-		    splitzip_decompress(ctx, b, len, (uint16_t *)(void *)out, n, &got);
+		splitzip_status st = splitzip_decompress_dtype(ctx, b, len, out, n * w, &got);
 		ck_assert_msg(decode_status(st), "status %s", splitzip_status_name(st));
 		if (st != SPLITZIP_ERROR_DST_TOO_SMALL)
 			ck_assert_int_eq(splitzip_verify(ctx, b, len, NULL), st);
@@ -424,9 +423,21 @@ START_TEST(api)
 	uint16_t out[128];
 	size_t got = 0;
 	uint64_t total = 0;
-	ck_assert_int_eq(splitzip_decompress(ctx, two, a, out, 32, &got), SPLITZIP_OK);
-	ck_assert_int_eq(splitzip_decompress(ctx, two, a + b, out, 128, &got),
+	ck_assert_int_eq(splitzip_decompress_dtype(ctx, two, a, out, 64, &got), SPLITZIP_OK);
+	ck_assert_uint_eq(got, 32);
+	ck_assert_int_eq(splitzip_decompress_dtype(ctx, two, a, out, 63, &got),
+	                 SPLITZIP_ERROR_DST_TOO_SMALL);
+	ck_assert_int_eq(splitzip_decompress_dtype(ctx, two, a + b, out, 256, &got),
 	                 SPLITZIP_ERROR_CORRUPT_STREAM);
+	/* the BF16 calls refuse other dtypes: a BF16-sized destination is never overrun */
+	ck_assert_int_eq(splitzip_decompress(ctx, two, a, out, 128, &got),
+	                 SPLITZIP_ERROR_UNSUPPORTED_FORMAT);
+	size_t used = 0;
+	ck_assert_int_eq(splitzip_frame_decompress(ctx, two, a, &used, out, 128, &got),
+	                 SPLITZIP_ERROR_UNSUPPORTED_FORMAT);
+	ck_assert_int_eq(splitzip_frame_decompress_dtype(ctx, two, a + b, &used, out, 64, &got),
+	                 SPLITZIP_OK);
+	ck_assert_uint_eq(used, a);
 	ck_assert_int_eq(splitzip_decompressed_size(two, a + b, &total),
 	                 SPLITZIP_ERROR_CORRUPT_STREAM);
 	ck_assert_int_eq(splitzip_verify(ctx, two, a + b, NULL), SPLITZIP_ERROR_CORRUPT_STREAM);

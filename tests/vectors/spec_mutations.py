@@ -5,7 +5,7 @@
 
 Frames: takes the valid and invalid golden vectors, damages them at random (a flipped bit, a
 replaced byte, a cut, or a flipped header bit with the header checksum recomputed so the field
-checks are reached), and requires that libsplitzip's splitzip_decompress() and the decoder
+checks are reached), and requires that libsplitzip's splitzip_decompress_dtype() and the decoder
 written from doc/FORMAT.md alone (spec_reader.py) give the same status for every one, and the
 same elements when both accept it. COUNT (default 2000) of them, with the frames of the other
 dtypes (tests/vectors/dtypes, FORMAT.md 1.3) among them. spec_reader is told which dtypes the
@@ -70,6 +70,8 @@ def declare(lib):
     lib.splitzip_ctx_create.argtypes = [P, ctypes.POINTER(P)]
     lib.splitzip_ctx_free.argtypes = [P]
     lib.splitzip_decompress.argtypes = [P, ctypes.c_char_p, SZ, P, SZ, ctypes.POINTER(SZ)]
+    lib.splitzip_decompress_dtype.argtypes = [P, ctypes.c_char_p, SZ, P, SZ,
+                                              ctypes.POINTER(SZ)]
     lib.splitzip_status_name.restype = ctypes.c_char_p
     lib.splitzip_status_name.argtypes = [ctypes.c_int]
     lib.splitzip_pages_bound.restype = SZ
@@ -99,7 +101,7 @@ def library_dtypes(lib, ctx):
         struct.pack_into("<Q", h, 40, 64)
         struct.pack_into("<I", h, 60, S.chunk_digest(bytes(h[:60])) & 0xFFFFFFFF)
         got = ctypes.c_size_t()
-        if lib.splitzip_decompress(ctx, bytes(h), 64, out, 8, ctypes.byref(got)) == 0:
+        if lib.splitzip_decompress_dtype(ctx, bytes(h), 64, out, 16, ctypes.byref(got)) == 0:
             known.add(code)
     return known
 
@@ -132,11 +134,10 @@ def frames(lib, ctx, vdir, count, rng):
             b[60:64] = struct.pack("<I", S.chunk_digest(bytes(b[:60])) & 0xFFFFFFFF)
         b = bytes(b)
         got = ctypes.c_size_t()
-        # the other dtypes: room for 2^16 elements of up to 4 bytes (the largest vector's)
-        other = os.sep + "dtypes" + os.sep in name
-        lib_status = status_name(lib, lib.splitzip_decompress(ctx, b, len(b), out,
-                                                              cap // 4 if other else cap,
-                                                              ctypes.byref(got)))
+        # the whole buffer, 2^19 bytes: room for the elements of every vector, of any dtype
+        lib_status = status_name(lib, lib.splitzip_decompress_dtype(ctx, b, len(b), out,
+                                                                    2 * cap,
+                                                                    ctypes.byref(got)))
         try:
             elems, hdrs = S.read_stream(b)
             spec_status = "OK"

@@ -159,15 +159,19 @@ START_TEST(valid_decodes)
 		size_t got = 0;
 		memset(out, 0xA5, raw.n + 8);
 		splitzip_status st =
-		    splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out, n, &got);
+		    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, raw.n, &got);
 		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, be, splitzip_status_name(st));
 		ck_assert_uint_eq(got, n);
 		ck_assert_msg(memcmp(out, raw.p, raw.n) == 0, "%s [%s]: elements differ", name, be);
 		ck_assert_msg(out[raw.n] == 0xA5, "%s [%s]: wrote past the end", name, be);
 		if (n > 0)
-			ck_assert_int_eq(splitzip_decompress(ctxs[c], sz.p, sz.n,
-			                                     (uint16_t *)(void *)out, n - 1, &got),
-			                 SPLITZIP_ERROR_DST_TOO_SMALL);
+			ck_assert_int_eq(
+			    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, raw.n - w, &got),
+			    SPLITZIP_ERROR_DST_TOO_SMALL);
+		/* the BF16 call refuses the other dtypes */
+		ck_assert_int_eq(splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out,
+		                                     raw.n / 2, &got),
+		                 SPLITZIP_ERROR_UNSUPPORTED_FORMAT);
 		uint64_t vn = 0;
 		ck_assert_int_eq(splitzip_verify(ctxs[c], sz.p, sz.n, &vn), SPLITZIP_OK);
 		ck_assert_uint_eq(vn, n);
@@ -287,7 +291,7 @@ START_TEST(invalid_rejected)
 	for (size_t c = 0; c < n_ctx; c++) {
 		size_t got = 0;
 		splitzip_status st =
-		    splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out, cap, &got);
+		    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, cap * 4, &got);
 		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
 		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
 		ck_assert_int_eq(splitzip_verify(ctxs[c], sz.p, sz.n, NULL), st);
