@@ -66,4 +66,16 @@ SZ_INTERNAL splitzip_status splitzip_api_gpu_module(const splitzip_ctx *ctx,
 SZ_INTERNAL splitzip_status splitzip_api_workspace_check(splitzip_status st, size_t need,
                                                          const void *ws, size_t ws_bytes);
 
+/* api/sz_api_dtype.c: the frames of every dtype (doc/FORMAT.md 1.3) for the host calls. */
+/* The header of the frame at byte 'off' of a stream (§3.2, §8.2): every dtype, the first
+ * frame's dtype for the later ones, then the truncation check. */
+SZ_INTERNAL splitzip_status splitzip_api_stream_header(const uint8_t *src, size_t size, size_t off,
+                                                       unsigned first_dtype, splitzip_header *h);
+/* Decode one frame of a dtype other than BF16 whose header 'h' is valid (steps 12-15);
+ * UNSUPPORTED_FORMAT on a device context. */
+SZ_INTERNAL splitzip_status splitzip_api_dtype_decode(splitzip_ctx *ctx, const splitzip_header *h,
+                                                      const uint8_t *src, size_t src_size,
+                                                      size_t *src_consumed, void *dst,
+                                                      size_t dst_cap_elems, size_t *n_elems);
+
 #endif /* SZ_API_H */

@@ -4,6 +4,7 @@
  * in core/sz_entropy.h and core/sz_entropy.c; this file checks arguments.
  */
 #include "sz_api.h"
+#include "../core/sz_dtype.h"
 
 splitzip_status splitzip_entropy_table_from_histogram(const uint64_t hist[256],
                                                       splitzip_entropy_table *table)
@@ -60,11 +61,13 @@ splitzip_status splitzip_frame_entropy_table(const void *src, size_t src_size,
 	if (!src || !table)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
 	splitzip_header h;
-	splitzip_status st = splitzip_read_header((const uint8_t *)src, src_size, &h);
+	splitzip_status st = splitzip_dtype_read_header((const uint8_t *)src, src_size, &h);
 	if (st != SPLITZIP_OK)
 		return st;
 	if (h.mode != SPLITZIP_MODE_ENTROPY)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (h.dtype != SPLITZIP_DTYPE_BF16)
+		return splitzip_dtype_frame_table((const uint8_t *)src, src_size, &h, table);
 	splitzip_entropy_layout L;
 	splitzip_entropy_layout_of(h.n_elems, h.chunk_log2, h.n_words, h.table_first, h.table_last,
 	                           &L);

@@ -444,13 +444,32 @@ typedef enum splitzip_mode {
 	SPLITZIP_MODE_ENTROPY = 2 /* Huffman-coded exponents in 32 lanes + sign/mantissa bytes */
 } splitzip_mode;
 
-/* Dtypes (doc/FORMAT.md §3, Dtype). */
-#define SPLITZIP_DTYPE_BF16 1
+/*
+ * Element types (doc/FORMAT.md §2.2, the header's Dtype). Values are ABI. BF16 frames run on
+ * every backend's kernels; frames of the other dtypes are encoded and decoded by portable C
+ * that every host backend shares (byte-identical by construction, single-threaded, one frame
+ * per call); device (CUDA/HIP) contexts and the page-stream calls support BF16 only.
+ */
+typedef enum splitzip_dtype {
+	SPLITZIP_DTYPE_BF16 = 1,     /* 2 bytes: sign, 8 exponent, 7 mantissa bits */
+	SPLITZIP_DTYPE_FP8_E4M3 = 2, /* 1 byte: sign, 4 exponent, 3 mantissa bits (no split4) */
+	SPLITZIP_DTYPE_FP8_E5M2 = 3, /* 1 byte: sign, 5 exponent, 2 mantissa bits */
+	SPLITZIP_DTYPE_FP16 = 4,     /* 2 bytes: sign, 5 exponent, 10 mantissa bits */
+	SPLITZIP_DTYPE_FP32 = 5      /* 4 bytes: sign, 8 exponent, 23 mantissa bits */
+} splitzip_dtype;
+
+/*
+ * splitzip_dtype_width() returns the element width in bytes of 'dtype' (1, 2 or 4), or 0 for a
+ * value that is not a splitzip_dtype. splitzip_dtype_name() returns "bf16", "e4m3", "e5m2",
+ * "f16" or "f32" (static strings), or NULL.
+ */
+SPLITZIP_API size_t splitzip_dtype_width(unsigned dtype);
+SPLITZIP_API const char *splitzip_dtype_name(unsigned dtype);
 
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
 	unsigned format_version; /* Format_Version */
-	unsigned dtype;          /* SPLITZIP_DTYPE_BF16 */
+	unsigned dtype;          /* a splitzip_dtype */
 	splitzip_mode mode;      /* stored, split4 or entropy */
 	unsigned chunk_log2;     /* elements per chunk = 1 << chunk_log2 */
 	unsigned flags;          /* SPLITZIP_FLAG_* */
@@ -495,6 +514,32 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
                                                size_t *dst_size);
 
 /*
+ * splitzip_compress_dtype() is splitzip_compress() for elements of any dtype: 'src' holds
+ * 'n_elems' little-endian bit patterns of splitzip_dtype_width(dtype) bytes each (any
+ * alignment), and the frame carries the dtype (doc/FORMAT.md 1.3). BF16 is exactly
+ * splitzip_compress(). The context's encoding, chunk size, flags and fixed codebook or table
+ * apply; the split4 encoding is not defined for SPLITZIP_DTYPE_FP8_E4M3 (INVALID_ARGUMENT; use
+ * ENTROPY or AUTO), and a fixed codebook or table must be valid for the dtype (entries below
+ * 2^e, no code for an exponent of 2^e or more), else BAD_CODEBOOK. A dst_cap of
+ * splitzip_compress_bound_dtype(dtype, n_elems) always suffices. Frames of dtypes other than
+ * BF16 are encoded in one thread with portable C (n_threads does not apply) and use about
+ * 3.5 bytes of temporary memory per element (entropy; 1 for split4). Errors: as
+ * splitzip_compress(), INVALID_ARGUMENT for a dtype outside splitzip_dtype,
+ * UNSUPPORTED_FORMAT for a dtype other than BF16 on a device context. The context may be
+ * shared between threads as for splitzip_compress().
+ */
+SPLITZIP_API splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned dtype,
+                                                     const void *src, size_t n_elems, void *dst,
+                                                     size_t dst_cap, size_t *dst_size);
+
+/*
+ * splitzip_compress_bound_dtype() returns the stored frame size of n_elems elements of
+ * 'dtype', 64 + align16(width * n_elems), the largest frame splitzip_compress_dtype() writes;
+ * 0 if n_elems exceeds SPLITZIP_MAX_FRAME_ELEMS or dtype is not a splitzip_dtype.
+ */
+SPLITZIP_API size_t splitzip_compress_bound_dtype(unsigned dtype, size_t n_elems);
+
+/*
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a
  * stream of concatenated frames; 'src_size' bytes) by reading their headers only, and stores
  * the total in '*n_elems'. Errors: as splitzip_get_frame_info() for each header, TRUNCATED if
@@ -509,6 +554,9 @@ SPLITZIP_API splitzip_status splitzip_decompressed_size(const void *src, size_t 
  * of elements written in '*n_elems'. Every field and every escape is validated before use; the
  * decoder never reads outside src[0..src_size) nor writes outside dst[0..dst_cap_elems).
  * If a frame carries a content checksum it is verified.
+ * BF16 only: a frame of another dtype (doc/FORMAT.md 1.3) is UNSUPPORTED_FORMAT here, so that
+ * a destination sized for BF16 elements is never overrun by wider ones; decode those with
+ * splitzip_decompress_dtype().
  * Errors: INVALID_ARGUMENT, DST_TOO_SMALL, TRUNCATED, BAD_MAGIC, HEADER_CHECKSUM,
  * UNSUPPORTED_FORMAT, CORRUPT_STREAM (including bytes after the last frame that do not form a
  * frame), CONTENT_CHECKSUM, OUT_OF_MEMORY.
@@ -528,9 +576,31 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
                                                        size_t *n_elems);
 
 /*
+ * splitzip_decompress_dtype() and splitzip_frame_decompress_dtype() are splitzip_decompress()
+ * and splitzip_frame_decompress() for streams of any dtype (splitzip_dtype; BF16 included):
+ * the destination is 'dst_cap_bytes' bytes (any alignment for dtypes other than BF16; 2-byte
+ * aligned for BF16), the elements are written as little-endian patterns of the stream's dtype
+ * (splitzip_get_frame_info() tells it; every frame of a stream has the first frame's, else
+ * CORRUPT_STREAM), '*n_elems' counts elements of that dtype, and DST_TOO_SMALL means that they
+ * do not fit in dst_cap_bytes. Frames of dtypes other than BF16 are decoded in one thread by
+ * portable C, with n_elems bytes of temporary memory; a device context decodes BF16 frames
+ * only (UNSUPPORTED_FORMAT for the others). Other arguments, errors and guarantees as
+ * splitzip_decompress(). The context may be shared between threads.
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_dtype(splitzip_ctx *ctx, const void *src,
+                                                       size_t src_size, void *dst,
+                                                       size_t dst_cap_bytes, size_t *n_elems);
+SPLITZIP_API splitzip_status splitzip_frame_decompress_dtype(splitzip_ctx *ctx, const void *src,
+                                                             size_t src_size, size_t *src_consumed,
+                                                             void *dst, size_t dst_cap_bytes,
+                                                             size_t *n_elems);
+
+/*
  * splitzip_verify() decodes 'src' (one frame or a stream) into scratch memory owned by 'ctx' and
- * discards the result: it reports exactly the status splitzip_decompress() would, and stores the
- * element count in '*n_elems' (may be NULL). Memory use is bounded by the largest frame.
+ * discards the result: it reports exactly the status splitzip_decompress_dtype() would (so
+ * streams of every dtype are verified; for BF16 the status of splitzip_decompress()), and
+ * stores the element count in '*n_elems' (may be NULL). Memory use is bounded by the largest
+ * frame.
  */
 SPLITZIP_API splitzip_status splitzip_verify(splitzip_ctx *ctx, const void *src, size_t src_size,
                                              uint64_t *n_elems);

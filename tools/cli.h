@@ -38,6 +38,7 @@ typedef struct options {
 	unsigned threads;
 	unsigned chunk_log2;
 	size_t frame_elems;
+	unsigned dtype; /* --dtype: a splitzip_dtype (compress; default BF16) */
 	int json;
 	const char *svg; /* stats --svg FILE */
 	int brief;       /* stats --brief: no histograms */

@@ -101,8 +101,12 @@ int make_ctx(const options *o, splitzip_ctx **ctx)
 		p.chunk_log2 = o->chunk_log2;
 	if (o->encoding >= 0)
 		p.encoding = (splitzip_encoding)o->encoding;
-	else if (o->table_path)
+	else if (o->table_path || o->dtype == SPLITZIP_DTYPE_FP8_E4M3)
 		p.encoding = SPLITZIP_ENCODING_ENTROPY; /* --table alone means entropy frames */
+	if (o->dtype == SPLITZIP_DTYPE_FP8_E4M3 && p.encoding == SPLITZIP_ENCODING_SPLIT4) {
+		msg("--dtype e4m3 has no split4 frames (FORMAT.md 2.2): --mode entropy or auto");
+		return EXIT_USAGE;
+	}
 	if (o->table_path && p.encoding == SPLITZIP_ENCODING_SPLIT4) {
 		msg("--table is for --mode entropy or auto");
 		return EXIT_USAGE;

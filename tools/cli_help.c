@@ -24,7 +24,9 @@
 	"  --no-checksum         omit the content checksum (written by default)\n"                 \
 	"  --chunk-log2 N        chunks of 2^N elements, N in 10..16 (default 12; 14 with\n"       \
 	"                        --mode entropy or auto)\n"                                        \
-	"  --frame-elems N       elements per frame, 1..4294967295 (default 16777216)\n"
+	"  --frame-elems N       elements per frame, 1..4294967295 (default 16777216)\n"           \
+	"  --dtype T             bf16 (default), f16, f32, e4m3 or e5m2: the input's elements\n"   \
+	"                        (e4m3: entropy by default, no split4)\n"
 #define OUTPUT_NOTE                                                                                \
 	"The output is written to a temporary file renamed over OUT on success: on any\n"          \
 	"failure nothing is left behind and an existing OUT is untouched.\n"

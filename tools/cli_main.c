@@ -56,6 +56,9 @@ static void usage(FILE *f)
 	    "                             14 with --mode entropy or auto)\n"
 	    "  --frame-elems N            elements per frame, 1..4294967295 (default 16777216);\n"
 	    "                             the last frame holds the rest\n"
+	    "  --dtype T                  compress: the elements are bf16 (default), f16, f32,\n"
+	    "                             e4m3 or e5m2 (FP8; e4m3 has no split4, so entropy is\n"
+	    "                             its default mode)\n"
 	    "  -h, --help                 this help\n"
 	    "  -V, --version              print the version\n"
 	    "\n"
@@ -113,7 +116,7 @@ static int takes_value(const char *a)
 	return strcmp(a, "--codebook") == 0 || strcmp(a, "--backend") == 0 ||
 	       strcmp(a, "-o") == 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--svg") == 0 ||
 	       strcmp(a, "--chunk-log2") == 0 || strcmp(a, "--frame-elems") == 0 ||
-	       strcmp(a, "--mode") == 0 || strcmp(a, "--table") == 0;
+	       strcmp(a, "--mode") == 0 || strcmp(a, "--table") == 0 || strcmp(a, "--dtype") == 0;
 }
 
 /* Set a numeric option from 'val'. Returns 0 (after a message) if 'val' is out of range. */
@@ -159,11 +162,25 @@ static int set_mode(options *o, const char *val)
 	return 0;
 }
 
+/* --dtype bf16|f16|f32|e4m3|e5m2 (splitzip_dtype_name). Returns 0 (after a message) if not. */
+static int set_dtype(options *o, const char *val)
+{
+	for (unsigned d = SPLITZIP_DTYPE_BF16; d <= SPLITZIP_DTYPE_FP32; d++)
+		if (strcmp(val, splitzip_dtype_name(d)) == 0) {
+			o->dtype = d;
+			return 1;
+		}
+	msg("--dtype: expected bf16, f16, f32, e4m3 or e5m2, got '%s'", val);
+	return 0;
+}
+
 /* Set an option that takes a value. Returns 0 (after a message) if 'val' is invalid. */
 static int set_value(options *o, const char *a, const char *val)
 {
 	if (strcmp(a, "--mode") == 0)
 		return set_mode(o, val);
+	if (strcmp(a, "--dtype") == 0)
+		return set_dtype(o, val);
 	if (strcmp(a, "--table") == 0)
 		o->table_path = val;
 	else if (strcmp(a, "--codebook") == 0)
@@ -186,6 +203,7 @@ static int parse_options(int argc, char **argv, options *o)
 	o->checksum = 1;
 	o->encoding = -1;
 	o->frame_elems = DEFAULT_FRAME_ELEMS;
+	o->dtype = SPLITZIP_DTYPE_BF16;
 	int only_pos = 0;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];

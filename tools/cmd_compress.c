@@ -1,7 +1,8 @@
 /*
- * cmd_compress.c -- 'splitzip compress IN OUT': raw BF16 in, a stream of independent frames out
- * (doc/FORMAT.md §8.1). At most --frame-elems elements are read at a time, so memory stays
- * bounded whatever the input size; reading, compressing and writing overlap (cli_pipe.c).
+ * cmd_compress.c -- 'splitzip compress IN OUT': raw BF16 (or the --dtype) in, a stream of
+ * independent frames out (doc/FORMAT.md §8.1). At most --frame-elems elements are read at a time,
+ * so memory stays bounded whatever the input size; reading, compressing and writing overlap
+ * (cli_pipe.c).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -14,6 +15,8 @@ typedef struct compress_job {
 	FILE *in;
 	const char *in_path;
 	size_t fe;                /* elements per frame */
+	unsigned dtype;           /* --dtype */
+	size_t w;                 /* its element width in bytes */
 	int in_frames;            /* frames read so far (reader thread) */
 	int in_end;               /* the last frame has been read (reader thread) */
 	const unsigned char *map; /* the input file mapped (map_input), or NULL: read it */
@@ -34,22 +37,23 @@ static int read_input(void *arg, pipe_buf *b)
 	size_t got;
 	if (j->map) { /* the frame stays in the mapped file; map it in before the coder runs */
 		uint64_t left = j->map_size - j->map_pos;
-		got = left < j->fe * 2 ? (size_t)left : j->fe * 2;
+		got = left < j->fe * j->w ? (size_t)left : j->fe * j->w;
 		b->src = j->map + j->map_pos;
 		prefault(b->src, got);
 		j->map_pos += got;
 	} else {
-		got = read_fd(fileno(j->in), b->data, j->fe * 2, j->in_path);
+		got = read_fd(fileno(j->in), b->data, j->fe * j->w, j->in_path);
 	}
 	if (got == (size_t)-1)
 		return -EXIT_IO;
-	if (got % 2) {
-		msg("%s: input is not BF16: its size is an odd number of bytes", j->in_path);
+	if (got % j->w) {
+		msg("%s: input is not %s: its size is not a multiple of %zu bytes", j->in_path,
+		    splitzip_dtype_name(j->dtype), j->w);
 		return -EXIT_DATA;
 	}
 	if (got == 0 && j->in_frames > 0)
 		return 0;
-	j->in_end = got < j->fe * 2;
+	j->in_end = got < j->fe * j->w;
 	j->in_frames++;
 	b->len = got;
 	return 1;
@@ -60,8 +64,8 @@ static int compress_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 {
 	compress_job *j = (compress_job *)arg;
 	size_t csize = 0;
-	splitzip_status st = splitzip_compress(j->ctx, (const uint16_t *)(const void *)in->src,
-	                                       in->len / 2, out->data, out->cap, &csize);
+	splitzip_status st = splitzip_compress_dtype(j->ctx, j->dtype, in->src, in->len / j->w,
+	                                             out->data, out->cap, &csize);
 	if (st != SPLITZIP_OK) {
 		msg("compression failed: %s", splitzip_error_string(st));
 		return exit_of_status(st);
@@ -79,17 +83,17 @@ static int compress_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 
 static void print_summary(const compress_job *j)
 {
-	uint64_t n = j->total_in / 2;
+	uint64_t n = j->total_in / j->w;
 	double t = now_s() - j->t0;
 	fprintf(stderr,
 	        "%s: %llu -> %llu bytes, ratio %.4fx, %llu elements, %llu escapes (%.3f%%), "
-	        "%llu frame%s, %.3f s, %.2f GB/s whole run incl. I/O [%s]\n",
+	        "%llu frame%s, %.3f s, %.2f GB/s whole run incl. I/O [%s, %s]\n",
 	        j->in_path, (unsigned long long)j->total_in, (unsigned long long)j->total_out,
 	        j->total_out ? (double)j->total_in / (double)j->total_out : 0.0,
 	        (unsigned long long)n, (unsigned long long)j->escapes,
 	        n ? 100.0 * (double)j->escapes / (double)n : 0.0, (unsigned long long)j->frames,
 	        j->frames == 1 ? "" : "s", t, t > 0 ? (double)j->total_in / t / 1e9 : 0.0,
-	        splitzip_ctx_backend_name(j->ctx));
+	        splitzip_ctx_backend_name(j->ctx), splitzip_dtype_name(j->dtype));
 }
 
 /* Compress into the output file opened here; committed only if everything succeeded. */
@@ -101,13 +105,13 @@ static int compress_to(compress_job *j, const options *o, const char *out_path)
 		return rc;
 	pipe_spec sp = {read_input, j, compress_frame, j, &out, 0, 0, 0};
 	j->map = map_input(j->in, &j->map_size);
-	sp.in_cap = j->map ? 0 : j->fe * 2;      /* a mapped file needs no input buffers */
-	if (j->map && j->map_size > j->fe * 2) { /* a second frame: about 3/4 of its input */
-		uint64_t rest = j->map_size - j->fe * 2,
-		         second = rest < j->fe * 2 ? rest : j->fe * 2;
+	sp.in_cap = j->map ? 0 : j->fe * j->w;      /* a mapped file needs no input buffers */
+	if (j->map && j->map_size > j->fe * j->w) { /* a second frame: about 3/4 of it */
+		uint64_t rest = j->map_size - j->fe * j->w,
+		         second = rest < j->fe * j->w ? rest : j->fe * j->w;
 		sp.warm = (size_t)(second / 4 * 3) + 4096;
 	}
-	sp.out_cap = splitzip_compress_bound(j->fe);
+	sp.out_cap = splitzip_compress_bound_dtype(j->dtype, j->fe);
 	progress_start(&j->prog, o, "compress", file_size_of(j->in));
 	rc = pipe_run(&sp);
 	progress_end(&j->prog);
@@ -132,6 +136,8 @@ int cmd_compress(const options *o)
 	j.t0 = now_s();
 	j.in_path = o->pos[0];
 	j.fe = o->frame_elems;
+	j.dtype = o->dtype;
+	j.w = splitzip_dtype_width(o->dtype);
 	int rc = make_ctx(o, &j.ctx);
 	if (rc)
 		return rc;

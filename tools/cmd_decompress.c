@@ -19,6 +19,8 @@ typedef struct decode_job {
 	progress prog;
 	/* Totals for the summary line (coder thread). */
 	uint64_t frames, elems, bytes_in;
+	unsigned dtype; /* of the first frame: every frame has it (FORMAT.md §8.2) */
+	size_t w;       /* its width in bytes */
 	double t0;
 } decode_job;
 
@@ -63,14 +65,14 @@ static int read_frame(void *arg, pipe_buf *b)
 	return 1;
 }
 
-/* Make 'out' hold at least n elements. */
-static int reserve_output(pipe_buf *out, uint64_t n)
+/* Make 'out' hold at least n elements of w bytes. */
+static int reserve_output(pipe_buf *out, uint64_t n, size_t w)
 {
-	if (n * 2 <= out->cap)
+	if (n * w <= out->cap)
 		return EXIT_OK;
 	free(out->data);
-	out->data = (unsigned char *)malloc((size_t)n * 2);
-	out->cap = out->data ? (size_t)n * 2 : 0;
+	out->data = (unsigned char *)malloc((size_t)n * w);
+	out->cap = out->data ? (size_t)n * w : 0;
 	if (!out->data) {
 		msg("out of memory");
 		return EXIT_RESOURCES;
@@ -85,19 +87,25 @@ static int decode_frame(void *arg, const pipe_buf *in, pipe_buf *out)
 	decode_job *j = (decode_job *)arg;
 	splitzip_frame_info fi;
 	splitzip_status st = splitzip_get_frame_info(in->src, in->len, &fi);
-	int rc = st == SPLITZIP_OK ? reserve_output(out, fi.n_elems) : EXIT_OK;
+	if (st == SPLITZIP_OK && j->frames == 0) {
+		j->dtype = fi.dtype;
+		j->w = splitzip_dtype_width(fi.dtype);
+	} else if (st == SPLITZIP_OK && fi.dtype != j->dtype) {
+		st = SPLITZIP_ERROR_CORRUPT_STREAM; /* one dtype per stream */
+	}
+	int rc = st == SPLITZIP_OK ? reserve_output(out, fi.n_elems, j->w) : EXIT_OK;
 	if (rc)
 		return rc;
 	size_t used = 0, n = 0;
 	if (st == SPLITZIP_OK)
-		st = splitzip_frame_decompress(j->ctx, in->src, in->len, &used,
-		                               (uint16_t *)(void *)out->data, out->cap / 2, &n);
+		st = splitzip_frame_decompress_dtype(j->ctx, in->src, in->len, &used, out->data,
+		                                     out->cap, &n);
 	if (st != SPLITZIP_OK) {
 		msg("%s: frame %llu at byte %llu: %s", j->r.path, (unsigned long long)j->frames,
 		    (unsigned long long)j->bytes_in, splitzip_error_string(st));
 		return exit_of_status(st);
 	}
-	out->len = n * 2;
+	out->len = n * j->w;
 	j->bytes_in += in->len;
 	j->elems += n;
 	j->frames++;
@@ -121,7 +129,7 @@ static int decode_frames(decode_job *j, const options *o)
 		if (splitzip_get_frame_info(j->r.map, (size_t)j->r.map_size, &fi) == SPLITZIP_OK &&
 		    fi.frame_size <
 		        j->r.map_size) /* more frames: output buffers for ones like it */
-			sp.out_cap = sp.warm = (size_t)fi.n_elems * 2;
+			sp.out_cap = sp.warm = (size_t)fi.n_elems * splitzip_dtype_width(fi.dtype);
 	}
 	progress_start(&j->prog, o, j->out ? "decompress" : "verify", total);
 	int rc = pipe_run(&sp);
@@ -141,9 +149,10 @@ static void print_summary(const decode_job *j, const char *what)
 	        "%.3f s, %.2f GB/s whole run incl. I/O [%s]\n",
 	        j->r.path, what, (unsigned long long)j->frames, j->frames == 1 ? "" : "s",
 	        (unsigned long long)j->elems, (unsigned long long)j->bytes_in,
-	        (unsigned long long)j->elems * 2,
-	        j->bytes_in ? (double)j->elems * 2 / (double)j->bytes_in : 0.0, t,
-	        t > 0 ? (double)j->elems * 2 / t / 1e9 : 0.0, splitzip_ctx_backend_name(j->ctx));
+	        (unsigned long long)(j->elems * j->w),
+	        j->bytes_in ? (double)(j->elems * j->w) / (double)j->bytes_in : 0.0, t,
+	        t > 0 ? (double)(j->elems * j->w) / t / 1e9 : 0.0,
+	        splitzip_ctx_backend_name(j->ctx));
 }
 
 /* Decode every frame; write the data to 'out' if not NULL (committed only on success). */

@@ -17,7 +17,9 @@ typedef struct info_totals {
 	int have_cb, cb_differs;
 	splitzip_entropy_table first_table; /* of the first entropy frame */
 	int have_table, table_differs;
-	unsigned log2; /* chunk_log2 of the last frame */
+	unsigned log2;  /* chunk_log2 of the last frame */
+	unsigned dtype; /* of the first frame */
+	int dtype_differs;
 } info_totals;
 
 /* An entropy frame: its table (read from its code lengths) in the totals. */
@@ -55,6 +57,10 @@ static void info_add(info_totals *t, const unsigned char *frame, const splitzip_
 	if (fi->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
 		t->with_sum++;
 	t->log2 = fi->chunk_log2;
+	if (t->frames == 0)
+		t->dtype = fi->dtype;
+	else if (fi->dtype != t->dtype)
+		t->dtype_differs = 1;
 	t->frames++;
 	t->elems += fi->n_elems;
 	t->bytes += fsize;
@@ -106,22 +112,27 @@ static void print_table(const info_totals *t)
 	       last, lo, hi, tab->escape_length,
 	       t->table_differs ? " (first frame; frames differ)" : "");
 	if (t->entropy_elems)
-		printf("entropy frames:  %.3f bits per element (16 raw)\n",
-		       8.0 * (double)t->entropy_bytes / (double)t->entropy_elems);
+		printf("entropy frames:  %.3f bits per element (%zu raw)\n",
+		       8.0 * (double)t->entropy_bytes / (double)t->entropy_elems,
+		       8 * splitzip_dtype_width(t->dtype));
 }
 
 static void info_print(const char *path, const info_totals *t)
 {
 	printf("file:            %s\n", path);
-	printf("format version:  %d (dtype bf16)\n", SPLITZIP_FORMAT_VERSION);
+	printf("format version:  %d\n", SPLITZIP_FORMAT_VERSION);
+	printf("dtype:           %s (%zu bytes per element)%s\n", splitzip_dtype_name(t->dtype),
+	       splitzip_dtype_width(t->dtype),
+	       t->dtype_differs ? " (first frame; frames differ: not a valid stream)" : "");
 	printf("frames:          %llu (%llu stored, %llu split4, %llu entropy)\n",
 	       (unsigned long long)t->frames, (unsigned long long)t->stored,
 	       (unsigned long long)t->split4, (unsigned long long)t->entropy);
 	printf("elements:        %llu (%llu bytes uncompressed)\n", (unsigned long long)t->elems,
-	       (unsigned long long)t->elems * 2);
+	       (unsigned long long)(t->elems * splitzip_dtype_width(t->dtype)));
 	printf("compressed:      %llu bytes\n", (unsigned long long)t->bytes);
 	printf("ratio:           %.4fx\n",
-	       t->bytes ? (double)t->elems * 2 / (double)t->bytes : 0.0);
+	       t->bytes ? (double)(t->elems * splitzip_dtype_width(t->dtype)) / (double)t->bytes
+	                : 0.0);
 	printf("escapes:         %llu (%.4f%% of elements)\n", (unsigned long long)t->escapes,
 	       t->elems ? 100.0 * (double)t->escapes / (double)t->elems : 0.0);
 	printf("chunk size:      %u elements\n", 1u << t->log2);

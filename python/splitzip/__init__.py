@@ -6,6 +6,12 @@
     back = splitzip.decompress(frame)        # numpy uint16 array (BF16 bit patterns)
     t = splitzip.decompress(frame, like="torch")   # torch.bfloat16 tensor
 
+The other dtypes of doc/FORMAT.md 1.3 (host memory, portable C in the library): torch
+float16, float32, float8_e4m3fn(uz) and float8_e5m2(fnuz) tensors and numpy float16 and
+float32 arrays are compressed as their dtype; raw bytes (uint8) of any dtype with an explicit
+dtype="f16" | "f32" | "e4m3" | "e5m2" | "bf16". decompress() returns the frame's dtype: numpy
+float16 / float32 / uint8 (FP8 bit patterns), or with like="torch" the torch dtype.
+
 Which libsplitzip it loads (splitzip._LIBRARY_PATH, and why: splitzip._LIBRARY_ORIGIN):
 $SPLITZIP_LIBRARY if set; imported from a source checkout, that checkout's build tree (build/,
 else build/release/); installed by pip, the library it was built for (splitzip/_libdir.py,
@@ -31,6 +37,10 @@ FLAG_CONTENT_CHECKSUM = 1
 _ENCODINGS = {"split4": 0, "entropy": 1, "auto": 2}
 # splitzip_mode: the mode of a frame.
 _MODE_NAMES = {0: "stored", 1: "split4", 2: "entropy"}
+# splitzip_dtype: the element types (FORMAT.md §2.2), by splitzip_dtype_name().
+_DTYPE_CODES = {"bf16": 1, "e4m3": 2, "e5m2": 3, "f16": 4, "f32": 5}
+_DTYPE_NAMES = {v: k for k, v in _DTYPE_CODES.items()}
+_DTYPE_WIDTH = {"bf16": 2, "e4m3": 1, "e5m2": 1, "f16": 2, "f32": 4}
 
 
 class SplitzipError(Exception):
@@ -130,8 +140,12 @@ for name, res, args in [
     ("splitzip_compress_bound", _SZ, [_SZ]),
     ("splitzip_predict_frame_size", _SZ, [_SZ, _SZ, ctypes.c_uint]),
     ("splitzip_compress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_compress_dtype", ctypes.c_int,
+     [_P, ctypes.c_uint, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_compress_bound_dtype", _SZ, [ctypes.c_uint, _SZ]),
     ("splitzip_decompressed_size", ctypes.c_int, [_P, _SZ, ctypes.POINTER(ctypes.c_uint64)]),
     ("splitzip_decompress", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
+    ("splitzip_decompress_dtype", ctypes.c_int, [_P, _P, _SZ, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_get_frame_info", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_FrameInfo)]),
     ("splitzip_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Codebook)]),
     ("splitzip_entropy_calibrate", ctypes.c_int, [_P, _SZ, ctypes.POINTER(_EntropyTable)]),
@@ -214,6 +228,51 @@ def _as_u16(data):
     return np.ascontiguousarray(arr).view(np.uint16).reshape(-1)
 
 
+def _torch_dtypes():
+    """torch dtype -> splitzip dtype name, for the dtypes this torch has."""
+    import torch
+    m = {torch.bfloat16: "bf16", torch.int16: "bf16", torch.float16: "f16",
+         torch.float32: "f32"}
+    for attr, name in (("float8_e4m3fn", "e4m3"), ("float8_e4m3fnuz", "e4m3"),
+                       ("float8_e5m2", "e5m2"), ("float8_e5m2fnuz", "e5m2")):
+        if hasattr(torch, attr):
+            m[getattr(torch, attr)] = name
+    return m
+
+
+def _as_elems(data, dtype):
+    """(bytes of the elements as a flat C-contiguous uint8 numpy array, splitzip dtype name).
+    dtype None: from the data (torch bfloat16/int16/float16/float32/float8, numpy
+    uint16/int16 (BF16 patterns), float16, float32); else a name of _DTYPE_CODES, and the data's
+    bytes are taken as elements of it (e.g. uint8 FP8 patterns)."""
+    if dtype is not None and dtype not in _DTYPE_CODES:
+        raise ValueError(f"dtype must be one of {', '.join(_DTYPE_CODES)}, got {dtype!r}")
+    if type(data).__module__.startswith("torch"):
+        import torch
+        if data.device.type != "cpu":
+            raise ValueError("only CPU tensors are supported by the host API")
+        known = _torch_dtypes()
+        if dtype is None and data.dtype == torch.uint8:
+            dtype = "bf16" if data.numel() % 2 == 0 else None  # BF16 bytes, as before
+        if dtype is None and data.dtype not in known:
+            raise TypeError(f"expected a bfloat16, float16, float32, float8 or int16 tensor "
+                            f"(or uint8 with dtype=), got {data.dtype}")
+        name = dtype or known[data.dtype]
+        arr = data.contiguous().reshape(-1).view(torch.uint8).numpy()
+    else:
+        arr = np.ascontiguousarray(np.asarray(data))
+        by_np = {np.dtype(np.uint16): "bf16", np.dtype(np.int16): "bf16",
+                 np.dtype(np.float16): "f16", np.dtype(np.float32): "f32"}
+        if dtype is None and arr.dtype not in by_np:
+            raise TypeError(f"expected BF16 bit patterns as uint16/int16, or float16/float32 "
+                            f"(uint8 needs dtype=), got {arr.dtype}")
+        name = dtype or by_np[arr.dtype]
+        arr = arr.reshape(-1).view(np.uint8)
+    if arr.size % _DTYPE_WIDTH[name]:
+        raise ValueError(f"{arr.size} bytes are not whole {name} elements")
+    return arr, name
+
+
 def _set_table(p, table):
     """A fixed entropy table: a dict {"lengths": 256 ints, "escape_length": int}, as
     calibrate_entropy() and frame_entropy_table() return it."""
@@ -256,23 +315,30 @@ def _ctx(backend="auto", chunk_log2=0, checksum=False, codebook=None, threads=0,
 
 
 def compress(data, *, checksum=False, chunk_log2=0, codebook=None, backend="auto", threads=0,
-             mode="split4", table=None):
-    """Compress BF16 values into one frame (bytes). See include/splitzip.h.
+             mode=None, table=None, dtype=None):
+    """Compress BF16 (or FP16, FP32, FP8) values into one frame (bytes). See
+    include/splitzip.h.
 
-    mode: "split4" (4-bit codes, fastest), "entropy" (Huffman-coded exponents, smaller),
-    "auto" (the smallest frame). chunk_log2 0 is the mode's default (12 for split4, 14 else).
-    codebook: a fixed split4 codebook (16 exponents); table: a fixed entropy table (a dict
-    from calibrate_entropy() or frame_entropy_table())."""
-    src = _as_u16(data)
-    n = src.size
-    cap = _lib.splitzip_compress_bound(n)
+    mode: "split4" (4-bit codes, fastest; the default), "entropy" (Huffman-coded exponents,
+    smaller), "auto" (the smallest frame); E4M3 has no split4 and defaults to "entropy".
+    chunk_log2 0 is the mode's default (12 for split4, 14 else). codebook: a fixed split4
+    codebook (16 exponents); table: a fixed entropy table (a dict from calibrate_entropy() or
+    frame_entropy_table()). dtype: None (from the data) or "bf16", "f16", "f32", "e4m3",
+    "e5m2" (the data's bytes as elements of it)."""
+    src, name = _as_elems(data, dtype)
+    if mode is None:
+        mode = "entropy" if name == "e4m3" else "split4"
+    code = _DTYPE_CODES[name]
+    n = src.size // _DTYPE_WIDTH[name]
+    cap = _lib.splitzip_compress_bound_dtype(code, n)
     if cap == 0:
         raise ValueError("too many elements for one frame")
     out = ctypes.create_string_buffer(cap)
     size = _SZ()
     ctx = _ctx(backend, chunk_log2, checksum, codebook, threads, mode, table)
     try:
-        st = _lib.splitzip_compress(ctx, src.ctypes.data, n, out, cap, ctypes.byref(size))
+        st = _lib.splitzip_compress_dtype(ctx, code, src.ctypes.data, n, out, cap,
+                                          ctypes.byref(size))
     finally:
         _lib.splitzip_ctx_free(ctx)
     if st:
@@ -280,29 +346,40 @@ def compress(data, *, checksum=False, chunk_log2=0, codebook=None, backend="auto
     return out.raw[:size.value]
 
 
+_NP_OUT = {"bf16": np.uint16, "f16": np.float16, "f32": np.float32, "e4m3": np.uint8,
+           "e5m2": np.uint8}
+_TORCH_OUT = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "e4m3": "float8_e4m3fn",
+              "e5m2": "float8_e5m2"}
+
+
 def decompress(frame, *, like="numpy", backend="auto"):
-    """Decode one frame or a stream of frames. Returns a uint16 numpy array of BF16 bit
-    patterns, or with like="torch" a torch.bfloat16 tensor."""
+    """Decode one frame or a stream of frames of one dtype. Returns a numpy array: uint16 BF16
+    bit patterns, float16, float32, or uint8 FP8 bit patterns; or with like="torch" a tensor
+    of the frame's dtype (torch.bfloat16, float16, float32, float8_e4m3fn, float8_e5m2)."""
+    if like not in ("numpy", "torch"):
+        raise ValueError("like must be 'numpy' or 'torch'")
     buf = bytes(frame)
     n = ctypes.c_uint64()
     st = _lib.splitzip_decompressed_size(buf, len(buf), ctypes.byref(n))
     if st:
         raise SplitzipError(st, "splitzip_decompressed_size")
-    out = np.empty(n.value, dtype=np.uint16)
+    name = frame_info(buf)["dtype"]
+    out = np.empty(n.value, dtype=_NP_OUT[name])
     got = _SZ()
     ctx = _ctx(backend)
     try:
-        st = _lib.splitzip_decompress(ctx, buf, len(buf), out.ctypes.data, out.size,
-                                      ctypes.byref(got))
+        st = _lib.splitzip_decompress_dtype(ctx, buf, len(buf), out.ctypes.data, out.nbytes,
+                                            ctypes.byref(got))
     finally:
         _lib.splitzip_ctx_free(ctx)
     if st:
-        raise SplitzipError(st, "splitzip_decompress")
+        raise SplitzipError(st, "splitzip_decompress_dtype")
     if like == "torch":
         import torch
-        return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
-    if like != "numpy":
-        raise ValueError("like must be 'numpy' or 'torch'")
+        if name == "bf16":
+            return torch.from_numpy(out.view(np.int16)).view(torch.bfloat16)
+        # FP8 as uint8 bit patterns where this torch has no float8 dtypes
+        return torch.from_numpy(out).view(getattr(torch, _TORCH_OUT[name], torch.uint8))
     return out
 
 
@@ -313,7 +390,8 @@ def frame_info(frame):
     st = _lib.splitzip_get_frame_info(buf, len(buf), ctypes.byref(fi))
     if st:
         raise SplitzipError(st, "splitzip_get_frame_info")
-    return {"format_version": fi.format_version, "dtype": "bf16",
+    return {"format_version": fi.format_version,
+            "dtype": _DTYPE_NAMES.get(fi.dtype, str(fi.dtype)),
             "mode": _MODE_NAMES.get(fi.mode, str(fi.mode)), "chunk_log2": fi.chunk_log2,
             "checksum": bool(fi.flags & FLAG_CONTENT_CHECKSUM), "n_elems": fi.n_elems,
             "n_escapes": fi.n_escapes, "frame_size": fi.frame_size,

@@ -49,7 +49,8 @@ static void check_table_file(const uint8_t *p, size_t size)
 static void check_info(const splitzip_frame_info *fi)
 {
 	FUZZ_CHECK(fi->format_version == SPLITZIP_FORMAT_VERSION, "version %u", fi->format_version);
-	FUZZ_CHECK(fi->dtype == SPLITZIP_DTYPE_BF16, "dtype %u", fi->dtype);
+	const size_t w = splitzip_dtype_width(fi->dtype);
+	FUZZ_CHECK(w != 0, "dtype %u", fi->dtype);
 	FUZZ_CHECK(fi->chunk_log2 >= SPLITZIP_CHUNK_LOG2_MIN &&
 	               fi->chunk_log2 <= SPLITZIP_CHUNK_LOG2_MAX,
 	           "chunk_log2 %u", fi->chunk_log2);
@@ -64,7 +65,7 @@ static void check_info(const splitzip_frame_info *fi)
 		FUZZ_CHECK(memcmp(&fi->codebook, &zero, sizeof zero) == 0, "stored codebook");
 	} else if (fi->mode == SPLITZIP_MODE_ENTROPY) {
 		FUZZ_CHECK(memcmp(&fi->codebook, &zero, sizeof zero) == 0, "entropy codebook");
-		FUZZ_CHECK(fi->frame_size < 64 + ((2 * fi->n_elems + 15) & ~(uint64_t)15),
+		FUZZ_CHECK(fi->frame_size < 64 + ((w * fi->n_elems + 15) & ~(uint64_t)15),
 		           "entropy frame not smaller than stored");
 	} else {
 		FUZZ_CHECK(fi->mode == SPLITZIP_MODE_SPLIT4, "mode %d", (int)fi->mode);
@@ -74,12 +75,14 @@ static void check_info(const splitzip_frame_info *fi)
 
 /* Encode a decoded frame again with the frame's own parameters. */
 static void check_canonical(const uint8_t *frame, const splitzip_frame_info *fi,
-                            const uint16_t *elems)
+                            const uint8_t *elems)
 {
 	splitzip_params p;
 	splitzip_params_init(&p);
 	p.chunk_log2 = fi->chunk_log2;
 	p.flags = fi->flags;
+	if (fi->dtype == SPLITZIP_DTYPE_FP8_E4M3) /* no split4 (FORMAT.md §2.2) */
+		p.encoding = SPLITZIP_ENCODING_ENTROPY;
 	if (fi->mode == SPLITZIP_MODE_SPLIT4) {
 		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 		p.codebook = fi->codebook;
@@ -93,10 +96,11 @@ static void check_canonical(const uint8_t *frame, const splitzip_frame_info *fi,
 	}
 	splitzip_ctx *enc = NULL;
 	FUZZ_CHECK(splitzip_ctx_create(&p, &enc) == SPLITZIP_OK, "ctx_create");
-	size_t cap = splitzip_compress_bound((size_t)fi->n_elems), got = 0;
+	size_t cap = splitzip_compress_bound_dtype(fi->dtype, (size_t)fi->n_elems), got = 0;
 	uint8_t *again = (uint8_t *)malloc(cap);
 	FUZZ_CHECK(again != NULL, "out of memory");
-	splitzip_status st = splitzip_compress(enc, elems, (size_t)fi->n_elems, again, cap, &got);
+	splitzip_status st =
+	    splitzip_compress_dtype(enc, fi->dtype, elems, (size_t)fi->n_elems, again, cap, &got);
 	FUZZ_CHECK(st == SPLITZIP_OK, "re-encode: %s", splitzip_status_name(st));
 	splitzip_frame_info ai;
 	FUZZ_CHECK(splitzip_get_frame_info(again, got, &ai) == SPLITZIP_OK, "re-encoded info");
@@ -131,18 +135,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	splitzip_status dst_st = splitzip_decompressed_size(p, size, &total);
 	FUZZ_CHECK(fuzz_is_decode_status(dst_st), "decompressed_size: %s",
 	           splitzip_status_name(dst_st));
-	/* Room for exactly the promised count; frames are never smaller than their data
-	 * (>= 1 byte per element), so a hostile count cannot make this large. */
+	/* Room for exactly the promised count; frames are never smaller than half their element
+	 * count (an FP8 E4M3 element keeps 4 bits, FORMAT.md §2.2), so a hostile count cannot
+	 * make this large. Up to 4 bytes per element (FP32). */
 	size_t cap = dst_st == SPLITZIP_OK ? (size_t)total : size;
-	FUZZ_CHECK(cap <= size, "decompressed_size %llu exceeds the input size %zu",
+	FUZZ_CHECK(cap <= 2 * size, "decompressed_size %llu exceeds twice the input size %zu",
 	           (unsigned long long)total, size);
-	uint16_t *out = (uint16_t *)malloc(cap ? cap * 2 : 1);
+	uint8_t *out = (uint8_t *)malloc(cap ? cap * 4 : 1);
+	size_t width = 2; /* of the stream's dtype */
+	if (ist == SPLITZIP_OK)
+		width = splitzip_dtype_width(fi.dtype);
 	FUZZ_CHECK(out != NULL, "out of memory");
 
 	splitzip_ctx *ctx = NULL;
 	FUZZ_CHECK(splitzip_ctx_create(NULL, &ctx) == SPLITZIP_OK, "ctx_create");
 	size_t n = 0;
-	splitzip_status st = splitzip_decompress(ctx, p, size, out, cap, &n);
+	splitzip_status st = splitzip_decompress_dtype(ctx, p, size, out, cap * width, &n);
+	/* the BF16 call: the same, or UNSUPPORTED_FORMAT for a stream of another dtype */
+	size_t n16 = 0;
+	splitzip_status st16 =
+	    splitzip_decompress(ctx, p, size, (uint16_t *)(void *)out, cap * width / 2, &n16);
+	FUZZ_CHECK(st16 == (ist == SPLITZIP_OK && fi.dtype != SPLITZIP_DTYPE_BF16
+	                        ? SPLITZIP_ERROR_UNSUPPORTED_FORMAT
+	                        : st),
+	           "BF16 decompress %s, decompress_dtype %s", splitzip_status_name(st16),
+	           splitzip_status_name(st));
 	FUZZ_CHECK(fuzz_is_decode_status(st) && st != SPLITZIP_ERROR_DST_TOO_SMALL,
 	           "decompress: %s", splitzip_status_name(st));
 	if (st == SPLITZIP_OK)
@@ -161,8 +178,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	splitzip_status wst = SPLITZIP_OK;
 	do {
 		size_t used = 0, got = 0;
-		wst = splitzip_frame_decompress(ctx, p + off, size - off, &used, out + done,
-		                                cap - done, &got);
+		splitzip_frame_info h;
+		if (off > 0 && splitzip_get_frame_info(p + off, size - off, &h) == SPLITZIP_OK &&
+		    h.dtype != fi.dtype) {
+			wst = SPLITZIP_ERROR_CORRUPT_STREAM; /* one dtype per stream (FORMAT.md
+			                                        §8.2) */
+			break;
+		}
+		wst =
+		    splitzip_frame_decompress_dtype(ctx, p + off, size - off, &used,
+		                                    out + width * done, (cap - done) * width, &got);
 		if (wst != SPLITZIP_OK) {
 			if (off > 0 && wst == SPLITZIP_ERROR_BAD_MAGIC)
 				wst = SPLITZIP_ERROR_CORRUPT_STREAM;
@@ -173,7 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 		           "decodable frame without a valid header");
 		FUZZ_CHECK(used == f.frame_size && got == f.n_elems && used <= size - off,
 		           "frame_decompress sizes");
-		check_canonical(p + off, &f, out + done);
+		check_canonical(p + off, &f, out + width * done);
 		off += used;
 		done += got;
 	} while (off < size);
@@ -181,10 +206,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	           splitzip_status_name(st));
 
 	if (st == SPLITZIP_OK && n > 0) {
-		uint16_t *small = (uint16_t *)malloc((n - 1) ? (n - 1) * 2 : 1);
+		uint16_t *small = (uint16_t *)malloc((n - 1) ? (n - 1) * width : 1);
 		FUZZ_CHECK(small != NULL, "out of memory");
 		size_t n2 = 0;
-		splitzip_status sst = splitzip_decompress(ctx, p, size, small, n - 1, &n2);
+		splitzip_status sst =
+		    splitzip_decompress_dtype(ctx, p, size, small, (n - 1) * width, &n2);
 		FUZZ_CHECK(sst == SPLITZIP_ERROR_DST_TOO_SMALL, "room n-1: %s",
 		           splitzip_status_name(sst));
 		free(small);

@@ -104,6 +104,57 @@ static void expected_frame(const fuzz_enc_input *in, const splitzip_codebook *cb
 	}
 }
 
+/* The input's bytes as elements of each dtype of FORMAT.md 1.3 but BF16: the frame of the
+ * encoding asked for (entropy for E4M3's split4), within its bound, into exact room and not
+ * less, and back bit for bit. Codebooks and tables from the input. */
+static void roundtrip_dtypes(const splitzip_params *base, const uint8_t *bytes, size_t n_bytes)
+{
+	for (unsigned dt = SPLITZIP_DTYPE_FP8_E4M3; dt <= SPLITZIP_DTYPE_FP32; dt++) {
+		splitzip_params p = *base;
+		p.codebook_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
+		p.table_mode = SPLITZIP_CODEBOOK_FROM_INPUT;
+		if (dt == SPLITZIP_DTYPE_FP8_E4M3 && p.encoding == SPLITZIP_ENCODING_SPLIT4)
+			p.encoding = SPLITZIP_ENCODING_ENTROPY;
+		splitzip_ctx *ctx = NULL;
+		FUZZ_CHECK(splitzip_ctx_create(&p, &ctx) == SPLITZIP_OK, "ctx_create");
+		const size_t w = splitzip_dtype_width(dt), n = n_bytes / w;
+		const size_t bound = splitzip_compress_bound_dtype(dt, n);
+		FUZZ_CHECK(bound == 64 + a16((uint64_t)w * n), "dtype %u bound", dt);
+		uint8_t *frame = (uint8_t *)malloc(bound), *back = (uint8_t *)malloc(n * w + 1);
+		FUZZ_CHECK(frame && back, "out of memory");
+		size_t fsize = 0, got = 0, n_back = 0;
+		splitzip_status st =
+		    splitzip_compress_dtype(ctx, dt, bytes, n, frame, bound, &fsize);
+		FUZZ_CHECK(st == SPLITZIP_OK && fsize <= bound && fsize % 16 == 0, "dtype %u: %s",
+		           dt, splitzip_status_name(st));
+		splitzip_frame_info fi;
+		FUZZ_CHECK(splitzip_get_frame_info(frame, fsize, &fi) == SPLITZIP_OK &&
+		               fi.dtype == dt && fi.n_elems == n && fi.frame_size == fsize,
+		           "dtype %u header", dt);
+		FUZZ_CHECK(p.encoding != SPLITZIP_ENCODING_SPLIT4 ||
+		               fi.mode != SPLITZIP_MODE_ENTROPY,
+		           "dtype %u: an entropy frame for split4", dt);
+		FUZZ_CHECK(p.encoding != SPLITZIP_ENCODING_ENTROPY ||
+		               fi.mode != SPLITZIP_MODE_SPLIT4,
+		           "dtype %u: a split4 frame for entropy", dt);
+		uint8_t *exact = (uint8_t *)malloc(fsize);
+		FUZZ_CHECK(exact != NULL, "out of memory");
+		st = splitzip_compress_dtype(ctx, dt, bytes, n, exact, fsize, &got);
+		FUZZ_CHECK(st == SPLITZIP_OK && got == fsize && memcmp(exact, frame, fsize) == 0,
+		           "dtype %u exact room: %s", dt, splitzip_status_name(st));
+		st = splitzip_compress_dtype(ctx, dt, bytes, n, exact, fsize - 1, &got);
+		FUZZ_CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL, "dtype %u room - 1: %s", dt,
+		           splitzip_status_name(st));
+		free(exact);
+		st = splitzip_decompress_dtype(ctx, frame, fsize, back, n * w, &n_back);
+		FUZZ_CHECK(st == SPLITZIP_OK && n_back == n && memcmp(back, bytes, n * w) == 0,
+		           "dtype %u round trip: %s", dt, splitzip_status_name(st));
+		free(frame);
+		free(back);
+		splitzip_ctx_free(ctx);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 {
 	static const uint8_t empty[1];
@@ -188,6 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	FUZZ_CHECK(n_back == n && (n == 0 || memcmp(back, in.data, n * 2) == 0),
 	           "round trip differs");
 
+	roundtrip_dtypes(&in.params, (const uint8_t *)in.data, 2 * n);
 	free(back);
 	free(exact);
 	free(frame);

@@ -292,6 +292,15 @@ static std::vector<uint8_t> oracle_compress(const std::vector<uint16_t> &in, con
 /* Status and output of the scalar decoder for exactly one frame at the start of 'frame'. */
 static dec_result oracle_decompress(const uint8_t *frame, size_t size, size_t cap_elems)
 {
+	/* The device kernels implement BF16 only: a frame of another dtype is UNSUPPORTED_FORMAT
+	 * for them (FORMAT.md §1.1, §3.2 step 4) where the host decodes it. The shared BF16 header
+	 * reader says so exactly when the host's would pass steps 0-3. */
+	splitzip_header h;
+	if (splitzip_read_header(frame, size, &h) == SPLITZIP_ERROR_UNSUPPORTED_FORMAT) {
+		dec_result u;
+		u.status = SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
+		return u;
+	}
 	params p;
 	splitzip_ctx *ctx = oracle_ctx(p);
 	buf src(frame, size);

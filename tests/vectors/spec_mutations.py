@@ -5,9 +5,13 @@
 
 Frames: takes the valid and invalid golden vectors, damages them at random (a flipped bit, a
 replaced byte, a cut, or a flipped header bit with the header checksum recomputed so the field
-checks are reached), and requires that libsplitzip's splitzip_decompress() and the decoder
+checks are reached), and requires that libsplitzip's splitzip_decompress_dtype() and the decoder
 written from doc/FORMAT.md alone (spec_reader.py) give the same status for every one, and the
-same elements when both accept it. COUNT (default 2000) of them.
+same elements when both accept it. COUNT (default 2000) of them, with the frames of the other
+dtypes (tests/vectors/dtypes, FORMAT.md 1.3) among them. spec_reader is told which dtypes the
+library implements (found by decoding an empty stored frame of each): a decoder may implement
+only some and must report the others as ERROR_UNSUPPORTED_FORMAT (FORMAT.md §1.1), so both give
+the same status for every frame whichever dtypes the library knows.
 
 Page streams (FORMAT.md §12): first ENCODED (default 24) random lists of pages -- empty, KV-like
 and noisy pages, every encoding, chunk size, checksum choice and fixed tables -- are packed by
@@ -66,6 +70,8 @@ def declare(lib):
     lib.splitzip_ctx_create.argtypes = [P, ctypes.POINTER(P)]
     lib.splitzip_ctx_free.argtypes = [P]
     lib.splitzip_decompress.argtypes = [P, ctypes.c_char_p, SZ, P, SZ, ctypes.POINTER(SZ)]
+    lib.splitzip_decompress_dtype.argtypes = [P, ctypes.c_char_p, SZ, P, SZ,
+                                              ctypes.POINTER(SZ)]
     lib.splitzip_status_name.restype = ctypes.c_char_p
     lib.splitzip_status_name.argtypes = [ctypes.c_int]
     lib.splitzip_pages_bound.restype = SZ
@@ -85,12 +91,29 @@ def status_name(lib, st):
     return lib.splitzip_status_name(st).decode()
 
 
+def library_dtypes(lib, ctx):
+    """The Dtype values (FORMAT.md §2.2) whose empty stored frame the library accepts."""
+    known = set()
+    out = (ctypes.c_uint16 * 8)()
+    for code in S.DTYPES:
+        h = bytearray(64)
+        h[0:8] = S.MAGIC + bytes([1, code, 0, 12])
+        struct.pack_into("<Q", h, 40, 64)
+        struct.pack_into("<I", h, 60, S.chunk_digest(bytes(h[:60])) & 0xFFFFFFFF)
+        got = ctypes.c_size_t()
+        if lib.splitzip_decompress_dtype(ctx, bytes(h), 64, out, 16, ctypes.byref(got)) == 0:
+            known.add(code)
+    return known
+
+
 def frames(lib, ctx, vdir, count, rng):
     """Damaged frames: (accepted, None) or (None, message)."""
+    S.KNOWN = library_dtypes(lib, ctx)
     files = []
-    for sub in ("valid", "invalid"):
+    for sub in ("valid", "invalid", "dtypes/valid", "dtypes/invalid"):
         d = os.path.join(vdir, sub)
-        files += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".sz")]
+        if os.path.isdir(d):
+            files += [os.path.join(d, f) for f in sorted(os.listdir(d)) if f.endswith(".sz")]
     blobs = {f: open(f, "rb").read() for f in files}
     cap = 1 << 18
     out = (ctypes.c_uint16 * cap)()
@@ -111,10 +134,12 @@ def frames(lib, ctx, vdir, count, rng):
             b[60:64] = struct.pack("<I", S.chunk_digest(bytes(b[:60])) & 0xFFFFFFFF)
         b = bytes(b)
         got = ctypes.c_size_t()
-        lib_status = status_name(lib, lib.splitzip_decompress(ctx, b, len(b), out, cap,
-                                                              ctypes.byref(got)))
+        # the whole buffer, 2^19 bytes: room for the elements of every vector, of any dtype
+        lib_status = status_name(lib, lib.splitzip_decompress_dtype(ctx, b, len(b), out,
+                                                                    2 * cap,
+                                                                    ctypes.byref(got)))
         try:
-            elems, _ = S.read_stream(b)
+            elems, hdrs = S.read_stream(b)
             spec_status = "OK"
         except S.Reject as r:
             spec_status = r.status
@@ -123,7 +148,9 @@ def frames(lib, ctx, vdir, count, rng):
                           (os.path.basename(name), it, kind, lib_status, spec_status))
         if lib_status == "OK":
             accepted += 1
-            if list(out[:got.value]) != elems:
+            dt = hdrs[0]["dt"]
+            data = S.pack_elems(dt, elems)
+            if got.value != len(elems) or bytes(out)[:len(data)] != data:
                 return None, ("%s, mutation %d: decoded elements differ" %
                               (os.path.basename(name), it))
     return accepted, None
@@ -544,7 +571,8 @@ def main():
         print("spec_mutations: " + msg)
         return 1
     print("spec_mutations: %d damaged frames, same status from the library and spec_reader "
-          "(%d accepted)" % (count, accepted))
+          "(%d accepted; dtypes the library implements: %s)" %
+          (count, accepted, ", ".join(S.DTYPES[c].name for c in sorted(S.KNOWN))))
     encoded, msg = encoded_streams(lib, n_encoded, rng)
     if msg:
         print("spec_mutations: " + msg)

@@ -26,6 +26,11 @@ an encoder written from §6 and §12.4:
   Encoding, Chunk_Log2, Checksum_Flag and Table_Id) it must give the same bytes;
 - every invalid stream NAME.STATUS.szpg must be rejected with exactly STATUS.
 
+Then the frames of the other dtypes (FORMAT.md 1.3, §2.2-§2.4: FP8 E4M3, FP8 E5M2, FP16,
+FP32) in VECTORS_DIR/dtypes, read the same way: every valid one must decode to its .e4m3,
+.e5m2, .f16 or .f32 file (and follow §5.1, §5.2 and §6.3 when its table is from its input),
+every invalid one must be rejected with its status; and the example of §2.3.
+
 Exits nonzero on the first disagreement, so the spec text and the vectors cannot drift apart
 unnoticed.
 """
@@ -40,6 +45,23 @@ MAGIC = b"\x53\x50\x5a\xbf"
 ESC = 256      # §4.3: the escape symbol
 LMAX = 11      # §5.2: the longest code
 LANES = 32     # §4.3.5
+
+
+class Dt:
+    """A row of FORMAT.md §2.2: Dtype, name, width w, exponent bits e, rest sections, split4."""
+
+    def __init__(self, code, name, w, e, rest, split4):
+        self.code, self.name, self.w, self.e, self.rest, self.split4 = code, name, w, e, rest, split4
+
+
+DTYPES = {1: Dt(1, "bf16", 2, 8, ("SM",), True), 2: Dt(2, "e4m3", 1, 4, ("NIB",), False),
+          3: Dt(3, "e5m2", 1, 5, ("PL3",), True), 4: Dt(4, "f16", 2, 5, ("PL3", "LO8"), True),
+          5: Dt(5, "f32", 4, 8, ("SM", "LO16"), True)}
+BF16 = DTYPES[1]
+EXT = {".bf16": 1, ".e4m3": 2, ".e5m2": 3, ".f16": 4, ".f32": 5}
+# The dtypes this reader implements (§1.1: a decoder may implement some only, and reports the
+# others as ERROR_UNSUPPORTED_FORMAT); spec_mutations.py narrows it to the library's.
+KNOWN = set(DTYPES)
 
 
 class Reject(Exception):
@@ -78,12 +100,12 @@ def chunk_digest(b):
     return fmix64((s + len(b) * P3) & M64)
 
 
-def content_checksum(data, n, log2):
-    """FORMAT.md §7.2; data is the little-endian element bytes."""
+def content_checksum(data, n, log2, w=2):
+    """FORMAT.md §7.2; data is the little-endian element bytes, w bytes per element."""
     total = 0
     for c in range((n + (1 << log2) - 1) >> log2):
         lo, hi = c << log2, min((c + 1) << log2, n)
-        total = (total + fmix64((chunk_digest(data[2 * lo:2 * hi]) + c * P2) & M64)) & M64
+        total = (total + fmix64((chunk_digest(data[w * lo:w * hi]) + c * P2) & M64)) & M64
     return fmix64(total ^ ((n * P4) & M64))
 
 
@@ -91,8 +113,8 @@ def align16(x):
     return (x + 15) & ~15
 
 
-def stored_size(n):
-    return 64 + align16(2 * n)
+def stored_size(n, dt=BF16):
+    return 64 + align16(dt.w * n)
 
 
 def join(x, s):
@@ -108,16 +130,126 @@ def signman(v):
     return ((v >> 8) & 0x80) | (v & 0x7F)
 
 
+# ---- §2.2-§2.3: the other dtypes ------------------------------------------------------------
+
+def dt_exponent(dt, v):
+    """§2.2"""
+    return {1: (v >> 7) & 0xFF, 2: (v >> 3) & 0xF, 3: (v >> 2) & 0x1F, 4: (v >> 10) & 0x1F,
+            5: (v >> 23) & 0xFF}[dt.code]
+
+
+def pl3(v):
+    return ((v >> 5) & 0x4) | (v & 0x3)
+
+
+def dt_rest(dt, v):
+    """§2.2: the rest fields of element v, one per rest section, in frame order."""
+    if dt.code == 1:
+        return [signman(v)]
+    if dt.code == 2:
+        return [((v >> 4) & 0x8) | (v & 0x7)]
+    if dt.code == 3:
+        return [pl3(v)]
+    if dt.code == 4:
+        return [pl3(v >> 8), v & 0xFF]
+    return [signman(v >> 16), v & 0xFFFF]
+
+
+def dt_join(dt, x, r):
+    """§2.2: the element of exponent x and rest fields r."""
+    if dt.code == 1:
+        return join(x, r[0])
+    if dt.code == 2:
+        return ((r[0] & 0x8) << 4) | (x << 3) | (r[0] & 0x7)
+    e5 = ((r[0] & 0x4) << 5) | (x << 2) | (r[0] & 0x3)
+    if dt.code == 3:
+        return e5
+    if dt.code == 4:
+        return (e5 << 8) | r[1]
+    return (join(x, r[0]) << 16) | r[1]
+
+
+def rest_size(kind, n):
+    """§2.3"""
+    return {"SM": n, "LO8": n, "LO16": 2 * n, "NIB": (n + 1) // 2,
+            "PL3": 24 * ((n + 63) // 64)}[kind]
+
+
+def rest_offsets(dt, n, start):
+    """§4.2 / §4.3.2: each rest section at the next multiple of 16 from start; and the end."""
+    offs, o = [], start
+    for kind in dt.rest:
+        o = align16(o)
+        offs.append(o)
+        o += rest_size(kind, n)
+    return offs, o
+
+
+def rest_read(kind, b, i):
+    """§2.3: the field of element i in rest section b."""
+    if kind in ("SM", "LO8"):
+        return b[i]
+    if kind == "LO16":
+        return b[2 * i] | (b[2 * i + 1] << 8)
+    if kind == "NIB":
+        return (b[i // 2] >> (4 * (i % 2))) & 0xF
+    g, j = divmod(i, 64)
+    return sum(((b[24 * g + 8 * k + j // 8] >> (j % 8)) & 1) << k for k in range(3))
+
+
+def rest_write(kind, b, i, x):
+    if kind in ("SM", "LO8"):
+        b[i] = x
+    elif kind == "LO16":
+        b[2 * i], b[2 * i + 1] = x & 0xFF, x >> 8
+    elif kind == "NIB":
+        b[i // 2] |= x << (4 * (i % 2))
+    else:
+        g, j = divmod(i, 64)
+        for k in range(3):
+            b[24 * g + 8 * k + j // 8] |= ((x >> k) & 1) << (j % 8)
+
+
+def rest_pad_zero(kind, b, n):
+    """§2.3: the pad nibble of NIB, the pad bits of PL3."""
+    if kind == "NIB":
+        return n % 2 == 0 or b[n // 2] >> 4 == 0
+    if kind == "PL3":
+        return all(rest_read(kind, b, i) == 0 for i in range(n, 64 * ((n + 63) // 64)))
+    return True
+
+
+def rest_fields(f, dt, n, offs):
+    """The rest sections of a frame: a list of sections (bytes), checked for padding (rule 1)."""
+    secs = []
+    for kind, off in zip(dt.rest, offs):
+        b = f[off:off + rest_size(kind, n)]
+        corrupt(rest_pad_zero(kind, b, n), "a pad nibble or pad bit of a rest section")
+        secs.append(b)
+    return secs
+
+
+def rest_gaps(dt, n, offs, nxt):
+    """The padding from the end of each rest section to the next section."""
+    ends = [o + rest_size(k, n) for k, o in zip(dt.rest, offs)]
+    return list(zip(ends, offs[1:] + [nxt]))
+
+
+def pack_elems(dt, elems):
+    return struct.pack("<%d%s" % (len(elems), {1: "B", 2: "H", 4: "I"}[dt.w]), *elems)
+
+
 # ---- split4 (§4.2, §5.1) -------------------------------------------------------------------
 
-def split4_layout(n, log2, e):
-    """FORMAT.md §4.2: (sm, table, positions, exponents, frame_size) offsets."""
+def split4_layout(n, log2, e, dt=BF16):
+    """FORMAT.md §4.2: (sm, table, positions, exponents, frame_size) offsets; sm is the first
+    rest section's (§2.3)."""
     chunks = (n + (1 << log2) - 1) >> log2
-    sm = align16(64 + (n + 1) // 2)
-    table = align16(sm + n)
+    offs, end = rest_offsets(dt, n, 64 + (n + 1) // 2)
+    table = align16(end)
     pos = align16(table + 4 * chunks)
     exps = align16(pos + 2 * e)
-    return sm, table, pos, exps, align16(exps + e)
+    return offs[0], table, pos, exps, align16(exps + e)
 
 
 def canonical_codebook(elems):
@@ -219,19 +351,22 @@ def lookup_table(length):
 
 # ---- entropy frames (§4.3) ------------------------------------------------------------------
 
-def entropy_layout(n, log2, words, first, last):
-    """FORMAT.md §4.3.2: (sm, lengths, chunk_table, stream, frame_size, K)."""
+def entropy_layout(n, log2, words, first, last, dt=BF16):
+    """FORMAT.md §4.3.2: (sm, lengths, chunk_table, stream, frame_size, K); sm is the first rest
+    section's (§2.3)."""
     chunks = (n + (1 << log2) - 1) >> log2
     k = last - first + 1
-    lengths = align16(64 + n)
+    lengths = align16(rest_offsets(dt, n, 64)[1])
     ctab = align16(lengths + (k + 1) // 2)
     stream = align16(ctab + 4 * chunks)
     return 64, lengths, ctab, stream, align16(stream + 2 * words), k
 
 
-def decode_chunk(words, sm, length, lut, trace=None):
-    """FORMAT.md §4.3.5 and rule 4 of §4.3.6: (elements, escapes) of one chunk."""
+def decode_chunk(words, sm, length, lut, trace=None, dt=BF16):
+    """FORMAT.md §4.3.5 and rule 4 of §4.3.6: (elements, escapes) of one chunk. sm holds the
+    rest fields of the chunk's elements (BF16: its sign/mantissa bytes; else lists, §2.3)."""
     n = len(sm)
+    ebits = dt.e
     buf, bits, nxt = [0] * LANES, [0] * LANES, [0]
     out, n_esc = [0] * n, 0
 
@@ -258,15 +393,16 @@ def decode_chunk(words, sm, length, lut, trace=None):
             sym[l] = lut[buf[l] & ((1 << LMAX) - 1)]
             take(l, length[sym[l]])
         for l in active:                      # B
-            if sym[l] == ESC and bits[l] < 8:
+            if sym[l] == ESC and bits[l] < ebits:
                 read(l)
         for l in active:                      # R
             x = sym[l]
             if x == ESC:
-                x = take(l, 8)
+                x = take(l, ebits)
                 corrupt(length[x] == 0, "an escape for an exponent that has a code")
                 n_esc += 1
-            out[s0 + l] = join(x, sm[s0 + l])
+            r = sm[s0 + l]
+            out[s0 + l] = join(x, r) if dt is BF16 else dt_join(dt, x, r)
         if trace is not None:
             trace.append(nxt[0] - before)
     corrupt(nxt[0] == len(words), "a word of the chunk is not read")
@@ -274,7 +410,7 @@ def decode_chunk(words, sm, length, lut, trace=None):
     return out, n_esc
 
 
-def entropy_words(elems, log2, length):
+def entropy_words(elems, log2, length, dt=BF16):
     """The Stream_Words an encoder gets (§4.3.5, §6.2): the reads of the decoder."""
     total = 0
     for c0 in range(0, len(elems), 1 << log2):
@@ -282,8 +418,8 @@ def entropy_words(elems, log2, length):
         bits = [0] * LANES
         for s0 in range(0, len(chunk), LANES):
             active = range(min(LANES, len(chunk) - s0))
-            syms = [exponent(chunk[s0 + l]) if length[exponent(chunk[s0 + l])] else ESC
-                    for l in active]
+            syms = [dt_exponent(dt, chunk[s0 + l]) if length[dt_exponent(dt, chunk[s0 + l])]
+                    else ESC for l in active]
             for l in active:
                 if bits[l] < LMAX:
                     bits[l] += 16
@@ -291,36 +427,40 @@ def entropy_words(elems, log2, length):
                 bits[l] -= length[syms[l]]
             for l in active:
                 if syms[l] == ESC:
-                    if bits[l] < 8:
+                    if bits[l] < dt.e:
                         bits[l] += 16
                         total += 1
-                    bits[l] -= 8
+                    bits[l] -= dt.e
     return total
 
 
-def entropy_size(elems, log2, length):
+def entropy_size(elems, log2, length, dt=BF16):
     coded = [e for e in range(256) if length[e]]
-    return entropy_layout(len(elems), log2, entropy_words(elems, log2, length),
-                          coded[0], coded[-1])[4]
+    return entropy_layout(len(elems), log2, entropy_words(elems, log2, length, dt),
+                          coded[0], coded[-1], dt)[4]
 
 
-def entropy_header(h, n, esc):
+def entropy_header(h, n, esc, dt=BF16):
     """§3.2 step 10 for mode 2 (§4.3.1); returns (words, first, last, escape_length)."""
     words, first, last, esc_len = struct.unpack_from("<IBBB", h, 24)
-    corrupt(first <= last and 1 <= esc_len <= LMAX, "table range or escape length")
+    corrupt(first <= last and last < 1 << dt.e and 1 <= esc_len <= LMAX,
+            "table range or escape length")
     corrupt(not any(h[31:40]), "Reserved_2")
     corrupt(esc <= n, "escape count above the element count")
     return words, first, last, esc_len
 
 
-def entropy_body(f, n, log2, esc, fields):
+def entropy_body(f, n, log2, esc, fields, dt=BF16):
     """§4.3.6 rules 1-5 on a frame whose header is valid; returns the elements."""
     words, first, last, esc_len = fields
-    sm, lo, ctab, stream, size, k = entropy_layout(n, log2, words, first, last)
+    sm, lo, ctab, stream, size, k = entropy_layout(n, log2, words, first, last, dt)
     chunks = (n + (1 << log2) - 1) >> log2
-    for a, b in ((sm + n, lo), (lo + (k + 1) // 2, ctab), (ctab + 4 * chunks, stream),
-                 (stream + 2 * words, size)):
+    offs = rest_offsets(dt, n, 64)[0]
+    for a, b in rest_gaps(dt, n, offs, lo) + [(lo + (k + 1) // 2, ctab),
+                                               (ctab + 4 * chunks, stream),
+                                               (stream + 2 * words, size)]:
         corrupt(not any(f[a:b]), "padding at %d" % a)
+    secs = rest_fields(f, dt, n, offs)
     corrupt(k % 2 == 0 or f[lo + k // 2] >> 4 == 0, "the pad nibble")
     length = [0] * 257
     for i in range(k):
@@ -337,7 +477,13 @@ def entropy_body(f, n, log2, esc, fields):
     for c in range(chunks):
         w0 = t[c - 1] if c else 0
         ws = list(struct.unpack_from("<%dH" % (t[c] - w0), f, stream + 2 * w0))
-        out, e = decode_chunk(ws, f[sm + (c << log2):sm + min((c + 1) << log2, n)], length, lut)
+        lo_i, hi_i = c << log2, min((c + 1) << log2, n)
+        if dt is BF16:
+            rest = f[sm + lo_i:sm + hi_i]
+        else:
+            rest = [[rest_read(kind, b, i) for kind, b in zip(dt.rest, secs)]
+                    for i in range(lo_i, hi_i)]
+        out, e = decode_chunk(ws, rest, length, lut, dt=dt)
         elems += out
         found += e
     corrupt(found == esc, "Escape_Count is not the number of escapes")
@@ -346,14 +492,16 @@ def entropy_body(f, n, log2, esc, fields):
 
 # ---- frames and streams (§3, §8.2) ----------------------------------------------------------
 
-def split4_body(f, n, log2, esc, cb):
+def split4_body(f, n, log2, esc, cb, dt=BF16):
     """§4.2.7 on a frame whose header is valid; returns the elements."""
-    sm, table, pos, exps, size = split4_layout(n, log2, esc)
+    sm, table, pos, exps, size = split4_layout(n, log2, esc, dt)
     chunks = (n + (1 << log2) - 1) >> log2
-    for lo, hi in ((64 + (n + 1) // 2, sm), (sm + n, table), (table + 4 * chunks, pos),
-                   (pos + 2 * esc, exps), (exps + esc, size)):
+    offs = rest_offsets(dt, n, 64 + (n + 1) // 2)[0]
+    for lo, hi in ([(64 + (n + 1) // 2, sm)] + rest_gaps(dt, n, offs, table) +
+                   [(table + 4 * chunks, pos), (pos + 2 * esc, exps), (exps + esc, size)]):
         corrupt(not any(f[lo:hi]), "padding at %d" % lo)
     corrupt(n % 2 == 0 or f[64 + n // 2] >> 4 == 0, "odd padding nibble")
+    secs = rest_fields(f, dt, n, offs)
     t, prev = [], 0
     for c in range(chunks):
         t.append(struct.unpack_from("<I", f, table + 4 * c)[0])
@@ -369,13 +517,17 @@ def split4_body(f, n, log2, esc, cb):
             p = struct.unpack_from("<H", f, pos + 2 * r)[0]
             x = f[exps + r]
             i = (c << log2) + p
-            corrupt(last < p < length and x not in cb, "escape record")
+            corrupt(last < p < length and x < 1 << dt.e and x not in cb, "escape record")
             corrupt((f[64 + i // 2] >> (4 * (i % 2))) & 15 == 0, "escape code")
             patch[p], last = x, p
         for p in range(length):
             i = (c << log2) + p
             code = (f[64 + i // 2] >> (4 * (i % 2))) & 15
-            elems.append(join(patch.get(p, cb[code]), f[sm + i]))
+            if dt is BF16:
+                elems.append(join(patch.get(p, cb[code]), f[sm + i]))
+            else:
+                r = [rest_read(kind, b, i) for kind, b in zip(dt.rest, secs)]
+                elems.append(dt_join(dt, patch.get(p, cb[code]), r))
         prev = t[c]
     return elems
 
@@ -397,8 +549,11 @@ def header(buf, first):
     if struct.unpack_from("<I", h, 60)[0] != chunk_digest(h[:60]) & 0xFFFFFFFF:
         raise Reject("ERROR_HEADER_CHECKSUM", "header checksum")
     dtype, mode, log2, flags = h[5], h[6], h[7], h[8]
-    if dtype != 1 or mode not in (0, 1, 2):
+    if dtype not in DTYPES or dtype not in KNOWN or mode not in (0, 1, 2):
         raise Reject("ERROR_UNSUPPORTED_FORMAT", "dtype or mode")
+    dt = DTYPES[dtype]
+    if mode == 1 and not dt.split4:
+        raise Reject("ERROR_UNSUPPORTED_FORMAT", "split4 for E4M3")
     esc, n = struct.unpack_from("<IQ", h, 12)
     fsize, cksum = struct.unpack_from("<QQ", h, 40)
     corrupt(flags & ~1 == 0, "flags")
@@ -409,19 +564,20 @@ def header(buf, first):
     cb, fields = list(h[24:40]), None
     if mode == 0:
         corrupt(esc == 0 and cb == [0] * 16, "stored header")
-        size = stored_size(n)
+        size = stored_size(n, dt)
     elif mode == 1:
         corrupt(all(cb[k] < cb[k + 1] for k in range(15)), "codebook order")
+        corrupt(cb[15] < 1 << dt.e, "a codebook entry that is no exponent of the dtype")
         corrupt(esc <= n, "escape count")
-        size = split4_layout(n, log2, esc)[4]
-        corrupt(size < stored_size(n), "split4 not smaller than stored")
+        size = split4_layout(n, log2, esc, dt)[4]
+        corrupt(size < stored_size(n, dt), "split4 not smaller than stored")
     else:
-        fields = entropy_header(h, n, esc)
-        size = entropy_layout(n, log2, fields[0], fields[1], fields[2])[4]
-        corrupt(size < stored_size(n), "entropy not smaller than stored")
+        fields = entropy_header(h, n, esc, dt)
+        size = entropy_layout(n, log2, fields[0], fields[1], fields[2], dt)[4]
+        corrupt(size < stored_size(n, dt), "entropy not smaller than stored")
     corrupt(fsize == size, "Frame_Size")
     return {"mode": mode, "n": n, "log2": log2, "flags": flags, "esc": esc, "cksum": cksum,
-            "codebook": cb, "fields": fields, "size": fsize}
+            "codebook": cb, "fields": fields, "size": fsize, "dt": dt}
 
 
 def read_frame(buf, first):
@@ -429,17 +585,16 @@ def read_frame(buf, first):
     hd = header(buf, first)
     if hd["size"] > len(buf):
         raise Reject("ERROR_TRUNCATED", "the frame ends after the input")
-    f, n, log2 = buf[:hd["size"]], hd["n"], hd["log2"]
+    f, n, log2, dt = buf[:hd["size"]], hd["n"], hd["log2"], hd["dt"]
     if hd["mode"] == 0:
-        corrupt(not any(f[64 + 2 * n:]), "stored padding")
-        elems = list(struct.unpack_from("<%dH" % n, f, 64))
+        corrupt(not any(f[64 + dt.w * n:]), "stored padding")
+        elems = list(struct.unpack_from("<%d%s" % (n, {1: "B", 2: "H", 4: "I"}[dt.w]), f, 64))
     elif hd["mode"] == 1:
-        elems = split4_body(f, n, log2, hd["esc"], hd["codebook"])
+        elems = split4_body(f, n, log2, hd["esc"], hd["codebook"], dt)
     else:
-        elems, hd["table"] = entropy_body(f, n, log2, hd["esc"], hd["fields"])
+        elems, hd["table"] = entropy_body(f, n, log2, hd["esc"], hd["fields"], dt)
     if hd["flags"] & 1:
-        data = struct.pack("<%dH" % n, *elems)
-        if hd["cksum"] != content_checksum(data, n, log2):
+        if hd["cksum"] != content_checksum(pack_elems(dt, elems), n, log2, dt.w):
             raise Reject("ERROR_CONTENT_CHECKSUM", "content checksum")
     return elems, hd["size"], hd
 
@@ -450,6 +605,9 @@ def read_stream(buf):
         raise Reject("ERROR_TRUNCATED", "zero bytes are not a stream")
     out, hdrs, off = [], [], 0
     while off < len(buf):
+        if off and len(buf) - off >= 64:   # §8.2: a later frame's header, then its Dtype
+            corrupt(header(buf[off:], False)["dt"] is hdrs[0]["dt"],
+                    "a frame of another Dtype than the first")
         elems, size, hd = read_frame(buf[off:], off == 0)
         out += elems
         hd["elems"] = elems
@@ -988,6 +1146,95 @@ def check_pages(vdir):
     return len(names), len(bad), doc is not None
 
 
+def dt_histogram(dt, elems):
+    hist = [0] * 256
+    for v in elems:
+        hist[dt_exponent(dt, v)] += 1
+    return hist
+
+
+def dt_split4_size(dt, elems, log2, cb):
+    """§4.2 size with codebook cb, or None when not smaller than stored (§6.3)."""
+    n = len(elems)
+    e = sum(1 for v in elems if dt_exponent(dt, v) not in cb)
+    size = split4_layout(n, log2, e, dt)[4]
+    return size if n and size < stored_size(n, dt) else None
+
+
+def dt_entropy_size(dt, elems, log2):
+    n = len(elems)
+    if not n:
+        return None
+    size = entropy_size(elems, log2, table_of_histogram(dt_histogram(dt, elems)), dt)
+    return size if size < stored_size(n, dt) else None
+
+
+def check_dtype_canonical(name, hd):
+    """§5.1, §5.2 (over the dtype's 2^e exponents) and §6.3 for a frame from its input."""
+    dt, elems, n, log2 = hd["dt"], hd["elems"], hd["n"], hd["log2"]
+    hist = dt_histogram(dt, elems)
+    cb = sorted(sorted(range(1 << dt.e), key=lambda x: (-hist[x], x))[:16])
+    if hd["mode"] == 1:
+        check(hd["codebook"] == cb, name + ": codebook (§5.1)")
+    if hd["mode"] == 2:
+        check(hd["table"] == table_of_histogram(hist), name + ": table (§5.2)")
+    s4 = dt_split4_size(dt, elems, log2, cb) if dt.split4 else None
+    en = dt_entropy_size(dt, elems, log2)
+    kind = name.split("_", 2)[2]
+    if kind.startswith("auto_"):
+        sizes = [(stored_size(n, dt), 0)] + ([(s4, 1)] if s4 else []) + ([(en, 2)] if en else [])
+        check(min(sizes)[1] == hd["mode"], name + ": auto did not pick the smallest (§6.3)")
+    elif hd["mode"] == 0 and n and ("entropy" in kind or not dt.split4):
+        check(en is None, name + ": stored although entropy is smaller (§6.3)")
+    elif hd["mode"] == 0 and n and "split4" in kind:
+        check(s4 is None, name + ": stored although split4 is smaller (§6.3)")
+
+
+def check_dtypes(vdir):
+    """The frames of the other dtypes (tests/vectors/dtypes) and the example of §2.3."""
+    sec = bytearray(24)
+    for i, v in enumerate([0x3C, 0xBF, 0x01, 0x7E]):
+        rest_write("PL3", sec, i, pl3(v))
+    check(sec[0] == 0x06 and sec[8] == 0x0A and sec[16] == 0x02 and
+          sum(sec) == 0x06 + 0x0A + 0x02, "§2.3: the example of PL3")
+    d = os.path.join(vdir, "dtypes", "valid")
+    names = sorted(f[:-3] for f in os.listdir(d) if f.endswith(".sz"))
+    check(len(names) > 0, "no valid dtype vectors")
+    seen = set()
+    for name in names:
+        with open(os.path.join(d, name + ".sz"), "rb") as fh:
+            buf = fh.read()
+        ext = [x for x in EXT if os.path.exists(os.path.join(d, name + x))]
+        check(len(ext) == 1, name + ": no content file")
+        with open(os.path.join(d, name + ext[0]), "rb") as fh:
+            raw = fh.read()
+        try:
+            out, hdrs = read_stream(buf)
+        except Reject as r:
+            fail("%s: rejected: %s" % (name, r))
+        dt = DTYPES[EXT[ext[0]]]
+        for hd in hdrs:
+            check(hd["dt"] is dt, name + ": the frame's Dtype is not the file's")
+            seen.add((dt.code, hd["mode"]))
+            if "fixed" not in name:
+                check_dtype_canonical(name, hd)
+        check(pack_elems(dt, out) == raw, name + ": decoded content")
+    want = {(c, m) for c in (2, 3, 4, 5) for m in (0, 1, 2) if m != 1 or c != 2}
+    check(seen >= want, "valid dtype vectors of every dtype and mode: %s" % sorted(want - seen))
+    idir = os.path.join(vdir, "dtypes", "invalid")
+    bad = sorted(f for f in os.listdir(idir) if f.endswith(".sz"))
+    for fname in bad:
+        want_st = fname[:-3].rsplit(".", 1)[1]
+        with open(os.path.join(idir, fname), "rb") as fh:
+            buf = fh.read()
+        try:
+            read_stream(buf)
+            fail("%s: accepted" % fname)
+        except Reject as r:
+            check(r.status == want_st, "%s: %s" % (fname, r))
+    return len(names), len(bad)
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: spec_reader.py VECTORS_DIR")
@@ -1025,11 +1272,15 @@ def main():
         except Reject as r:
             check(r.status == want, "%s: %s" % (fname, r))
     n_pv, n_pi, hexdump = check_pages(sys.argv[1])
+    n_dv, n_di = (check_dtypes(sys.argv[1])
+                  if os.path.isdir(os.path.join(sys.argv[1], "dtypes")) else (0, 0))
     print("spec_reader: Appendix B, §9.2, Appendix C, %d valid and %d invalid vectors agree "
           "with FORMAT.md" % (len(names), len(bad)))
     print("spec_reader: Appendix D%s, %d valid page streams (decoded and rebuilt by §12.4) and "
           "%d invalid ones agree with FORMAT.md §12" %
           (" (with its hexdump)" if hexdump else "", n_pv, n_pi))
+    print("spec_reader: §2.3's example, %d valid and %d invalid frames of the dtypes E4M3, E5M2, "
+          "FP16 and FP32 agree with FORMAT.md 1.3" % (n_dv, n_di))
     return 0
 
 

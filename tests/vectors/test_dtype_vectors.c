@@ -1,0 +1,333 @@
+/*
+ * test_dtype_vectors.c -- the golden vectors of the dtypes of FORMAT.md 1.3
+ * (tests/vectors/dtypes, written by dtype_ref.py from the text alone) against the library,
+ * through the public API, with every host backend.
+ *
+ *   test_dtype_vectors VECTORS_DIR
+ *
+ * dtypes/valid/NNNN_name.sz decodes to NNNN_name.e4m3 / .e5m2 / .f16 / .f32 (bytes), verify
+ * agrees, one element less of room is DST_TOO_SMALL; every frame re-encodes to the same bytes
+ * with its codebook or table as a fixed one and, unless the name says "fixed", from the input
+ * with the encoding its name says (FORMAT.md §6.5). dtypes/invalid/NNNN_name.STATUS.sz fails
+ * with STATUS, and frame information, decompressed size and verify agree with it.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "splitzip.h"
+
+static const char *vec_dir;
+static char **valid_names, **invalid_names;
+static size_t n_valid, n_invalid;
+
+typedef struct blob {
+	uint8_t *p;
+	size_t n;
+} blob;
+
+static int read_blob(const char *sub, const char *name, const char *ext, blob *b)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/dtypes/%s/%s%s", vec_dir, sub, name, ext);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	fseek(f, 0, SEEK_END);
+	long size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	b->p = (uint8_t *)malloc((size_t)size + 1);
+	b->n = b->p ? fread(b->p, 1, (size_t)size, f) : 0;
+	fclose(f);
+	return b->p != NULL && b->n == (size_t)size;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **list_sz(const char *sub, size_t *count)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/dtypes/%s", vec_dir, sub);
+	DIR *d = opendir(path);
+	char **names = (char **)calloc(1024, sizeof *names);
+	size_t n = 0;
+	struct dirent *e;
+	while (d && names && n < 1024 && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 3 && strcmp(e->d_name + len - 3, ".sz") == 0 &&
+		    (names[n] = malloc(len))) {
+			memcpy(names[n], e->d_name, len - 3);
+			names[n++][len - 3] = 0;
+		}
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof *names, cmp_str);
+	*count = n;
+	return names;
+}
+
+/* The raw elements of a valid vector and their dtype, from the extension that exists. */
+static unsigned read_raw(const char *name, blob *raw)
+{
+	static const char *const ext[4] = {".e4m3", ".e5m2", ".f16", ".f32"};
+	for (unsigned k = 0; k < 4; k++)
+		if (read_blob("valid", name, ext[k], raw))
+			return SPLITZIP_DTYPE_FP8_E4M3 + k;
+	return 0;
+}
+
+static int expected_status(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	for (int s = 0; dot && s < SPLITZIP_STATUS_COUNT; s++)
+		if (strcmp(dot + 1, splitzip_status_name((splitzip_status)s)) == 0)
+			return s;
+	return -1;
+}
+
+#define MAX_CTX 16
+static splitzip_ctx *ctxs[MAX_CTX];
+static size_t n_ctx;
+
+static void open_contexts(void)
+{
+	n_ctx = 0;
+	for (size_t i = 0; i < splitzip_backend_count() && n_ctx < MAX_CTX; i++) {
+		if (!splitzip_backend_available(i))
+			continue;
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.backend = splitzip_backend_id_of(i);
+		if (splitzip_ctx_create(&p, &ctxs[n_ctx]) == SPLITZIP_OK)
+			n_ctx++;
+	}
+	ck_assert_uint_ge(n_ctx, 1);
+	ck_assert_str_eq(splitzip_ctx_backend_name(ctxs[n_ctx - 1]), "scalar");
+}
+
+static void close_contexts(void)
+{
+	for (size_t i = 0; i < n_ctx; i++)
+		splitzip_ctx_free(ctxs[i]);
+	n_ctx = 0;
+}
+
+START_TEST(inventory)
+{
+	ck_assert_uint_ge(n_valid, 50);
+	ck_assert_uint_ge(n_invalid, 40);
+	unsigned seen[6] = {0};
+	for (size_t i = 0; i < n_valid; i++) {
+		blob raw;
+		const unsigned dt = read_raw(valid_names[i], &raw);
+		ck_assert_msg(dt != 0, "%s.sz has no elements file", valid_names[i]);
+		ck_assert_uint_eq(raw.n % splitzip_dtype_width(dt), 0);
+		seen[dt]++;
+		free(raw.p);
+	}
+	for (unsigned dt = 2; dt <= 5; dt++)
+		ck_assert_msg(seen[dt] >= 10, "dtype %u: %u vectors", dt, seen[dt]);
+	for (size_t i = 0; i < n_invalid; i++)
+		ck_assert_msg(expected_status(invalid_names[i]) > 0, "%s: no status",
+		              invalid_names[i]);
+}
+END_TEST
+
+START_TEST(valid_decodes)
+{
+	const char *name = valid_names[_i];
+	blob sz, raw;
+	ck_assert(read_blob("valid", name, ".sz", &sz));
+	const unsigned dt = read_raw(name, &raw);
+	const size_t w = splitzip_dtype_width(dt), n = raw.n / w;
+	splitzip_frame_info fi;
+	ck_assert_int_eq(splitzip_get_frame_info(sz.p, sz.n, &fi), SPLITZIP_OK);
+	ck_assert_uint_eq(fi.dtype, dt);
+	uint64_t total = 0;
+	ck_assert_int_eq(splitzip_decompressed_size(sz.p, sz.n, &total), SPLITZIP_OK);
+	ck_assert_uint_eq(total, n);
+	uint8_t *out = (uint8_t *)malloc(raw.n + 8);
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		const char *be = splitzip_ctx_backend_name(ctxs[c]);
+		size_t got = 0;
+		memset(out, 0xA5, raw.n + 8);
+		splitzip_status st =
+		    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, raw.n, &got);
+		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, be, splitzip_status_name(st));
+		ck_assert_uint_eq(got, n);
+		ck_assert_msg(memcmp(out, raw.p, raw.n) == 0, "%s [%s]: elements differ", name, be);
+		ck_assert_msg(out[raw.n] == 0xA5, "%s [%s]: wrote past the end", name, be);
+		if (n > 0)
+			ck_assert_int_eq(
+			    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, raw.n - w, &got),
+			    SPLITZIP_ERROR_DST_TOO_SMALL);
+		/* the BF16 call refuses the other dtypes */
+		ck_assert_int_eq(splitzip_decompress(ctxs[c], sz.p, sz.n, (uint16_t *)(void *)out,
+		                                     raw.n / 2, &got),
+		                 SPLITZIP_ERROR_UNSUPPORTED_FORMAT);
+		uint64_t vn = 0;
+		ck_assert_int_eq(splitzip_verify(ctxs[c], sz.p, sz.n, &vn), SPLITZIP_OK);
+		ck_assert_uint_eq(vn, n);
+	}
+	close_contexts();
+	free(out);
+	free(sz.p);
+	free(raw.p);
+}
+END_TEST
+
+/* Encode n elements of dtype dt with these parameters on the given backend. */
+static uint8_t *encode(splitzip_backend_id be, unsigned dt, const uint8_t *src, size_t n,
+                       const splitzip_frame_info *fi, splitzip_encoding enc,
+                       const splitzip_codebook *cb, const splitzip_entropy_table *t, size_t *size)
+{
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.backend = be;
+	p.chunk_log2 = fi->chunk_log2;
+	p.flags = fi->flags;
+	p.encoding = enc;
+	if (cb) {
+		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.codebook = *cb;
+	}
+	if (t) {
+		p.table_mode = SPLITZIP_CODEBOOK_FIXED;
+		p.table = *t;
+	}
+	splitzip_ctx *ctx;
+	if (splitzip_ctx_create(&p, &ctx) != SPLITZIP_OK) /* a device backend */
+		return NULL;
+	const size_t cap = splitzip_compress_bound_dtype(dt, n);
+	uint8_t *dst = (uint8_t *)malloc(cap);
+	ck_assert_int_eq(splitzip_compress_dtype(ctx, dt, src, n, dst, cap, size), SPLITZIP_OK);
+	splitzip_ctx_free(ctx);
+	return dst;
+}
+
+static splitzip_encoding encoding_of(const char *name, const splitzip_frame_info *fi)
+{
+	if (fi->mode == SPLITZIP_MODE_SPLIT4)
+		return SPLITZIP_ENCODING_SPLIT4;
+	if (strstr(name, "_stream_"))
+		return SPLITZIP_ENCODING_ENTROPY;
+	return strstr(name, "_auto_")     ? SPLITZIP_ENCODING_AUTO
+	       : strstr(name, "_split4_") ? SPLITZIP_ENCODING_SPLIT4
+	                                  : SPLITZIP_ENCODING_ENTROPY;
+}
+
+/* One frame of a valid vector, re-encoded on every host backend. */
+static void reencode_frame(const char *name, unsigned dt, const uint8_t *fr,
+                           const splitzip_frame_info *fi, const uint8_t *src)
+{
+	splitzip_entropy_table t;
+	const int entropy = fi->mode == SPLITZIP_MODE_ENTROPY;
+	if (entropy)
+		ck_assert_int_eq(splitzip_frame_entropy_table(fr, (size_t)fi->frame_size, &t),
+		                 SPLITZIP_OK);
+	for (size_t i = 0; i < splitzip_backend_count(); i++) {
+		if (!splitzip_backend_available(i))
+			continue;
+		size_t size = 0;
+		const splitzip_backend_id be = splitzip_backend_id_of(i);
+		uint8_t *f = encode(be, dt, src, (size_t)fi->n_elems, fi, encoding_of(name, fi),
+		                    fi->mode == SPLITZIP_MODE_SPLIT4 ? &fi->codebook : NULL,
+		                    entropy ? &t : NULL, &size);
+		if (!f)
+			continue;
+		ck_assert_msg(size == fi->frame_size && memcmp(f, fr, size) == 0,
+		              "%s [%s]: re-encoded with its own codebook or table differently",
+		              name, splitzip_backend_name(i));
+		free(f);
+		if (strstr(name, "fixed"))
+			continue;
+		f = encode(be, dt, src, (size_t)fi->n_elems, fi, encoding_of(name, fi), NULL, NULL,
+		           &size);
+		ck_assert_msg(size == fi->frame_size && memcmp(f, fr, size) == 0,
+		              "%s [%s]: re-encoded from the input differently", name,
+		              splitzip_backend_name(i));
+		free(f);
+	}
+}
+
+START_TEST(valid_reencodes)
+{
+	const char *name = valid_names[_i];
+	blob sz, raw;
+	ck_assert(read_blob("valid", name, ".sz", &sz));
+	const unsigned dt = read_raw(name, &raw);
+	const size_t w = splitzip_dtype_width(dt);
+	size_t off = 0, elem = 0;
+	do {
+		splitzip_frame_info fi;
+		ck_assert_int_eq(splitzip_get_frame_info(sz.p + off, sz.n - off, &fi), SPLITZIP_OK);
+		ck_assert_uint_le(elem + fi.n_elems, raw.n / w);
+		reencode_frame(name, dt, sz.p + off, &fi, raw.p + elem * w);
+		off += (size_t)fi.frame_size;
+		elem += (size_t)fi.n_elems;
+	} while (off < sz.n);
+	ck_assert_uint_eq(elem * w, raw.n);
+	free(sz.p);
+	free(raw.p);
+}
+END_TEST
+
+START_TEST(invalid_rejected)
+{
+	const char *name = invalid_names[_i];
+	const int expect = expected_status(name);
+	blob sz;
+	ck_assert(read_blob("invalid", name, ".sz", &sz));
+	const size_t cap = 1 << 18;
+	uint8_t *out = (uint8_t *)malloc(cap * 4);
+	open_contexts();
+	for (size_t c = 0; c < n_ctx; c++) {
+		size_t got = 0;
+		splitzip_status st =
+		    splitzip_decompress_dtype(ctxs[c], sz.p, sz.n, out, cap * 4, &got);
+		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
+		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
+		ck_assert_int_eq(splitzip_verify(ctxs[c], sz.p, sz.n, NULL), st);
+	}
+	close_contexts();
+	free(out);
+	free(sz.p);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_dtype_vectors VECTORS_DIR\n");
+		return 2;
+	}
+	vec_dir = argv[1];
+	valid_names = list_sz("valid", &n_valid);
+	invalid_names = list_sz("invalid", &n_invalid);
+	Suite *s = suite_create("dtype_vectors");
+	TCase *tc = tcase_create("all");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, inventory);
+	tcase_add_loop_test(tc, valid_decodes, 0, (int)n_valid);
+	tcase_add_loop_test(tc, valid_reencodes, 0, (int)n_valid);
+	tcase_add_loop_test(tc, invalid_rejected, 0, (int)n_invalid);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	const int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	for (size_t i = 0; i < n_valid; i++)
+		free(valid_names[i]);
+	for (size_t i = 0; i < n_invalid; i++)
+		free(invalid_names[i]);
+	free(valid_names);
+	free(invalid_names);
+	return failed ? 1 : 0;
+}
