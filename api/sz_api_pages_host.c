@@ -112,6 +112,8 @@ static splitzip_status all_histogram(const splitzip_host_kernels *k, const split
 	size_t fill = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const size_t n = (size_t)l->elems[i];
+		if (!n) /* an empty page may be NULL: nothing to copy */
+			continue;
 		if (n >= SZ_PAGES_HIST_BATCH / 4) {
 			k->histogram(l->page[i], n, hist);
 			continue;
