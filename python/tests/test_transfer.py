@@ -162,4 +162,7 @@ def test_set_up_measurements_on_real_pages():
     assert all(np.array_equal(a, b) for a, b in zip(pages, dst))
     p = LinkPolicy()
     p.set_codec_rates(enc=enc, dec=dec, ratio=ratio)
-    assert p.probe_result(62.5e6, 1.0) == "entropy"  # 0.5 Gbit/s: the codecs far ahead
+    # A link a thousandth of the slowest codec rate measured here (whatever this build's
+    # speed: sanitizers slow the codecs tenfold): the wire decides, and entropy's ratio wins.
+    link = min(list(enc.values()) + list(dec.values())) / 1000
+    assert p.probe_result(link, 1.0) == "entropy"
