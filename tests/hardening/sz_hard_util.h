@@ -5,7 +5,7 @@
 #ifndef SZ_HARD_UTIL_H
 #define SZ_HARD_UTIL_H
 
-#include <check.h>
+#include "sz_check.h"
 #include <stddef.h>
 #include <stdint.h>
 

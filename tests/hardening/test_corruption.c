@@ -13,7 +13,7 @@
  *   - every truncation of a frame is TRUNCATED; a stream cut exactly between two frames is a
  *     valid shorter stream.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  *     the original data (the format is canonical);
  *   - every truncation is TRUNCATED.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * guard after it; outputs one byte or one element too small. Any read or write outside a buffer
  * faults and fails the test; results are compared byte for byte with the scalar oracle.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

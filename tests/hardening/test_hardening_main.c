@@ -3,7 +3,7 @@
  * fields and crafted bodies, hostile entropy frames. CK_RUN_SUITE=<name> runs one suite (ctest runs
  * each separately).
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 
 Suite *sz_suite_guard(void);

@@ -4,7 +4,7 @@
  * recomputed (hu_reseal), so the decoder reaches the field check itself instead of stopping at
  * HEADER_CHECKSUM.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * report a page untouched that it changed. Runs on SPLITZIP_BACKEND_AUTO, so ci/run_tests.sh
  * reruns it per backend (SPLITZIP_FORCE_BACKEND).
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * the predicted frame size, parameter validation, argument checks of the codec calls, status
  * strings and names, versions.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

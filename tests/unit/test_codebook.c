@@ -2,7 +2,7 @@
  * test_codebook.c -- codebooks: the canonical tie rule, the codebook file and its damage, and a
  * fixed codebook that leaves values to the escape path.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 #include <string.h>
 

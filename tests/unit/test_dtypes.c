@@ -16,7 +16,7 @@
  *              unknown dtypes, a stream of two dtypes, a destination too small, BF16 through
  *              splitzip_compress_dtype is splitzip_compress.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

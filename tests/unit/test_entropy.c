@@ -5,7 +5,7 @@
  * edge cases, the table API and file, a frame's table reused as a fixed one, and the ratio on
  * the bundled real KV against the order-0 bound.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * test_format.c -- the frame format: frame info fields, truncation and bit flips (and the
  * specific status of each header check), the two forms of the chunk hash, layout invariants.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 #include <string.h>
 

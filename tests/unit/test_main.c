@@ -3,7 +3,7 @@
  * api, format, registry and entropy (one file each). CK_RUN_SUITE=<name> runs one suite;
  * CK_VERBOSITY sets the output (default: normal).
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 
 #include "unit.h"

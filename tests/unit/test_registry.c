@@ -2,7 +2,7 @@
  * test_registry.c -- the backend registry and selection: every slot's entry and kernels, the
  * public introspection calls, SPLITZIP_FORCE_BACKEND, explicit ids that are not usable here.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * every generator, the real KV sample's ratio, the split4/stored choice, determinism, streams
  * of frames, and the from-input codebook speculation.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 #include <string.h>
 

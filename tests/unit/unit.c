@@ -1,7 +1,7 @@
 /*
  * unit.c -- helpers shared by the unit suites: contexts, compressing, checked round trips.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <stdlib.h>
 #include <string.h>
 

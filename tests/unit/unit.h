@@ -5,7 +5,7 @@
 #ifndef SZ_UNIT_H
 #define SZ_UNIT_H
 
-#include <check.h>
+#include "sz_check.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -11,7 +11,7 @@
  * with the encoding its name says (FORMAT.md §6.5). dtypes/invalid/NNNN_name.STATUS.sz fails
  * with STATUS, and frame information, decompressed size and verify agree with it.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * the parameters its header records gives the identical stream; pages/invalid/
  * NNNN_name.STATUS.szpg fails with STATUS.
  */
-#include <check.h>
+#include "sz_check.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 
-#include <check.h>
+#include "sz_check.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
