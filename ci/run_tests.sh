@@ -81,6 +81,16 @@ check_tests() {
 	fi
 }
 
+# timed LABEL COMMAND...: the command, then its wall seconds ("-- LABEL: N s"), so that the
+# parts of a step show in its log; the command's status is returned.
+timed() {
+	local label=$1 t0=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	echo "-- $label: $((SECONDS - t0)) s"
+	return $rc
+}
+
 step_lint() {
 	local r=$RESULTS/lint.txt
 	: >"$r"
@@ -93,13 +103,13 @@ step_lint() {
 step_release() {
 	cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DSPLITZIP_WERROR=ON \
 		-DSPLITZIP_WITH_CUDA=ON -DSPLITZIP_WITH_HIP=ON -DSPLITZIP_REQUIRE_TEST_DEPS=ON >/dev/null
-	cmake --build build/release -j"$JOBS"
+	timed "release build" cmake --build build/release -j"$JOBS"
 	# Every SIMD backend this CPU supports must be compiled in and usable, or the conformance
 	# suites fail. The lint tests ran in the lint step.
 	local expect rc=0
 	expect=$(cpu_backends)
 	echo "expected backends: ${expect:-none}"
-	(cd build/release && SPLITZIP_EXPECT_BACKENDS="$expect" \
+	(cd build/release && SPLITZIP_EXPECT_BACKENDS="$expect" timed "release ctest" \
 		ctest --output-on-failure -j"$JOBS" -LE '^lint$' --output-junit "$RESULTS/release.xml") ||
 		rc=$?
 	check_tests release "$RESULTS/release.xml" || rc=1

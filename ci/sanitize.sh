@@ -45,7 +45,9 @@ run_asan() {
 		-DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" \
 		-DSPLITZIP_WITH_CUDA=OFF -DSPLITZIP_WITH_HIP=OFF -DSPLITZIP_WERROR=ON \
 		-DSPLITZIP_REQUIRE_TEST_DEPS=ON >/dev/null
+	local tb=$SECONDS
 	cmake --build "$build" -j "$jobs"
+	echo "-- ASan+UBSan build: $((SECONDS - tb)) s"
 	local asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	# Not the install tests: programs built against the installed (instrumented) tree by plain
@@ -173,6 +175,7 @@ run_valgrind() {
 }
 
 for s in $steps; do
+	t0=$SECONDS
 	case $s in
 	asan) run_asan ;;
 	valgrind) run_valgrind ;;
@@ -182,5 +185,6 @@ for s in $steps; do
 		;;
 	*) echo "unknown step $s" >&2; exit 2 ;;
 	esac
+	echo "-- sanitize $s: $((SECONDS - t0)) s"
 done
 echo "== sanitize: all clean"
