@@ -51,6 +51,7 @@ hip_check() {
 	local offload=()
 	for a in "$@"; do offload+=(--offload-arch="$a"); done
 	echo "== $name $*"
+	local t0=$SECONDS
 	if "$cc" -std=c++17 -O3 -x hip "${offload[@]}" -nogpulib -Wall -Werror "${inc[@]}" \
 		-c "$src" -o "$out/gpu_compile_check.$name.o" 2>"$out/$name.log" &&
 		{ [ "$module" = 0 ] || "$cc" -std=c++17 -O3 -x hip "${offload[@]}" -nogpulib -Wall \
@@ -61,6 +62,7 @@ hip_check() {
 		else
 			echo "ok: $name (harness kernels; the build compiled the HIP module with it)"
 		fi
+		echo "   ($((SECONDS - t0)) s)"
 	else
 		cat "$out/$name.log"
 		status=1
