@@ -142,13 +142,7 @@ static int header_split4(const splitzip_dtype_desc *d, const splitzip_header *f,
 /* Step 10 for an entropy frame of a dtype, and its size. */
 static int header_entropy(const splitzip_dtype_desc *d, const splitzip_header *f, uint64_t *size)
 {
-	if (f->table_first > f->table_last || f->table_last >= (1u << d->ebits) ||
-	    f->escape_length < 1 || f->escape_length > SPLITZIP_ENTROPY_MAX_CODE_LENGTH)
-		return SZ_HDR_CORRUPT;
-	for (unsigned i = SZ_H_RESERVED2 - SZ_H_CODEBOOK; i < 16; i++)
-		if (f->codebook[i] != 0)
-			return SZ_HDR_CORRUPT;
-	if (f->n_escapes > f->n_elems)
+	if (splitzip_header_entropy_fields(f, (1u << d->ebits) - 1) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	sz_dt_layout L;
 	sz_dt_entropy_layout(d, f->n_elems, f->chunk_log2, f->n_words, f->table_first,
@@ -166,15 +160,7 @@ static int header_dtype(const uint8_t *h, splitzip_header *f)
 	if (!d || f->mode > SPLITZIP_MODE_ENTROPY ||
 	    (f->mode == SPLITZIP_MODE_SPLIT4 && !d->split4))
 		return SZ_HDR_UNSUPPORTED;
-	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
-		return SZ_HDR_CORRUPT;
-	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] | h[SZ_H_RESERVED1] |
-	    h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] | h[SZ_H_RESERVED1 + 3])
-		return SZ_HDR_CORRUPT;
-	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
-	    f->n_elems > SPLITZIP_MAX_FRAME_ELEMS)
-		return SZ_HDR_CORRUPT;
-	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
+	if (splitzip_header_common_fields(h, f) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect = 0;
 	int r;

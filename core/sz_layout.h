@@ -473,24 +473,51 @@ SPLITZIP_HD int splitzip_header_split4(const splitzip_header *f, uint64_t *size)
 }
 
 /*
- * Step 10 for an entropy frame (§4.3.1): Table_First <= Table_Last, Escape_Length 1..11, the
- * reserved bytes 31..39 zero, at most one escape per element, and the mode rule (§6.3).
+ * The fields of step 10 for an entropy frame of any dtype (§4.3.1, §13): Table_First <=
+ * Table_Last <= 'max_exponent', Escape_Length 1..11, the reserved bytes 31..39 zero, at most
+ * one escape per element.
  */
-SPLITZIP_HD int splitzip_header_entropy(const splitzip_header *f, uint64_t *size)
+SPLITZIP_HD int splitzip_header_entropy_fields(const splitzip_header *f, unsigned max_exponent)
 {
-	if (f->table_first > f->table_last || f->escape_length < 1 ||
-	    f->escape_length > SPLITZIP_ENTROPY_MAX_CODE_LENGTH)
+	if (f->table_first > f->table_last || f->table_last > max_exponent ||
+	    f->escape_length < 1 || f->escape_length > SPLITZIP_ENTROPY_MAX_CODE_LENGTH)
 		return SZ_HDR_CORRUPT;
 	for (unsigned i = SZ_H_RESERVED2 - SZ_H_CODEBOOK; i < 16; i++)
 		if (f->codebook[i] != 0)
 			return SZ_HDR_CORRUPT;
-	if (f->n_escapes > f->n_elems)
+	return f->n_escapes > f->n_elems ? SZ_HDR_CORRUPT : SZ_HDR_OK;
+}
+
+/* Step 10 for a BF16 entropy frame (§4.3.1): the fields, and the mode rule (§6.3). */
+SPLITZIP_HD int splitzip_header_entropy(const splitzip_header *f, uint64_t *size)
+{
+	if (splitzip_header_entropy_fields(f, 255) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	if (!splitzip_entropy_wins(f->n_elems, f->chunk_log2, f->n_words, f->table_first,
 	                           f->table_last))
 		return SZ_HDR_CORRUPT;
 	*size = splitzip_entropy_frame_size(f->n_elems, f->chunk_log2, f->n_words, f->table_first,
 	                                    f->table_last);
+	return SZ_HDR_OK;
+}
+
+/*
+ * The checks of FORMAT.md §3.2 steps 5-9 that every dtype shares, on the fields parsed from the
+ * header bytes h: no unknown flag, the reserved bytes zero, Chunk_Log2 in range, at most
+ * SPLITZIP_MAX_FRAME_ELEMS elements, Content_Checksum zero when its flag is clear.
+ */
+SPLITZIP_HD int splitzip_header_common_fields(const uint8_t *h, const splitzip_header *f)
+{
+	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
+		return SZ_HDR_CORRUPT;
+	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] | h[SZ_H_RESERVED1] |
+	    h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] | h[SZ_H_RESERVED1 + 3])
+		return SZ_HDR_CORRUPT;
+	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
+	    f->n_elems > SPLITZIP_MAX_FRAME_ELEMS)
+		return SZ_HDR_CORRUPT;
+	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
+		return SZ_HDR_CORRUPT;
 	return SZ_HDR_OK;
 }
 
@@ -532,18 +559,7 @@ SPLITZIP_HD int splitzip_header_parse_checked(const uint8_t *h, uint32_t checksu
 	/* FORMAT.md §3.2: dtypes and modes this version does not know. */
 	if (f->dtype != SPLITZIP_DTYPE_BF16 || f->mode > SPLITZIP_MODE_ENTROPY)
 		return SZ_HDR_UNSUPPORTED;
-	/* FORMAT.md §3.2: reserved bits and bytes must be zero. */
-	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
-		return SZ_HDR_CORRUPT;
-	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] | h[SZ_H_RESERVED1] |
-	    h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] | h[SZ_H_RESERVED1 + 3])
-		return SZ_HDR_CORRUPT;
-	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX)
-		return SZ_HDR_CORRUPT;
-	if (f->n_elems > SPLITZIP_MAX_FRAME_ELEMS)
-		return SZ_HDR_CORRUPT;
-	/* FORMAT.md §3.2: Content_Checksum is zero when the flag is clear. */
-	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
+	if (splitzip_header_common_fields(h, f) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect;
 	int r = f->mode == SPLITZIP_MODE_STORED   ? splitzip_header_stored(f, &expect)

@@ -12,64 +12,22 @@
  * with STATUS, and frame information, decompressed size and verify agree with it.
  */
 #include "sz_check.h"
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "splitzip.h"
+#include "vec_files.h"
 
-static const char *vec_dir;
+static char dtype_dir[4096]; /* VECTORS_DIR/dtypes */
 static char **valid_names, **invalid_names;
 static size_t n_valid, n_invalid;
 
-typedef struct blob {
-	uint8_t *p;
-	size_t n;
-} blob;
+typedef sz_blob blob;
 
 static int read_blob(const char *sub, const char *name, const char *ext, blob *b)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/dtypes/%s/%s%s", vec_dir, sub, name, ext);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	b->p = (uint8_t *)malloc((size_t)size + 1);
-	b->n = b->p ? fread(b->p, 1, (size_t)size, f) : 0;
-	fclose(f);
-	return b->p != NULL && b->n == (size_t)size;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **list_sz(const char *sub, size_t *count)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/dtypes/%s", vec_dir, sub);
-	DIR *d = opendir(path);
-	char **names = (char **)calloc(1024, sizeof *names);
-	size_t n = 0;
-	struct dirent *e;
-	while (d && names && n < 1024 && (e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		if (len > 3 && strcmp(e->d_name + len - 3, ".sz") == 0 &&
-		    (names[n] = malloc(len))) {
-			memcpy(names[n], e->d_name, len - 3);
-			names[n++][len - 3] = 0;
-		}
-	}
-	if (d)
-		closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
-	*count = n;
-	return names;
+	return sz_vec_read(dtype_dir, sub, name, ext, b);
 }
 
 /* The raw elements of a valid vector and their dtype, from the extension that exists. */
@@ -308,9 +266,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: test_dtype_vectors VECTORS_DIR\n");
 		return 2;
 	}
-	vec_dir = argv[1];
-	valid_names = list_sz("valid", &n_valid);
-	invalid_names = list_sz("invalid", &n_invalid);
+	snprintf(dtype_dir, sizeof dtype_dir, "%s/dtypes", argv[1]);
+	valid_names = sz_vec_list(dtype_dir, "valid", ".sz", &n_valid);
+	invalid_names = sz_vec_list(dtype_dir, "invalid", ".sz", &n_invalid);
 	Suite *s = suite_create("dtype_vectors");
 	TCase *tc = tcase_create("all");
 	tcase_set_timeout(tc, 120);
@@ -323,11 +281,7 @@ int main(int argc, char **argv)
 	srunner_run_all(sr, CK_NORMAL);
 	const int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	for (size_t i = 0; i < n_valid; i++)
-		free(valid_names[i]);
-	for (size_t i = 0; i < n_invalid; i++)
-		free(invalid_names[i]);
-	free(valid_names);
-	free(invalid_names);
+	sz_vec_free_names(valid_names, n_valid);
+	sz_vec_free_names(invalid_names, n_invalid);
 	return failed ? 1 : 0;
 }

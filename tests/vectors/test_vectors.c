@@ -14,12 +14,12 @@
  * NNNN_name.STATUS.szpg fails with STATUS.
  */
 #include "sz_check.h"
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "splitzip.h"
+#include "vec_files.h"
 
 static const char *vec_dir;
 
@@ -27,72 +27,11 @@ static const char *vec_dir;
 static char **valid_names, **invalid_names, **pg_valid_names, **pg_invalid_names;
 static size_t n_valid, n_invalid, n_pg_valid, n_pg_invalid;
 
-typedef struct blob {
-	uint8_t *p;
-	size_t n;
-} blob;
+typedef sz_blob blob;
 
-/* Read a whole file; an empty file gives a 1-byte allocation and n == 0. */
 static int read_blob(const char *sub, const char *name, const char *ext, blob *b)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s/%s%s", vec_dir, sub, name, ext);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return 0;
-	size_t cap = 1 << 16, n = 0, got;
-	uint8_t *p = (uint8_t *)malloc(cap);
-	while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			uint8_t *q = (uint8_t *)realloc(p, cap * 2);
-			if (!q)
-				free(p);
-			p = q;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	b->p = p;
-	b->n = n;
-	return p != NULL;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Base names of the files in vec_dir/sub ending in 'ext'. */
-static char **list_sz(const char *sub, const char *ext, size_t *count)
-{
-	const size_t xl = strlen(ext);
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", vec_dir, sub);
-	DIR *d = opendir(path);
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *e;
-	if (!d)
-		return NULL;
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-		if (len <= xl || strcmp(e->d_name + len - xl, ext) != 0)
-			continue;
-		char **grown = (char **)realloc(names, (n + 1) * sizeof *names);
-		if (!grown)
-			break;
-		names = grown;
-		names[n] = (char *)malloc(len - xl + 1);
-		memcpy(names[n], e->d_name, len - xl);
-		names[n][len - xl] = '\0';
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, cmp_str);
-	*count = n;
-	return names;
+	return sz_vec_read(vec_dir, sub, name, ext, b);
 }
 
 /* The status named after the last '.' of an invalid vector's base name; -1 if none. */
@@ -493,10 +432,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	vec_dir = argv[1];
-	valid_names = list_sz("valid", ".sz", &n_valid);
-	invalid_names = list_sz("invalid", ".sz", &n_invalid);
-	pg_valid_names = list_sz("pages/valid", ".szpg", &n_pg_valid);
-	pg_invalid_names = list_sz("pages/invalid", ".szpg", &n_pg_invalid);
+	valid_names = sz_vec_list(vec_dir, "valid", ".sz", &n_valid);
+	invalid_names = sz_vec_list(vec_dir, "invalid", ".sz", &n_invalid);
+	pg_valid_names = sz_vec_list(vec_dir, "pages/valid", ".szpg", &n_pg_valid);
+	pg_invalid_names = sz_vec_list(vec_dir, "pages/invalid", ".szpg", &n_pg_invalid);
 
 	Suite *s = suite_create("vectors");
 	TCase *tc = tcase_create("inventory");
@@ -519,17 +458,9 @@ int main(int argc, char **argv)
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	for (size_t i = 0; i < n_valid; i++)
-		free(valid_names[i]);
-	for (size_t i = 0; i < n_invalid; i++)
-		free(invalid_names[i]);
-	for (size_t i = 0; i < n_pg_valid; i++)
-		free(pg_valid_names[i]);
-	for (size_t i = 0; i < n_pg_invalid; i++)
-		free(pg_invalid_names[i]);
-	free(valid_names);
-	free(invalid_names);
-	free(pg_valid_names);
-	free(pg_invalid_names);
+	sz_vec_free_names(valid_names, n_valid);
+	sz_vec_free_names(invalid_names, n_invalid);
+	sz_vec_free_names(pg_valid_names, n_pg_valid);
+	sz_vec_free_names(pg_invalid_names, n_pg_invalid);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,84 @@
+/* vec_files.c -- see vec_files.h. */
+#include "vec_files.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int sz_vec_read(const char *dir, const char *sub, const char *name, const char *ext, sz_blob *b)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s/%s%s", dir, sub, name, ext);
+	b->p = NULL;
+	b->n = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t cap = 1 << 16, n = 0, got;
+	uint8_t *p = (uint8_t *)malloc(cap);
+	while (p && (got = fread(p + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			uint8_t *q = (uint8_t *)realloc(p, cap * 2);
+			if (!q)
+				free(p);
+			p = q;
+			cap *= 2;
+		}
+	}
+	const int ok = p != NULL && !ferror(f);
+	fclose(f);
+	if (!ok) {
+		free(p);
+		return 0;
+	}
+	b->p = p;
+	b->n = n;
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **sz_vec_list(const char *dir, const char *sub, const char *ext, size_t *count)
+{
+	const size_t xl = strlen(ext);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, sub);
+	*count = 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return NULL;
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len <= xl || strcmp(e->d_name + len - xl, ext) != 0)
+			continue;
+		char **grown = (char **)realloc(names, (n + 1) * sizeof *names);
+		if (!grown)
+			break;
+		names = grown;
+		if (!(names[n] = (char *)malloc(len - xl + 1)))
+			break;
+		memcpy(names[n], e->d_name, len - xl);
+		names[n][len - xl] = '\0';
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
+	*count = n;
+	return names;
+}
+
+void sz_vec_free_names(char **names, size_t count)
+{
+	for (size_t i = 0; names && i < count; i++)
+		free(names[i]);
+	free(names);
+}

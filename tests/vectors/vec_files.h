@@ -1,0 +1,27 @@
+/*
+ * vec_files.h -- the files of the test vectors (tests/vectors/README.md), for the suites that
+ * read them (test_vectors.c, test_dtype_vectors.c).
+ */
+#ifndef SZ_VEC_FILES_H
+#define SZ_VEC_FILES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sz_blob {
+	uint8_t *p; /* malloc()ed; the caller frees it */
+	size_t n;
+} sz_blob;
+
+/* Reads the whole file dir/sub/<name><ext> into *b; 0 if it cannot be opened or read. An
+ * empty file gives an allocation and n == 0. */
+int sz_vec_read(const char *dir, const char *sub, const char *name, const char *ext, sz_blob *b);
+
+/* The base names (without 'ext') of the files in dir/sub that end in 'ext', sorted, in a
+ * malloc()ed array of malloc()ed strings (sz_vec_free_names() frees it); NULL and *count 0 if
+ * the directory cannot be read or has none. */
+char **sz_vec_list(const char *dir, const char *sub, const char *ext, size_t *count);
+
+void sz_vec_free_names(char **names, size_t count);
+
+#endif
