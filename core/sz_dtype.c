@@ -160,7 +160,8 @@ static int header_dtype(const uint8_t *h, splitzip_header *f)
 	if (!d || f->mode > SPLITZIP_MODE_ENTROPY ||
 	    (f->mode == SPLITZIP_MODE_SPLIT4 && !d->split4))
 		return SZ_HDR_UNSUPPORTED;
-	if (splitzip_header_common_fields(h, f) != SZ_HDR_OK)
+	if (splitzip_header_common_fields(h, f->flags, f->chunk_log2, f->n_elems,
+	                                  f->content_checksum) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect = 0;
 	int r;

@@ -504,19 +504,21 @@ SPLITZIP_HD int splitzip_header_entropy(const splitzip_header *f, uint64_t *size
 /*
  * The checks of FORMAT.md §3.2 steps 5-9 that every dtype shares, on the fields parsed from the
  * header bytes h: no unknown flag, the reserved bytes zero, Chunk_Log2 in range, at most
- * SPLITZIP_MAX_FRAME_ELEMS elements, Content_Checksum zero when its flag is clear.
+ * SPLITZIP_MAX_FRAME_ELEMS elements, Content_Checksum zero when its flag is clear. (The fields
+ * come by value: given the parsed header by pointer, ptxas spilled in sz_k_dec_headers.)
  */
-SPLITZIP_HD int splitzip_header_common_fields(const uint8_t *h, const splitzip_header *f)
+SPLITZIP_HD int splitzip_header_common_fields(const uint8_t *h, unsigned flags, unsigned chunk_log2,
+                                              uint64_t n_elems, uint64_t content_checksum)
 {
-	if (f->flags & ~SPLITZIP_FLAGS_KNOWN)
+	if (flags & ~SPLITZIP_FLAGS_KNOWN)
 		return SZ_HDR_CORRUPT;
 	if (h[SZ_H_RESERVED0] | h[SZ_H_RESERVED0 + 1] | h[SZ_H_RESERVED0 + 2] | h[SZ_H_RESERVED1] |
 	    h[SZ_H_RESERVED1 + 1] | h[SZ_H_RESERVED1 + 2] | h[SZ_H_RESERVED1 + 3])
 		return SZ_HDR_CORRUPT;
-	if (f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
-	    f->n_elems > SPLITZIP_MAX_FRAME_ELEMS)
+	if (chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
+	    n_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return SZ_HDR_CORRUPT;
-	if (!(f->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && f->content_checksum != 0)
+	if (!(flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) && content_checksum != 0)
 		return SZ_HDR_CORRUPT;
 	return SZ_HDR_OK;
 }
@@ -559,7 +561,8 @@ SPLITZIP_HD int splitzip_header_parse_checked(const uint8_t *h, uint32_t checksu
 	/* FORMAT.md §3.2: dtypes and modes this version does not know. */
 	if (f->dtype != SPLITZIP_DTYPE_BF16 || f->mode > SPLITZIP_MODE_ENTROPY)
 		return SZ_HDR_UNSUPPORTED;
-	if (splitzip_header_common_fields(h, f) != SZ_HDR_OK)
+	if (splitzip_header_common_fields(h, f->flags, f->chunk_log2, f->n_elems,
+	                                  f->content_checksum) != SZ_HDR_OK)
 		return SZ_HDR_CORRUPT;
 	uint64_t expect;
 	int r = f->mode == SPLITZIP_MODE_STORED   ? splitzip_header_stored(f, &expect)
