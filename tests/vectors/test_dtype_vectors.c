@@ -40,39 +40,18 @@ static unsigned read_raw(const char *name, blob *raw)
 	return 0;
 }
 
-static int expected_status(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	for (int s = 0; dot && s < SPLITZIP_STATUS_COUNT; s++)
-		if (strcmp(dot + 1, splitzip_status_name((splitzip_status)s)) == 0)
-			return s;
-	return -1;
-}
-
 #define MAX_CTX 16
 static splitzip_ctx *ctxs[MAX_CTX];
 static size_t n_ctx;
 
 static void open_contexts(void)
 {
-	n_ctx = 0;
-	for (size_t i = 0; i < splitzip_backend_count() && n_ctx < MAX_CTX; i++) {
-		if (!splitzip_backend_available(i))
-			continue;
-		splitzip_params p;
-		splitzip_params_init(&p);
-		p.backend = splitzip_backend_id_of(i);
-		if (splitzip_ctx_create(&p, &ctxs[n_ctx]) == SPLITZIP_OK)
-			n_ctx++;
-	}
-	ck_assert_uint_ge(n_ctx, 1);
-	ck_assert_str_eq(splitzip_ctx_backend_name(ctxs[n_ctx - 1]), "scalar");
+	n_ctx = sz_vec_open_contexts(ctxs, MAX_CTX);
 }
 
 static void close_contexts(void)
 {
-	for (size_t i = 0; i < n_ctx; i++)
-		splitzip_ctx_free(ctxs[i]);
+	sz_vec_close_contexts(ctxs, n_ctx);
 	n_ctx = 0;
 }
 
@@ -92,7 +71,7 @@ START_TEST(inventory)
 	for (unsigned dt = 2; dt <= 5; dt++)
 		ck_assert_msg(seen[dt] >= 10, "dtype %u: %u vectors", dt, seen[dt]);
 	for (size_t i = 0; i < n_invalid; i++)
-		ck_assert_msg(expected_status(invalid_names[i]) > 0, "%s: no status",
+		ck_assert_msg(sz_vec_expected_status(invalid_names[i]) > 0, "%s: no status",
 		              invalid_names[i]);
 }
 END_TEST
@@ -240,7 +219,7 @@ END_TEST
 START_TEST(invalid_rejected)
 {
 	const char *name = invalid_names[_i];
-	const int expect = expected_status(name);
+	const int expect = sz_vec_expected_status(name);
 	blob sz;
 	ck_assert(read_blob("invalid", name, ".sz", &sz));
 	const size_t cap = 1 << 18;

@@ -34,52 +34,18 @@ static int read_blob(const char *sub, const char *name, const char *ext, blob *b
 	return sz_vec_read(vec_dir, sub, name, ext, b);
 }
 
-/* The status named after the last '.' of an invalid vector's base name; -1 if none. */
-static int expected_status(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-	if (!dot)
-		return -1;
-	for (int s = 0; s < SPLITZIP_STATUS_COUNT; s++)
-		if (strcmp(dot + 1, splitzip_status_name((splitzip_status)s)) == 0)
-			return s;
-	return -1;
-}
-
-/*
- * Host contexts, one per usable backend: the decode side of every test runs with each.
- * A backend that is usable but serves device memory only is refused by splitzip_ctx_create
- * with BACKEND_UNAVAILABLE; the scalar backend is always among the contexts.
- */
 #define MAX_CTX 16
 static splitzip_ctx *ctxs[MAX_CTX];
 static size_t n_ctx;
 
 static void open_contexts(void)
 {
-	int have_scalar = 0;
-	n_ctx = 0;
-	for (size_t i = 0; i < splitzip_backend_count() && n_ctx < MAX_CTX; i++) {
-		if (!splitzip_backend_available(i))
-			continue;
-		splitzip_params p;
-		splitzip_params_init(&p);
-		p.backend = splitzip_backend_id_of(i);
-		splitzip_status st = splitzip_ctx_create(&p, &ctxs[n_ctx]);
-		if (st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE)
-			continue;
-		ck_assert_msg(st == SPLITZIP_OK, "ctx for backend %s: %s", splitzip_backend_name(i),
-		              splitzip_status_name(st));
-		have_scalar |= p.backend == SPLITZIP_BACKEND_SCALAR;
-		n_ctx++;
-	}
-	ck_assert_msg(have_scalar, "the scalar backend did not run");
+	n_ctx = sz_vec_open_contexts(ctxs, MAX_CTX);
 }
 
 static void close_contexts(void)
 {
-	for (size_t i = 0; i < n_ctx; i++)
-		splitzip_ctx_free(ctxs[i]);
+	sz_vec_close_contexts(ctxs, n_ctx);
 	n_ctx = 0;
 }
 
@@ -99,7 +65,7 @@ START_TEST(inventory)
 		free(b.p);
 	}
 	for (size_t i = 0; i < n_invalid; i++) {
-		int s = expected_status(invalid_names[i]);
+		int s = sz_vec_expected_status(invalid_names[i]);
 		ck_assert_msg(s > 0, "%s: no error status in the file name", invalid_names[i]);
 	}
 }
@@ -247,7 +213,7 @@ END_TEST
 START_TEST(invalid_rejected)
 {
 	const char *name = invalid_names[_i];
-	const int expect = expected_status(name);
+	const int expect = sz_vec_expected_status(name);
 	ck_assert_msg(expect > 0, "%s: no error status in the file name", name);
 	blob sz;
 	ck_assert(read_blob("invalid", name, ".sz", &sz));
@@ -282,7 +248,7 @@ START_TEST(pages_inventory)
 	ck_assert_msg(n_pg_invalid >= 25, "only %zu invalid page streams", n_pg_invalid);
 	ck_assert_str_eq(pg_valid_names[0], "0001_tiny"); /* FORMAT.md Appendix D */
 	for (size_t i = 0; i < n_pg_invalid; i++)
-		ck_assert_msg(expected_status(pg_invalid_names[i]) > 0, "%s: no status",
+		ck_assert_msg(sz_vec_expected_status(pg_invalid_names[i]) > 0, "%s: no status",
 		              pg_invalid_names[i]);
 }
 END_TEST
@@ -407,7 +373,7 @@ END_TEST
 START_TEST(pages_invalid)
 {
 	const char *name = pg_invalid_names[_i];
-	const int expect = expected_status(name);
+	const int expect = sz_vec_expected_status(name);
 	blob sz;
 	ck_assert(read_blob("pages/invalid", name, ".szpg", &sz));
 	open_contexts();

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sz_check.h"
+
 int sz_vec_read(const char *dir, const char *sub, const char *name, const char *ext, sz_blob *b)
 {
 	char path[4096];
@@ -81,4 +83,41 @@ void sz_vec_free_names(char **names, size_t count)
 	for (size_t i = 0; names && i < count; i++)
 		free(names[i]);
 	free(names);
+}
+
+int sz_vec_expected_status(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	for (int s = 0; dot && s < SPLITZIP_STATUS_COUNT; s++)
+		if (strcmp(dot + 1, splitzip_status_name((splitzip_status)s)) == 0)
+			return s;
+	return -1;
+}
+
+size_t sz_vec_open_contexts(splitzip_ctx **ctxs, size_t max)
+{
+	int have_scalar = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < splitzip_backend_count() && n < max; i++) {
+		if (!splitzip_backend_available(i))
+			continue;
+		splitzip_params p;
+		splitzip_params_init(&p);
+		p.backend = splitzip_backend_id_of(i);
+		splitzip_status st = splitzip_ctx_create(&p, &ctxs[n]);
+		if (st == SPLITZIP_ERROR_BACKEND_UNAVAILABLE)
+			continue;
+		ck_assert_msg(st == SPLITZIP_OK, "ctx for backend %s: %s", splitzip_backend_name(i),
+		              splitzip_status_name(st));
+		have_scalar |= p.backend == SPLITZIP_BACKEND_SCALAR;
+		n++;
+	}
+	ck_assert_msg(have_scalar, "the scalar backend did not run");
+	return n;
+}
+
+void sz_vec_close_contexts(splitzip_ctx **ctxs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		splitzip_ctx_free(ctxs[i]);
 }

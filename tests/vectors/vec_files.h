@@ -1,12 +1,15 @@
 /*
- * vec_files.h -- the files of the test vectors (tests/vectors/README.md), for the suites that
- * read them (test_vectors.c, test_dtype_vectors.c).
+ * vec_files.h -- the files of the test vectors (tests/vectors/README.md), their expected
+ * statuses and the contexts that decode them, for the suites that read them (test_vectors.c,
+ * test_dtype_vectors.c).
  */
 #ifndef SZ_VEC_FILES_H
 #define SZ_VEC_FILES_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "splitzip.h"
 
 typedef struct sz_blob {
 	uint8_t *p; /* malloc()ed; the caller frees it */
@@ -23,5 +26,17 @@ int sz_vec_read(const char *dir, const char *sub, const char *name, const char *
 char **sz_vec_list(const char *dir, const char *sub, const char *ext, size_t *count);
 
 void sz_vec_free_names(char **names, size_t count);
+
+/* The status named after the last '.' of an invalid vector's base name; -1 if none. */
+int sz_vec_expected_status(const char *name);
+
+/*
+ * Host contexts, one per usable backend, in ctxs[0..max): the decode side of every vector test
+ * runs with each; returns how many. A backend that is usable but serves device memory only is
+ * refused by splitzip_ctx_create with BACKEND_UNAVAILABLE and left out; any other failure, or
+ * no scalar context among them, fails the running check test.
+ */
+size_t sz_vec_open_contexts(splitzip_ctx **ctxs, size_t max);
+void sz_vec_close_contexts(splitzip_ctx **ctxs, size_t n);
 
 #endif
