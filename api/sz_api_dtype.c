@@ -69,7 +69,7 @@ splitzip_status splitzip_api_dtype_decode(splitzip_ctx *ctx, const splitzip_head
 		return SPLITZIP_ERROR_TRUNCATED;
 	if (h->n_elems > dst_cap_elems)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
-	splitzip_status st = splitzip_dtype_decode(h, src, dst);
+	splitzip_status st = splitzip_dtype_decode(ctx->backend->host, h, src, dst);
 	if (st != SPLITZIP_OK)
 		return st;
 	*src_consumed = (size_t)h->frame_size;

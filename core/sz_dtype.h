@@ -4,13 +4,16 @@
  * and validating decoder of every mode in portable C.
  *
  * Every host backend runs this same code for these dtypes, so their frames are byte-identical
- * by construction; BF16 frames keep the backend kernels of the frame driver (sz_driver.c).
+ * by construction; BF16 frames keep the backend kernels of the frame driver (sz_driver.c). The
+ * one exception: the decoder, given a backend's kernel table, decodes FP32 entropy frames with
+ * its BF16 entropy kernels (same statuses and elements as the portable code, unit.dtypes).
  * Single-threaded, one frame per call. Host only (malloc for the exponents and words).
  */
 #ifndef SZ_DTYPE_H
 #define SZ_DTYPE_H
 
 #include "sz_entropy.h"
+#include "sz_kernels.h"
 #include "sz_layout.h"
 
 /* Rest sections (FORMAT.md §2.3). */
@@ -43,9 +46,13 @@ SZ_INTERNAL splitzip_status splitzip_dtype_read_header(const uint8_t *src, uint6
  * Decode the frame at src of Dtype 2-5 whose header 'h' passed splitzip_dtype_read_header() and
  * whose h->frame_size bytes are available, into dst (room for h->n_elems elements of the
  * dtype's width, any alignment): §3.3 steps 14-15. Returns CORRUPT_STREAM, CONTENT_CHECKSUM or
- * OUT_OF_MEMORY on failure (dst contents then unspecified).
+ * OUT_OF_MEMORY on failure (dst contents then unspecified). With the host kernels 'k' (NULL:
+ * portable C only), FP32 entropy frames decode their high halves with k's BF16 entropy kernel
+ * (their exponent stream, escapes and Rest_SM are a BF16 frame's, §2.4); same statuses, same
+ * elements.
  */
-SZ_INTERNAL splitzip_status splitzip_dtype_decode(const splitzip_header *h, const uint8_t *src,
+SZ_INTERNAL splitzip_status splitzip_dtype_decode(const splitzip_host_kernels *k,
+                                                  const splitzip_header *h, const uint8_t *src,
                                                   void *dst);
 
 /* What splitzip_dtype_encode() writes (FORMAT.md §6.1). */

@@ -581,16 +581,17 @@ static int read_table(const splitzip_header *h, const uint8_t *f, const sz_dt_la
 }
 
 /* §4.3.6 rules 1-5 into xs. */
-static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h, const uint8_t *f,
-                          const sz_dt_layout *L, uint8_t *xs)
+/* The checks of an entropy frame before its chunks (§4.3): paddings, the code lengths into 't',
+ * the chunk table. 1 if they pass. */
+static int entropy_frame_ok(const splitzip_dtype_desc *d, const splitzip_header *h,
+                            const uint8_t *f, const sz_dt_layout *L, splitzip_entropy_table *t)
 {
 	const uint64_t n = h->n_elems, W = h->n_words;
 	const uint64_t K = splitzip_entropy_nibbles(h->table_first, h->table_last);
 	if (!rest_gaps_ok(d, f, n, L, L->lengths) || !zero(f, L->lengths + (K + 1) / 2, L->table) ||
 	    !zero(f, L->table + 4 * L->n_chunks, L->stream) || !zero(f, L->stream + 2 * W, L->size))
 		return 0;
-	splitzip_entropy_table t;
-	if (!read_table(h, f, L, &t))
+	if (!read_table(h, f, L, t))
 		return 0;
 	uint64_t prev = 0;
 	for (uint64_t c = 0; c < L->n_chunks; c++) {
@@ -599,14 +600,31 @@ static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h
 			return 0;
 		prev = v;
 	}
+	return 1;
+}
+
+/* The decoder tables of 't' in memory of their own (NULL: out of memory). */
+static splitzip_entropy_dec_tables *dec_tables_new(const splitzip_entropy_table *t)
+{
 	splitzip_entropy_dec_tables *dec =
 	    (splitzip_entropy_dec_tables *)malloc(sizeof(splitzip_entropy_dec_tables));
+	if (dec)
+		splitzip_entropy_dec_init(dec, t);
+	return dec;
+}
+
+static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h, const uint8_t *f,
+                          const sz_dt_layout *L, uint8_t *xs)
+{
+	const uint64_t n = h->n_elems;
+	splitzip_entropy_table t;
+	if (!entropy_frame_ok(d, h, f, L, &t))
+		return 0;
+	splitzip_entropy_dec_tables *dec = dec_tables_new(&t);
 	if (!dec)
 		return -1;
-	splitzip_entropy_dec_init(dec, &t);
-	uint64_t n_esc = 0;
+	uint64_t n_esc = 0, prev = 0;
 	int ok = 1;
-	prev = 0;
 	for (uint64_t c = 0; c < L->n_chunks && ok; c++) {
 		const uint64_t v = splitzip_get_u8s(f + L->table + 4 * c, 4);
 		const int64_t k = decode_chunk(dec, f + L->stream + 2 * prev, (size_t)(v - prev),
@@ -620,8 +638,76 @@ static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h
 	return ok && n_esc == h->n_escapes;
 }
 
-static splitzip_status decode_coded(const splitzip_dtype_desc *d, const splitzip_header *h,
-                                    const uint8_t *f, uint8_t *dst)
+/* FP32 elements [0, n) at dst from their high halves hi and their Rest_LO16 bytes lo. */
+static void join_fp32(const uint16_t *hi, const uint8_t *lo, size_t n, uint8_t *dst)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (size_t i = 0; i < n; i++) { /* one load and store per element: vectorised */
+		uint16_t l;
+		memcpy(&l, lo + 2 * i, 2);
+		const uint32_t v = (uint32_t)hi[i] << 16 | l;
+		memcpy(dst + 4 * i, &v, 4);
+	}
+#else
+	for (size_t i = 0; i < n; i++) {
+		dst[4 * i] = lo[2 * i];
+		dst[4 * i + 1] = lo[2 * i + 1];
+		dst[4 * i + 2] = (uint8_t)hi[i];
+		dst[4 * i + 3] = (uint8_t)(hi[i] >> 8);
+	}
+#endif
+}
+
+/*
+ * FP32 entropy frames on host kernels (§2.4): the exponent stream, its escapes and Rest_SM are
+ * those of a BF16 entropy frame of the elements' high halves, so the BF16 kernels (which
+ * validate what decode_chunk() validates, with the same outcome) decode the high halves of two
+ * chunks at a time into 'hi' (entropy_decode_pair), and the join adds Rest_LO16 as the low
+ * halves. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
+ */
+static int decode_entropy_fp32(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
+                               const splitzip_header *h, const uint8_t *f, const sz_dt_layout *L,
+                               uint8_t *dst)
+{
+	const uint64_t n = h->n_elems;
+	const unsigned log2 = h->chunk_log2;
+	splitzip_entropy_table t;
+	if (!entropy_frame_ok(d, h, f, L, &t))
+		return 0;
+	splitzip_entropy_dec_tables *dec = dec_tables_new(&t);
+	uint16_t *hi = (uint16_t *)malloc(sizeof(uint16_t) << (log2 + 1));
+	int ok = dec && hi ? 1 : -1;
+	uint64_t n_esc = 0, prev = 0;
+	for (uint64_t c = 0; c < L->n_chunks && ok > 0;) {
+		splitzip_entropy_chunk q[2];
+		const unsigned m = c + 1 < L->n_chunks ? 2 : 1;
+		for (unsigned j = 0; j < m; j++) {
+			const uint64_t v = splitzip_get_u8s(f + L->table + 4 * (c + j), 4);
+			q[j].words = f + L->stream + 2 * prev;
+			q[j].n_words = (size_t)(v - prev);
+			q[j].sm = f + L->rest[0] + ((c + j) << log2);
+			q[j].n = (size_t)splitzip_chunk_len(n, log2, c + j);
+			q[j].dst = hi + ((size_t)j << log2);
+			q[j].n_escapes = 0;
+			prev = v;
+		}
+		ok = (m == 2
+		          ? k->entropy_decode_pair(dec, q)
+		          : k->entropy_decode_chunk(dec, q[0].words, q[0].n_words, q[0].sm, q[0].n,
+		                                    q[0].dst, &q[0].n_escapes)) == SPLITZIP_OK;
+		for (unsigned j = 0; j < m && ok > 0; j++, c++) {
+			n_esc += q[j].n_escapes;
+			join_fp32(q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
+			          dst + 4 * (c << log2));
+		}
+	}
+	free(hi);
+	free(dec);
+	return ok > 0 ? n_esc == h->n_escapes : ok;
+}
+
+static splitzip_status decode_coded(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
+                                    const splitzip_header *h, const uint8_t *f, uint8_t *dst)
 {
 	sz_dt_layout L;
 	if (h->mode == SPLITZIP_MODE_SPLIT4)
@@ -629,6 +715,12 @@ static splitzip_status decode_coded(const splitzip_dtype_desc *d, const splitzip
 	else
 		sz_dt_entropy_layout(d, h->n_elems, h->chunk_log2, h->n_words, h->table_first,
 		                     h->table_last, &L);
+	if (k && d->code == SPLITZIP_DTYPE_FP32 && h->mode == SPLITZIP_MODE_ENTROPY) {
+		const int r = decode_entropy_fp32(k, d, h, f, &L, dst);
+		return r > 0   ? SPLITZIP_OK
+		       : r < 0 ? SPLITZIP_ERROR_OUT_OF_MEMORY
+		               : SPLITZIP_ERROR_CORRUPT_STREAM;
+	}
 	uint8_t *xs = (uint8_t *)malloc(h->n_elems ? (size_t)h->n_elems : 1);
 	if (!xs)
 		return SPLITZIP_ERROR_OUT_OF_MEMORY;
@@ -642,7 +734,8 @@ static splitzip_status decode_coded(const splitzip_dtype_desc *d, const splitzip
 	               : SPLITZIP_ERROR_CORRUPT_STREAM;
 }
 
-splitzip_status splitzip_dtype_decode(const splitzip_header *h, const uint8_t *src, void *dst)
+splitzip_status splitzip_dtype_decode(const splitzip_host_kernels *k, const splitzip_header *h,
+                                      const uint8_t *src, void *dst)
 {
 	const splitzip_dtype_desc *d = splitzip_dtype_desc_of(h->dtype);
 	uint8_t *out = (uint8_t *)dst;
@@ -654,7 +747,7 @@ splitzip_status splitzip_dtype_decode(const splitzip_header *h, const uint8_t *s
 		if (bytes)
 			memcpy(out, src + SPLITZIP_FRAME_HEADER_SIZE, (size_t)bytes);
 	} else {
-		st = decode_coded(d, h, src, out);
+		st = decode_coded(k, d, h, src, out);
 	}
 	if (st == SPLITZIP_OK && (h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) &&
 	    content_checksum(d, out, h->n_elems, h->chunk_log2) != h->content_checksum)

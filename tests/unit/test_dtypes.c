@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "splitzip.h"
+#include "sz_dtype.h"
 #include "sz_layout.h"
 
 static uint64_t rng_next(uint64_t *s)
@@ -291,9 +292,37 @@ static int decode_status(splitzip_status st)
 	       st == SPLITZIP_ERROR_CONTENT_CHECKSUM || st == SPLITZIP_ERROR_DST_TOO_SMALL;
 }
 
+/*
+ * The portable decoder of core/sz_dtype_codec.c (no host kernels) on the one frame at b: where
+ * the backends' status 'st' came from the frame's body (OK, CORRUPT_STREAM, CONTENT_CHECKSUM;
+ * the header was valid and the frame fits), the same status and, on OK, the elements 'out' the
+ * last backend wrote. FP32 entropy frames take the BF16 kernels on every backend (sz_dtype.h),
+ * so this is what checks them against the portable code. Counts the frames compared in
+ * 'compared'.
+ */
+static void portable_same(const uint8_t *b, size_t len, size_t n, size_t w, splitzip_status st,
+                          const uint8_t *out, unsigned *compared)
+{
+	splitzip_header h;
+	if ((st != SPLITZIP_OK && st != SPLITZIP_ERROR_CORRUPT_STREAM &&
+	     st != SPLITZIP_ERROR_CONTENT_CHECKSUM) ||
+	    splitzip_dtype_read_header(b, len, &h) != SPLITZIP_OK || h.frame_size != len ||
+	    h.n_elems != n || h.dtype == SPLITZIP_DTYPE_BF16)
+		return;
+	uint8_t *mine = (uint8_t *)malloc(n * w + 1);
+	const splitzip_status p = splitzip_dtype_decode(NULL, &h, b, mine);
+	ck_assert_msg(p == st, "dtype %u mode %u: portable decoder %s, backends %s", h.dtype,
+	              h.mode, splitzip_status_name(p), splitzip_status_name(st));
+	if (p == SPLITZIP_OK)
+		ck_assert_msg(!memcmp(mine, out, n * w), "dtype %u mode %u: other elements",
+		              h.dtype, h.mode);
+	++*compared;
+	free(mine);
+}
+
 /* One damaged copy of 'f' (exactly sized) decoded on every backend into exactly n elements. */
 static void hostile_one(const uint8_t *f, size_t size, size_t n, size_t w, uint64_t *s,
-                        unsigned counts[SPLITZIP_STATUS_COUNT])
+                        unsigned counts[SPLITZIP_STATUS_COUNT + 1])
 {
 	uint8_t *b = (uint8_t *)malloc(size ? size : 1);
 	memcpy(b, f, size);
@@ -329,6 +358,7 @@ static void hostile_one(const uint8_t *f, size_t size, size_t n, size_t w, uint6
 		splitzip_ctx_free(ctx);
 	}
 	counts[first]++;
+	portable_same(b, len, n, w, first, out, &counts[SPLITZIP_STATUS_COUNT]);
 	free(out);
 	free(b);
 }
@@ -337,7 +367,7 @@ START_TEST(hostile)
 {
 	find_backends();
 	uint64_t s = 77;
-	unsigned counts[SPLITZIP_STATUS_COUNT] = {0};
+	unsigned counts[SPLITZIP_STATUS_COUNT + 1] = {0}; /* the last: frames compared */
 	for (unsigned dt = SPLITZIP_DTYPE_FP8_E4M3; dt <= SPLITZIP_DTYPE_FP32; dt++) {
 		const size_t n = 2500, w = splitzip_dtype_width(dt);
 		const uint32_t pat[4] = {0, 1, 0x7F, 0x80};
@@ -365,6 +395,8 @@ START_TEST(hostile)
 	ck_assert_uint_gt(counts[SPLITZIP_ERROR_TRUNCATED], 50);
 	ck_assert_uint_gt(counts[SPLITZIP_ERROR_HEADER_CHECKSUM], 20);
 	ck_assert_uint_gt(counts[SPLITZIP_ERROR_UNSUPPORTED_FORMAT], 0);
+	/* and the portable decoder saw the frames whose body was decoded */
+	ck_assert_uint_gt(counts[SPLITZIP_STATUS_COUNT], 1000);
 }
 END_TEST
 
