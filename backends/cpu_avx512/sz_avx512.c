@@ -423,20 +423,18 @@ static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_
 	k->t = t;
 }
 
-/* Codes of more than 8 bits (lanes m of vector buf): their entries from the full table. */
-static __m512i ent_dec_long(const ent_dk *k, __m512i buf, __m512i e, uint32_t m)
+/* Codes of more than 8 bits (lanes m of vector buf): their entries from the full table, one
+ * vpgatherdd (the table is 8 KiB, in L1). */
+static SZ_ALWAYS_INLINE __m512i ent_dec_long(const ent_dk *k, __m512i buf, __m512i e, __mmask16 m)
 {
-	uint32_t b[16];
-	_mm512_storeu_si512((void *)b, buf);
-	for (; m; m &= m - 1) {
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint32_t x = k->t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
-		e = _mm512_mask_set1_epi32(
-		    e, (__mmask16)(1u << l),
-		    (int)((x & SPLITZIP_ENTROPY_DEC_SYM_MASK) |
-		          (x >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT) << SZ_ENT_D16_LEN_SHIFT));
-	}
-	return e;
+	const __m512i idx = _mm512_and_si512(buf, _mm512_set1_epi32(SZ_ENTROPY_LUT_SIZE - 1));
+	const __m512i x =
+	    _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, (const void *)k->t->lut, 4);
+	const __m512i v =
+	    _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(SPLITZIP_ENTROPY_DEC_SYM_MASK)),
+	                    _mm512_slli_epi32(_mm512_srli_epi32(x, SPLITZIP_ENTROPY_DEC_LEN_SHIFT),
+	                                      SZ_ENT_D16_LEN_SHIFT));
+	return _mm512_mask_mov_epi32(e, m, v);
 }
 
 /*
