@@ -100,19 +100,20 @@ static SZ_ALWAYS_INLINE int SZ_EN(ent_dec_escapes)(const splitzip_entropy_dec_ta
 {
 	SZ_EM me[SZ_ENT_NV], mb[SZ_ENT_NV];
 	uint32_t b = 0;
+	const SZ_EV rb = ev_set1(t->raw_bits), rmask = ev_set1((1u << t->raw_bits) - 1);
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
 		me[v] = ev_lt(ev_set1(0), ev_and(ev_srlv(ev_set1(esc), ev_iota(v)), ev_set1(1)));
-		mb[v] = em_and(me[v], ev_lt(d->bits[v], ev_set1(SPLITZIP_ENTROPY_REFILL_RAW)));
+		mb[v] =
+		    em_and(me[v], ev_lt(d->bits[v], rb)); /* the refill threshold is the width */
 	}
 	b = em_bits32(mb);
 	if (b && !SZ_EN(ent_dec_read)(d, mb, b, checked))
 		return -1;
 	uint32_t x[SPLITZIP_ENTROPY_LANES];
 	for (unsigned v = 0; v < SZ_ENT_NV; v++) {
-		ev_storeu(x + v * SZ_ENT_W, ev_and(d->buf[v], ev_set1(0xFF)));
-		d->buf[v] = ev_sel(me[v], ev_srli(d->buf[v], SPLITZIP_ENTROPY_RAW_BITS), d->buf[v]);
-		d->bits[v] =
-		    ev_sub(d->bits[v], ev_maskz(me[v], ev_set1(SPLITZIP_ENTROPY_RAW_BITS)));
+		ev_storeu(x + v * SZ_ENT_W, ev_and(d->buf[v], rmask));
+		d->buf[v] = ev_sel(me[v], ev_srlv(d->buf[v], rb), d->buf[v]);
+		d->bits[v] = ev_sub(d->bits[v], ev_maskz(me[v], rb));
 	}
 	for (uint32_t m = esc; m; m &= m - 1)
 		if (t->coded[x[__builtin_ctz(m)]]) /* §4.3.6: an escape of a coded exponent */

@@ -65,12 +65,60 @@ static void pl3_group(const uint8_t *sec, uint64_t g, uint8_t r[64])
 		r[b] = (uint8_t)(((p0 >> b) & 1) | (((p1 >> b) & 1) << 1) | (((p2 >> b) & 1) << 2));
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SZ_DT_SWAR 1
+#define SZ_B8(x) ((uint64_t)(x)*0x0101010101010101ull)
+
+/* Byte t of sz_spread8(b) is bit t of b. */
+static uint64_t sz_spread8(unsigned b)
+{
+	return ((SZ_B8(b) & 0x8040201008040201ull) + 0x7F7F7F7F7F7F7F7Full) >> 7 & SZ_B8(1);
+}
+
+/*
+ * The high bytes of the elements of whole PL3 groups [0, G) (§2.3), eight at a time: byte t of
+ * the three planes' byte q gives the pl3 field of element 8 q + t, so the eight fields are three
+ * spreads, and (pl3 bit 2) << 7 | x << 2 | (pl3 bits 0-1) is formed bytewise (x < 32: no byte
+ * carries into the next). FP16 (lo) interleaves each with its low byte.
+ */
+static void join_pl3_groups(const uint8_t *xs, uint64_t G, const uint8_t *pl3, const uint8_t *lo,
+                            uint8_t *dst)
+{
+	for (uint64_t g = 0; g < G; g++) {
+		const uint8_t *p = pl3 + 24 * g;
+		for (unsigned q = 0; q < 8; q++) {
+			const uint64_t r = sz_spread8(p[q]) | sz_spread8(p[8 + q]) << 1 |
+			                   sz_spread8(p[16 + q]) << 2;
+			const uint64_t i = 64 * g + 8 * q;
+			uint64_t x;
+			memcpy(&x, xs + i, 8);
+			const uint64_t hi = (r & SZ_B8(4)) << 5 | x << 2 | (r & SZ_B8(3));
+			if (!lo) {
+				memcpy(dst + i, &hi, 8);
+				continue;
+			}
+			uint8_t h8[8];
+			memcpy(h8, &hi, 8);
+			for (unsigned t = 0; t < 8; t++) {
+				dst[2 * (i + t)] = lo[i + t];
+				dst[2 * (i + t) + 1] = h8[t];
+			}
+		}
+	}
+}
+#endif
+
 /* E5M2 and FP16: PL3 groups of 64, and for FP16 the low bytes. */
 static void join_pl3(const uint8_t *xs, uint64_t n, const uint8_t *pl3, const uint8_t *lo,
                      uint8_t *dst)
 {
 	uint8_t r[64];
-	for (uint64_t g = 0; g * 64 < n; g++) {
+	uint64_t g0 = 0;
+#ifdef SZ_DT_SWAR
+	g0 = n / 64;
+	join_pl3_groups(xs, g0, pl3, lo, dst);
+#endif
+	for (uint64_t g = g0; g * 64 < n; g++) {
 		pl3_group(pl3, g, r);
 		const uint64_t end = n - 64 * g < 64 ? n - 64 * g : 64;
 		for (uint64_t b = 0; b < end; b++) {
@@ -87,13 +135,34 @@ static void join_pl3(const uint8_t *xs, uint64_t n, const uint8_t *pl3, const ui
 	}
 }
 
-/* dst[i] = join(xs[i], the rest fields of element i) (§2.2), one loop per dtype. */
-static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n, const uint8_t *f,
-                     const sz_dt_layout *L, uint8_t *dst)
+/* dst[i] = join(xs[i], the rest fields of element i) (§2.2), one loop per dtype, for elements
+ * [base, base + n) (base a multiple of 64: whole PL3 groups and nibble
+ * bytes), their exponents at xs[0, n). */
+static void join_range(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t base, uint64_t n,
+                       const uint8_t *f, const sz_dt_layout *L, uint8_t *dst0)
 {
-	const uint8_t *s0 = f + L->rest[0], *s1 = f + L->rest[1];
+	uint8_t *dst = dst0 + d->width * base;
+	const uint8_t *s0 = f + L->rest[0] + sz_dt_rest_size(d->rest[0], base),
+	              *s1 =
+	                  f + L->rest[1] + (d->n_rest > 1 ? sz_dt_rest_size(d->rest[1], base) : 0);
 	if (d->code == SPLITZIP_DTYPE_FP8_E4M3) {
-		for (uint64_t i = 0; i < n; i++) {
+		uint64_t i0 = 0;
+#ifdef SZ_DT_SWAR
+		/* eight at a time: the nibbles of four bytes, (r bit 3) << 4 | x << 3 | r & 7 */
+		for (; i0 + 8 <= n; i0 += 8) {
+			uint32_t b4;
+			uint64_t x;
+			memcpy(&b4, s0 + i0 / 2, 4);
+			memcpy(&x, xs + i0, 8);
+			uint64_t r = b4; /* nibble k of b4 to byte k */
+			r = (r | r << 16) & 0x0000FFFF0000FFFFull;
+			r = (r | r << 8) & 0x00FF00FF00FF00FFull;
+			r = (r | r << 4) & 0x0F0F0F0F0F0F0F0Full;
+			const uint64_t v = (r & SZ_B8(8)) << 4 | x << 3 | (r & SZ_B8(7));
+			memcpy(dst + i0, &v, 8);
+		}
+#endif
+		for (uint64_t i = i0; i < n; i++) {
 			const unsigned r = (s0[i / 2] >> (4 * (i & 1))) & 0xFu;
 			dst[i] = (uint8_t)(((r & 0x8u) << 4) | ((unsigned)xs[i] << 3) | (r & 0x7u));
 		}
@@ -108,6 +177,13 @@ static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n
 	} else {
 		join_pl3(xs, n, s0, d->code == SPLITZIP_DTYPE_FP16 ? s1 : NULL, dst);
 	}
+}
+
+/* dst[i] = join(xs[i], the rest fields of element i) (§2.2), for the whole frame. */
+static void join_all(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t n, const uint8_t *f,
+                     const sz_dt_layout *L, uint8_t *dst)
+{
+	join_range(d, xs, 0, n, f, L, dst);
 }
 
 static int zero(const uint8_t *f, uint64_t a, uint64_t b)
@@ -658,25 +734,39 @@ static void join_fp32(const uint16_t *hi, const uint8_t *lo, size_t n, uint8_t *
 #endif
 }
 
+/* The exponents xs[0, n) of BF16 elements decoded with zero sign/mantissa bytes (x << 7). */
+static void exps_of(const uint16_t *hi, size_t n, uint8_t *xs)
+{
+	for (size_t i = 0; i < n; i++)
+		xs[i] = (uint8_t)(hi[i] >> 7);
+}
+
 /*
- * FP32 entropy frames on host kernels (§2.4): the exponent stream, its escapes and Rest_SM are
- * those of a BF16 entropy frame of the elements' high halves, so the BF16 kernels (which
- * validate what decode_chunk() validates, with the same outcome) decode the high halves of two
- * chunks at a time into 'hi' (entropy_decode_pair), and the join adds Rest_LO16 as the low
- * halves. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
+ * Entropy frames of every dtype on host kernels (§2.4, §4.3): the exponent stream is coded as a
+ * BF16 frame's, with escapes of d->ebits raw bits (dec->raw_bits), so the BF16 kernels (which
+ * validate what decode_chunk() validates, with the same outcome) decode two chunks at a time
+ * (entropy_decode_pair). FP32: its Rest_SM is a BF16 frame's too, so they decode the elements'
+ * high halves, and join_fp32() adds Rest_LO16 as the low halves. The others: they decode with
+ * zero sign/mantissa bytes, the exponents are taken from what they wrote, and join_range() adds
+ * each chunk's rest fields. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
  */
-static int decode_entropy_fp32(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
-                               const splitzip_header *h, const uint8_t *f, const sz_dt_layout *L,
-                               uint8_t *dst)
+static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
+                            const splitzip_header *h, const uint8_t *f, const sz_dt_layout *L,
+                            uint8_t *dst)
 {
 	const uint64_t n = h->n_elems;
 	const unsigned log2 = h->chunk_log2;
+	const int fp32 = d->code == SPLITZIP_DTYPE_FP32;
 	splitzip_entropy_table t;
 	if (!entropy_frame_ok(d, h, f, L, &t))
 		return 0;
 	splitzip_entropy_dec_tables *dec = dec_tables_new(&t);
 	uint16_t *hi = (uint16_t *)malloc(sizeof(uint16_t) << (log2 + 1));
-	int ok = dec && hi ? 1 : -1;
+	uint8_t *zsm = fp32 ? NULL : (uint8_t *)calloc((size_t)1 << log2, 1);
+	uint8_t *xs = fp32 ? NULL : (uint8_t *)malloc((size_t)1 << log2);
+	int ok = dec && hi && (fp32 || (zsm && xs)) ? 1 : -1;
+	if (dec)
+		dec->raw_bits = (uint8_t)d->ebits;
 	uint64_t n_esc = 0, prev = 0;
 	for (uint64_t c = 0; c < L->n_chunks && ok > 0;) {
 		splitzip_entropy_chunk q[2];
@@ -685,7 +775,7 @@ static int decode_entropy_fp32(const splitzip_host_kernels *k, const splitzip_dt
 			const uint64_t v = splitzip_get_u8s(f + L->table + 4 * (c + j), 4);
 			q[j].words = f + L->stream + 2 * prev;
 			q[j].n_words = (size_t)(v - prev);
-			q[j].sm = f + L->rest[0] + ((c + j) << log2);
+			q[j].sm = fp32 ? f + L->rest[0] + ((c + j) << log2) : zsm;
 			q[j].n = (size_t)splitzip_chunk_len(n, log2, c + j);
 			q[j].dst = hi + ((size_t)j << log2);
 			q[j].n_escapes = 0;
@@ -697,13 +787,22 @@ static int decode_entropy_fp32(const splitzip_host_kernels *k, const splitzip_dt
 		                                    q[0].dst, &q[0].n_escapes)) == SPLITZIP_OK;
 		for (unsigned j = 0; j < m && ok > 0; j++, c++) {
 			n_esc += q[j].n_escapes;
-			join_fp32(q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
-			          dst + 4 * (c << log2));
+			if (fp32)
+				join_fp32(q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
+				          dst + 4 * (c << log2));
+			else { /* the chunk's exponents while they are in the cache */
+				exps_of(q[j].dst, q[j].n, xs);
+				join_range(d, xs, c << log2, q[j].n, f, L, dst);
+			}
 		}
 	}
+	if (ok > 0)
+		ok = n_esc == h->n_escapes;
+	free(xs);
+	free(zsm);
 	free(hi);
 	free(dec);
-	return ok > 0 ? n_esc == h->n_escapes : ok;
+	return ok;
 }
 
 static splitzip_status decode_coded(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
@@ -715,8 +814,8 @@ static splitzip_status decode_coded(const splitzip_host_kernels *k, const splitz
 	else
 		sz_dt_entropy_layout(d, h->n_elems, h->chunk_log2, h->n_words, h->table_first,
 		                     h->table_last, &L);
-	if (k && d->code == SPLITZIP_DTYPE_FP32 && h->mode == SPLITZIP_MODE_ENTROPY) {
-		const int r = decode_entropy_fp32(k, d, h, f, &L, dst);
+	if (k && h->mode == SPLITZIP_MODE_ENTROPY) {
+		const int r = decode_entropy_k(k, d, h, f, &L, dst);
 		return r > 0   ? SPLITZIP_OK
 		       : r < 0 ? SPLITZIP_ERROR_OUT_OF_MEMORY
 		               : SPLITZIP_ERROR_CORRUPT_STREAM;

@@ -60,6 +60,11 @@ void splitzip_entropy_enc_init(splitzip_entropy_enc_tables *enc, const splitzip_
  * the 2^(11 - len) entries x = reverse(code) + k * 2^len. The code is complete, so these sets
  * cover the table exactly.
  */
+/* An escape's raw bits are read when fewer than their width are held: BF16's threshold is the
+ * width, which is what the kernels compare with (dec->raw_bits, the other dtypes' width too). */
+SZ_STATIC_ASSERT(SPLITZIP_ENTROPY_REFILL_RAW == SPLITZIP_ENTROPY_RAW_BITS,
+                 "the refill threshold before raw bits is their width");
+
 void splitzip_entropy_dec_init(splitzip_entropy_dec_tables *dec, const splitzip_entropy_table *t)
 {
 	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
@@ -76,6 +81,7 @@ void splitzip_entropy_dec_init(splitzip_entropy_dec_tables *dec, const splitzip_
 	}
 	for (unsigned e = 0; e < 256; e++)
 		dec->coded[e] = len[e] != 0;
+	dec->raw_bits = SPLITZIP_ENTROPY_RAW_BITS;
 }
 
 /* ---- The code-length section of a frame (FORMAT.md §4.3.3) -------------------------------- */

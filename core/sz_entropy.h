@@ -164,11 +164,15 @@ typedef struct splitzip_entropy_enc_tables {
  * table. lut[x], for the next 11 bits x of a lane (first bit in bit 0), is the symbol whose code
  * they start with, | its length << SPLITZIP_ENTROPY_DEC_LEN_SHIFT. The code is complete, so
  * every entry is a symbol. coded[e] is 1 if exponent e has a code of its own: an escape whose
- * raw exponent is coded is invalid (FORMAT.md §4.3.6).
+ * raw exponent is coded is invalid (FORMAT.md §4.3.6). raw_bits: the width of an escape's raw
+ * exponent, SPLITZIP_ENTROPY_RAW_BITS (8) for BF16 and FP32; the dtype decoder sets it to the
+ * exponent width of the other dtypes (§2.4: 5 for FP16 and E5M2, 4 for E4M3), which is also the
+ * refill threshold before those bits.
  */
 typedef struct splitzip_entropy_dec_tables {
 	uint32_t lut[SZ_ENTROPY_LUT_SIZE];
 	uint8_t coded[256];
+	uint8_t raw_bits;
 } splitzip_entropy_dec_tables;
 
 /* The 257 lengths of a public table (exponents, then the escape symbol). */

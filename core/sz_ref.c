@@ -212,15 +212,15 @@ static int ref_decode_step(const splitzip_entropy_dec_tables *t, ref_dec *d, con
 	int n_esc = 0;
 	for (size_t l = 0; l < m; l++)
 		if (sym[l] == SPLITZIP_ENTROPY_ESC &&
-		    !ref_refill(&d->buf[l], &d->held[l], SPLITZIP_ENTROPY_REFILL_RAW, d->words,
-		                d->n_words, &d->next))
+		    !ref_refill(&d->buf[l], &d->held[l], t->raw_bits, d->words, d->n_words,
+		                &d->next))
 			return -1;
 	for (size_t l = 0; l < m; l++) {
 		if (sym[l] != SPLITZIP_ENTROPY_ESC)
 			continue;
-		const unsigned x = d->buf[l] & 0xFF;
-		d->buf[l] >>= SPLITZIP_ENTROPY_RAW_BITS;
-		d->held[l] -= SPLITZIP_ENTROPY_RAW_BITS;
+		const unsigned x = d->buf[l] & ((1u << t->raw_bits) - 1);
+		d->buf[l] >>= t->raw_bits;
+		d->held[l] -= t->raw_bits;
 		if (t->coded[x]) /* §4.3.6: an escape only for an exponent without a code */
 			return -1;
 		dst[l] = splitzip_bf16_join((uint8_t)x, sm[l]);
