@@ -5,8 +5,9 @@
  *
  * Every host backend runs this same code for these dtypes, so their frames are byte-identical
  * by construction; BF16 frames keep the backend kernels of the frame driver (sz_driver.c). The
- * one exception: the decoder, given a backend's kernel table, decodes FP32 entropy frames with
- * its BF16 entropy kernels (same statuses and elements as the portable code, unit.dtypes).
+ * one exception: the decoder, given a backend's kernel table, decodes the exponent streams of
+ * entropy frames with its BF16 entropy kernels (same statuses and elements as the portable
+ * code, unit.dtypes).
  * Single-threaded, one frame per call. Host only (malloc for the exponents and words).
  */
 #ifndef SZ_DTYPE_H
@@ -47,9 +48,9 @@ SZ_INTERNAL splitzip_status splitzip_dtype_read_header(const uint8_t *src, uint6
  * whose h->frame_size bytes are available, into dst (room for h->n_elems elements of the
  * dtype's width, any alignment): §3.3 steps 14-15. Returns CORRUPT_STREAM, CONTENT_CHECKSUM or
  * OUT_OF_MEMORY on failure (dst contents then unspecified). With the host kernels 'k' (NULL:
- * portable C only), FP32 entropy frames decode their high halves with k's BF16 entropy kernel
- * (their exponent stream, escapes and Rest_SM are a BF16 frame's, §2.4); same statuses, same
- * elements.
+ * portable C only), entropy frames decode their exponent stream with k's BF16 entropy kernels
+ * (it is coded as a BF16 frame's, with escapes of the dtype's exponent width, §2.4, §4.3; FP32:
+ * with Rest_SM, the elements' high halves); same statuses, same elements.
  */
 SZ_INTERNAL splitzip_status splitzip_dtype_decode(const splitzip_host_kernels *k,
                                                   const splitzip_header *h, const uint8_t *src,
