@@ -136,8 +136,8 @@ static void join_pl3(const uint8_t *xs, uint64_t n, const uint8_t *pl3, const ui
 }
 
 /* dst[i] = join(xs[i], the rest fields of element i) (§2.2), one loop per dtype, for elements
- * [base, base + n) (base a multiple of 64: whole PL3 groups and nibble
- * bytes), their exponents at xs[0, n). */
+ * [base, base + n) (base a multiple of 64: whole PL3 groups and nibble bytes), their exponents
+ * at xs[0, n). */
 static void join_range(const splitzip_dtype_desc *d, const uint8_t *xs, uint64_t base, uint64_t n,
                        const uint8_t *f, const sz_dt_layout *L, uint8_t *dst0)
 {
@@ -742,13 +742,39 @@ static void exps_of(const uint16_t *hi, size_t n, uint8_t *xs)
 }
 
 /*
+ * Elements [base, base + n) of an FP16 or FP8 frame from the kernels' output hi (exponent x =
+ * hi[i] >> 7) and the rest fields: whole blocks of 64 by the backend's join if it has one for
+ * the dtype, the rest through xs (room for n) and the portable join.
+ */
+static void join_chunk(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
+                       const uint16_t *hi, uint64_t base, size_t n, uint8_t *xs, const uint8_t *f,
+                       const sz_dt_layout *L, uint8_t *dst)
+{
+	const uint8_t *s0 = f + L->rest[0] + sz_dt_rest_size(d->rest[0], base);
+	const size_t B = n / 64;
+	size_t done = 0;
+	if (d->code == SPLITZIP_DTYPE_FP8_E4M3 && k->nib_join) {
+		k->nib_join(hi, B, s0, dst + base);
+		done = 64 * B;
+	} else if (d->code != SPLITZIP_DTYPE_FP8_E4M3 && k->pl3_join) {
+		const uint8_t *lo = d->code == SPLITZIP_DTYPE_FP16 ? f + L->rest[1] + base : NULL;
+		k->pl3_join(hi, B, s0, lo, dst + d->width * base);
+		done = 64 * B;
+	}
+	if (done < n) {
+		exps_of(hi + done, n - done, xs);
+		join_range(d, xs, base + done, n - done, f, L, dst);
+	}
+}
+
+/*
  * Entropy frames of every dtype on host kernels (§2.4, §4.3): the exponent stream is coded as a
  * BF16 frame's, with escapes of d->ebits raw bits (dec->raw_bits), so the BF16 kernels (which
  * validate what decode_chunk() validates, with the same outcome) decode two chunks at a time
  * (entropy_decode_pair). FP32: its Rest_SM is a BF16 frame's too, so they decode the elements'
  * high halves, and join_fp32() adds Rest_LO16 as the low halves. The others: they decode with
- * zero sign/mantissa bytes, the exponents are taken from what they wrote, and join_range() adds
- * each chunk's rest fields. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
+ * zero sign/mantissa bytes, and join_chunk() adds each chunk's rest fields to the exponents
+ * they wrote. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
  */
 static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
                             const splitzip_header *h, const uint8_t *f, const sz_dt_layout *L,
@@ -790,10 +816,8 @@ static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype
 			if (fp32)
 				join_fp32(q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
 				          dst + 4 * (c << log2));
-			else { /* the chunk's exponents while they are in the cache */
-				exps_of(q[j].dst, q[j].n, xs);
-				join_range(d, xs, c << log2, q[j].n, f, L, dst);
-			}
+			else /* while the chunk is in the cache */
+				join_chunk(k, d, q[j].dst, c << log2, q[j].n, xs, f, L, dst);
 		}
 	}
 	if (ok > 0)

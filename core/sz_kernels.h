@@ -93,6 +93,26 @@ typedef splitzip_status (*splitzip_entropy_decode_chunk_fn)(const splitzip_entro
                                                             const uint8_t *sm, size_t n,
                                                             uint16_t *dst, size_t *n_escapes);
 
+/*
+ * The joins of the dtypes whose exponent streams the entropy kernels decode (core/sz_dtype_codec.c:
+ * decoded with zero sign/mantissa bytes, element i's exponent x is hi[i] >> 7). pl3_join: the
+ * E5M2 and FP16 elements of G whole PL3 groups (FORMAT.md §2.3: 64 elements each, three 8-byte
+ * bit planes at pl3 + 24 g), x below 32: the byte (pl3 bit 2) << 7 | x << 2 | (pl3 bits 0-1)
+ * (§2.2), at dst[i] for E5M2 (lo NULL), for FP16 the high byte of the little-endian u16 at
+ * dst + 2 i whose low byte is lo[i]. Any alignment; must write what the portable join writes.
+ */
+typedef void (*splitzip_pl3_join_fn)(const uint16_t *hi, uint64_t G, const uint8_t *pl3,
+                                     const uint8_t *lo, uint8_t *dst);
+
+/*
+ * nib_join: the E4M3 elements of B blocks of 64 (§2.3 NIB: the field of element i in nibble
+ * i % 2 of byte i / 2 of nib, low nibble first), x = hi[i] >> 7 below 16: dst[i] = (field bit 3)
+ * << 7 | x << 3 | (field bits 0-2) (§2.2). Any alignment; must write what the portable join
+ * writes.
+ */
+typedef void (*splitzip_nib_join_fn)(const uint16_t *hi, uint64_t B, const uint8_t *nib,
+                                     uint8_t *dst);
+
 /* One chunk of an entropy frame to decode (the arguments of splitzip_entropy_decode_chunk_fn). */
 typedef struct splitzip_entropy_chunk {
 	const uint8_t *words;
@@ -139,6 +159,9 @@ typedef struct splitzip_host_kernels {
 	splitzip_entropy_encode_chunk_fn entropy_encode_chunk;
 	splitzip_entropy_decode_chunk_fn entropy_decode_chunk;
 	splitzip_entropy_decode_pair_fn entropy_decode_pair;
+	/* Optional (NULL: the portable joins of core/sz_dtype_codec.c). */
+	splitzip_pl3_join_fn pl3_join;
+	splitzip_nib_join_fn nib_join;
 } splitzip_host_kernels;
 
 /* The two mode-2 slots of a kernel table, pointing to the scalar reference kernels. */

@@ -530,6 +530,75 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 	ent[3] = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u1, 1));
 }
 
+/* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
+
+/* The exponents hi[i] >> 7 of 32 elements as bytes (vpackuswb, lanes put back in order). */
+static SZ_ALWAYS_INLINE __m256i dec_exps32(const uint16_t *hi)
+{
+	const __m256i a = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)hi), 7);
+	const __m256i b = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(hi + 16)), 7);
+	return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
+}
+
+/* 32 nibble fields at a time, as the AVX-512 join does 64 (backends/cpu_avx512/sz_avx512.c). */
+static void avx2_nib_join(const uint16_t *hi, uint64_t B, const uint8_t *nib, uint8_t *dst)
+{
+	const __m256i lo4 = _mm256_set1_epi16(0x000F), hi4 = _mm256_set1_epi16(0x0F00);
+	const __m256i m8 = _mm256_set1_epi8(8), m7 = _mm256_set1_epi8(7);
+	for (uint64_t i = 0; i < 64 * B; i += 32) {
+		const __m256i w =
+		    _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(nib + i / 2)));
+		const __m256i r = _mm256_or_si256(_mm256_and_si256(w, lo4),
+		                                  _mm256_and_si256(_mm256_slli_epi16(w, 4), hi4));
+		const __m256i x = dec_exps32(hi + i);
+		const __m256i v = _mm256_or_si256(
+		    _mm256_slli_epi16(_mm256_and_si256(r, m8), 4),
+		    _mm256_or_si256(_mm256_slli_epi16(x, 3), _mm256_and_si256(r, m7)));
+		_mm256_storeu_si256((__m256i *)(dst + i), v);
+	}
+}
+
+/* Byte j of the result: 'val' if bit j of the 32 bits m is set, else 0. */
+static SZ_ALWAYS_INLINE __m256i bits_to_bytes(uint32_t m, __m256i val)
+{
+	const __m256i sel = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2,
+	                                     2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+	const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+	const __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)m), sel);
+	return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit), val);
+}
+
+/* 32 elements at a time: the planes' bits to bytes (vpshufb, vpcmpeqb), or-ed into x << 2
+ * (x < 32: bits 2-6); FP16: interleaved with the low bytes, lanes put back in order. */
+static void avx2_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, const uint8_t *lo,
+                          uint8_t *dst)
+{
+	const __m256i one = _mm256_set1_epi8(1), two = _mm256_set1_epi8(2),
+	              top = _mm256_set1_epi8((char)0x80);
+	for (uint64_t g = 0; g < G; g++)
+		for (unsigned h = 0; h < 2; h++) {
+			uint32_t b[3];
+			for (unsigned k = 0; k < 3; k++)
+				memcpy(&b[k], pl3 + 24 * g + 8 * k + 4 * h, 4);
+			const uint64_t i = 64 * g + 32 * h;
+			__m256i v = _mm256_slli_epi16(dec_exps32(hi + i), 2);
+			v = _mm256_or_si256(v, bits_to_bytes(b[0], one));
+			v = _mm256_or_si256(v, bits_to_bytes(b[1], two));
+			v = _mm256_or_si256(v, bits_to_bytes(b[2], top));
+			if (!lo) {
+				_mm256_storeu_si256((__m256i *)(dst + i), v);
+				continue;
+			}
+			const __m256i l = _mm256_loadu_si256((const __m256i *)(lo + i));
+			const __m256i a = _mm256_unpacklo_epi8(l, v),
+			              c = _mm256_unpackhi_epi8(l, v);
+			_mm256_storeu_si256((__m256i *)(dst + 2 * i),
+			                    _mm256_permute2x128_si256(a, c, 0x20));
+			_mm256_storeu_si256((__m256i *)(dst + 2 * i + 32),
+			                    _mm256_permute2x128_si256(a, c, 0x31));
+		}
+}
+
 #define SZ_ENT_PREFIX avx2
 #define SZ_ENT_W 8
 #define SZ_EV __m256i
@@ -701,4 +770,6 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .entropy_encode_chunk = avx2_entropy_encode_chunk,
     .entropy_decode_chunk = avx2_entropy_decode_chunk,
     .entropy_decode_pair = avx2_entropy_decode_pair,
+    .pl3_join = avx2_pl3_join,
+    .nib_join = avx2_nib_join,
 };

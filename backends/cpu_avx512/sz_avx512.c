@@ -541,6 +541,66 @@ static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, ui
 	_mm256_storeu_si256((__m256i *)sm, _mm512_cvtepi16_epi8(s16));
 }
 
+/* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
+
+/* The exponents hi[i] >> 7 of 64 elements as bytes. */
+static SZ_ALWAYS_INLINE __m512i dec_exps64(const uint16_t *hi)
+{
+	const __m512i a = _mm512_srli_epi16(_mm512_loadu_si512((const void *)hi), 7);
+	const __m512i b = _mm512_srli_epi16(_mm512_loadu_si512((const void *)(hi + 32)), 7);
+	return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)),
+	                          _mm512_cvtepi16_epi8(b), 1);
+}
+
+/* 64 nibble fields at a time: each byte widened to a u16 whose low byte is its low nibble and
+ * high byte its high nibble (the elements in order), then (r & 8) << 4 | x << 3 | r & 7 (x < 16:
+ * no bit crosses into the next byte). */
+static void avx512_nib_join(const uint16_t *hi, uint64_t B, const uint8_t *nib, uint8_t *dst)
+{
+	const __m512i lo4 = _mm512_set1_epi16(0x000F), hi4 = _mm512_set1_epi16(0x0F00);
+	const __m512i m8 = _mm512_set1_epi8(8), m7 = _mm512_set1_epi8(7);
+	for (uint64_t b = 0; b < B; b++) {
+		const __m512i w =
+		    _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(nib + 32 * b)));
+		const __m512i r = _mm512_or_si512(_mm512_and_si512(w, lo4),
+		                                  _mm512_and_si512(_mm512_slli_epi16(w, 4), hi4));
+		const __m512i x = dec_exps64(hi + 64 * b);
+		const __m512i v = _mm512_or_si512(
+		    _mm512_slli_epi16(_mm512_and_si512(r, m8), 4),
+		    _mm512_or_si512(_mm512_slli_epi16(x, 3), _mm512_and_si512(r, m7)));
+		_mm512_storeu_si512((void *)(dst + 64 * b), v);
+	}
+}
+
+/* Each plane's 64 bits are a byte mask: bit 0 and bit 1 of the field add 1 and 2 to x << 2
+ * (x < 32: bits 2-6), bit 2 adds 0x80. FP16: interleaved with the low bytes, 128-bit lanes put
+ * back in order by two vpermt2q. */
+static void avx512_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, const uint8_t *lo,
+                            uint8_t *dst)
+{
+	const __m512i one = _mm512_set1_epi8(1), two = _mm512_set1_epi8(2),
+	              top = _mm512_set1_epi8((char)0x80);
+	const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
+	              i1 = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+	for (uint64_t g = 0; g < G; g++) {
+		uint64_t b[3];
+		memcpy(b, pl3 + 24 * g, 24);
+		__m512i v = _mm512_slli_epi16(dec_exps64(hi + 64 * g), 2);
+		v = _mm512_or_si512(v, _mm512_maskz_mov_epi8((__mmask64)b[0], one));
+		v = _mm512_or_si512(v, _mm512_maskz_mov_epi8((__mmask64)b[1], two));
+		v = _mm512_or_si512(v, _mm512_maskz_mov_epi8((__mmask64)b[2], top));
+		if (!lo) {
+			_mm512_storeu_si512((void *)(dst + 64 * g), v);
+			continue;
+		}
+		const __m512i l = _mm512_loadu_si512((const void *)(lo + 64 * g));
+		const __m512i a = _mm512_unpacklo_epi8(l, v), c = _mm512_unpackhi_epi8(l, v);
+		_mm512_storeu_si512((void *)(dst + 128 * g), _mm512_permutex2var_epi64(a, i0, c));
+		_mm512_storeu_si512((void *)(dst + 128 * g + 64),
+		                    _mm512_permutex2var_epi64(a, i1, c));
+	}
+}
+
 #define SZ_ENT_PREFIX avx512
 #define SZ_ENT_W 16
 #define SZ_EV __m512i
@@ -697,4 +757,6 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .entropy_encode_chunk = avx512_entropy_encode_chunk,
     .entropy_decode_chunk = avx512_entropy_decode_chunk,
     .entropy_decode_pair = avx512_entropy_decode_pair,
+    .pl3_join = avx512_pl3_join,
+    .nib_join = avx512_nib_join,
 };
