@@ -4,12 +4,7 @@
 set -u
 Z=$1
 DATA=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/cli_lib.sh" # $T, ok, bad, $pass, $fail
 expect_rc() { # expected-rc description command...
 	local want=$1 what=$2
 	shift 2

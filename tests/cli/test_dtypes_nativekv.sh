@@ -11,12 +11,7 @@ Z=$1
 NK=$2
 PY=$3
 STUDY=$4
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+. "$(dirname "$0")/cli_lib.sh" # $T, ok, bad, $pass, $fail
 
 backends=$(env -u SPLITZIP_FORCE_BACKEND "$Z" backends |
 	awk 'NR > 1 && $2 == "yes" && $3 == "yes" && $1 != "cuda" && $1 != "hip" { print $1 }')

@@ -7,15 +7,7 @@
 set -u
 Z=$1
 DATA=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
+. "$(dirname "$0")/cli_lib.sh" # $T, ok, bad, $pass, $fail
 K=$DATA/kv/aidreams260k__shakespeare.K.bf16
 V=$DATA/kv/aidreams260k__shakespeare.V.bf16
 for _ in 1 2 3 4; do cat "$K" "$V"; done >"$T/in.bf16" # 4 MiB

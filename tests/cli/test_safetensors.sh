@@ -12,15 +12,7 @@ Z=$1
 PY=$2
 S=$3
 DATA=$4
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
+. "$(dirname "$0")/cli_lib.sh" # $T, ok, bad, $pass, $fail
 expect() { # RC DESCRIPTION COMMAND...: stdout in $T/out, stderr in $T/err
 	local want=$1 what=$2
 	shift 2
