@@ -11,19 +11,12 @@
 set -u
 Z=$1
 DATA=$2
-T=$(mktemp -d)
-cleanup() {
+. "$(dirname "$0")/../cli/cli_lib.sh" # $T, ok, bad, $pass, $fail
+cleanup() { # the FIFO descriptor too
 	exec 3>&- 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	echo "FAIL: $*"
-	fail=$((fail + 1))
-}
 # expect RC DESCRIPTION COMMAND...: exit status, stdout in $T/out, stderr in $T/err.
 expect() {
 	local want=$1 what=$2
