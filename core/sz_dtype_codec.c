@@ -656,7 +656,6 @@ static int read_table(const splitzip_header *h, const uint8_t *f, const sz_dt_la
 	return splitzip_entropy_table_ok(t);
 }
 
-/* §4.3.6 rules 1-5 into xs. */
 /* The checks of an entropy frame before its chunks (§4.3): paddings, the code lengths into 't',
  * the chunk table. 1 if they pass. */
 static int entropy_frame_ok(const splitzip_dtype_desc *d, const splitzip_header *h,
@@ -689,6 +688,7 @@ static splitzip_entropy_dec_tables *dec_tables_new(const splitzip_entropy_table 
 	return dec;
 }
 
+/* §4.3.6 rules 1-5 into xs (the portable decoder). */
 static int decode_entropy(const splitzip_dtype_desc *d, const splitzip_header *h, const uint8_t *f,
                           const sz_dt_layout *L, uint8_t *xs)
 {

@@ -55,16 +55,16 @@ void splitzip_entropy_enc_init(splitzip_entropy_enc_tables *enc, const splitzip_
 		                     : esc;
 }
 
-/*
- * Every 11-bit string x whose first len[s] bits (bits 0.. of x) are the code of s decodes to s:
- * the 2^(11 - len) entries x = reverse(code) + k * 2^len. The code is complete, so these sets
- * cover the table exactly.
- */
 /* An escape's raw bits are read when fewer than their width are held: BF16's threshold is the
  * width, which is what the kernels compare with (dec->raw_bits, the other dtypes' width too). */
 SZ_STATIC_ASSERT(SPLITZIP_ENTROPY_REFILL_RAW == SPLITZIP_ENTROPY_RAW_BITS,
                  "the refill threshold before raw bits is their width");
 
+/*
+ * Every 11-bit string x whose first len[s] bits (bits 0.. of x) are the code of s decodes to s:
+ * the 2^(11 - len) entries x = reverse(code) + k * 2^len. The code is complete, so these sets
+ * cover the table exactly.
+ */
 void splitzip_entropy_dec_init(splitzip_entropy_dec_tables *dec, const splitzip_entropy_table *t)
 {
 	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
