@@ -17,7 +17,8 @@ KV-like data so that every mode of the dtype wins, round-trip bit-exactly (compa
 integers) through the stored, split4 and entropy frames, with tables from the input and fixed
 ones; and every valid BF16 golden vector of tests/vectors/valid is re-encoded from its own
 header (and table) into the same bytes, which ties the shared machinery (layouts, package-merge,
-lanes, checksums) to the C library's frames.
+lanes, checksums) to the C library's frames. Then pages_ref.py's self-test: page streams
+(FORMAT.md §12) of every dtype, and the version 2 golden streams of tests/vectors/pages.
 
 The module is also imported by bench/dtype_study.py (the ratios of doc/BENCHMARKS.md).
 """
@@ -930,6 +931,8 @@ def selftest(vdir):
     check_to_fp8()
     checks += check_bf16_vectors(vdir)
     print("dtype_ref: %d round trips and BF16 golden re-encodings agree with FORMAT.md" % checks)
+    import pages_ref
+    pages_ref.selftest(vdir)
 
 
 def check_bf16_vectors(vdir):
