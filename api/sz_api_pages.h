@@ -1,6 +1,7 @@
 /*
  * sz_api_pages.h -- what the page stream entry points share (api/sz_api_pages.c: bounds,
- * headers and the device calls; api/sz_api_pages_host.c: host-memory packing and scatter).
+ * headers and the device calls; api/sz_api_pages_host.c: host-memory packing and scatter of
+ * BF16 pages, api/sz_api_pages_dtype.c: of the pages of the other dtypes).
  * Not installed; nothing below api/ includes it.
  */
 #ifndef SZ_API_PAGES_H
@@ -47,5 +48,17 @@ SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, co
                                                            const size_t *page_caps, int exact,
                                                            size_t *page_sizes, uint8_t *page_states,
                                                            size_t *n_pages_out);
+
+/* The same for pages of Dtype 2-5 (sz_api_pages_dtype.c, version 3 streams): the arguments
+ * checked as for BF16, page_bytes[i] multiples of the dtype's width. Decoding: a stream that
+ * passed splitzip_pages_validate() (header 'h', layout 'L') and splitzip_pages_check_dst(),
+ * into pages[0 .. h->n_pages); 'states' has h->n_pages entries. */
+SZ_INTERNAL splitzip_status splitzip_pages_compress_dtype_host(
+    splitzip_ctx *ctx, unsigned dtype, uint32_t table_id, unsigned options, size_t n_pages,
+    const void *const *pages, const size_t *page_bytes, uint8_t *dst, size_t dst_cap,
+    size_t *dst_size);
+SZ_INTERNAL splitzip_status splitzip_pages_decompress_dtype_host(
+    splitzip_ctx *ctx, const uint8_t *src, const splitzip_pages_header *h,
+    const splitzip_pages_layout *L, void *const *pages, size_t *page_sizes, uint8_t *states);
 
 #endif /* SZ_API_PAGES_H */

@@ -590,6 +590,14 @@ splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, const uint8_t 
 			return SPLITZIP_ERROR_OUT_OF_MEMORY;
 		states = own;
 	}
+	if (h.dtype != SPLITZIP_DTYPE_BF16) { /* version 3 */
+		st = splitzip_pages_decompress_dtype_host(ctx, src, &h, &L, pages, page_sizes,
+		                                          states);
+		free(own);
+		if (st == SPLITZIP_OK)
+			*n_pages_out = h.n_pages;
+		return st;
+	}
 	st = dec_list(&l, src, &h, pages, page_sizes, states);
 	splitzip_workmem *w = st == SPLITZIP_OK ? splitzip_ctx_take(ctx) : NULL;
 	if (st == SPLITZIP_OK && !w)

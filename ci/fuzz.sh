@@ -71,11 +71,11 @@ fuzz_one() {
 	else
 		cp "$work/seeds/$t"/* "$corpus"/
 	fi
-	if [ "$t" = pages ]; then # the committed seeds and the golden page streams too
+	if [ "$t" = pages ]; then # the committed seeds and the golden page streams (every dtype)
 		t_secs=$pages_secs
 		cp "$root/tests/fuzz/seeds_pages"/* "$corpus"/
 		for d in valid invalid; do
-			for f in "$root/tests/vectors/pages/$d"/*; do
+			for f in "$root/tests/vectors/pages/$d"/*.szpg "$root/tests/vectors/dtypes/pages/$d"/*.szpg; do
 				[ -f "$f" ] && cp "$f" "$corpus/vec_${d}_$(basename "$f")"
 			done
 		done

@@ -76,6 +76,17 @@ SZ_INTERNAL splitzip_status splitzip_dtype_encode(const splitzip_dtype_encoder *
                                                   uint64_t n, uint8_t *dst, size_t dst_cap,
                                                   size_t *dst_size);
 
+/* Whether the fixed codebook and table of 'e' (those not NULL) are valid for the dtype: a
+ * codebook's 16 exponents ascending and below 2^e, a table valid (§4.3.6) with no code for an
+ * exponent of 2^e or more (§6.1). */
+SZ_INTERNAL int splitzip_dtype_fixed_ok(const splitzip_dtype_encoder *e,
+                                        const splitzip_dtype_desc *d);
+
+/* The content checksum (§7.2) of n elements of the dtype at p (any alignment), with chunks of
+ * 2^log2 elements. */
+SZ_INTERNAL uint64_t splitzip_dtype_content_checksum(const splitzip_dtype_desc *d, const uint8_t *p,
+                                                     uint64_t n, unsigned log2);
+
 /*
  * The table of the entropy frame of Dtype 2-5 at src whose header 'h' is valid (§4.3.3): OK,
  * TRUNCATED (src_size ends before the code lengths) or CORRUPT_STREAM.

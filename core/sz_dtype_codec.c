@@ -206,9 +206,8 @@ static int rest_gaps_ok(const splitzip_dtype_desc *d, const uint8_t *f, uint64_t
 	return 1;
 }
 
-/* §7.2 over n elements of the dtype at p. */
-static uint64_t content_checksum(const splitzip_dtype_desc *d, const uint8_t *p, uint64_t n,
-                                 unsigned log2)
+uint64_t splitzip_dtype_content_checksum(const splitzip_dtype_desc *d, const uint8_t *p, uint64_t n,
+                                         unsigned log2)
 {
 	uint64_t sum = 0;
 	const uint64_t C = splitzip_n_chunks(n, log2);
@@ -461,7 +460,8 @@ static void write_header(const dt_plan *p, unsigned mode, uint64_t size, uint8_t
 		h.escape_length = p->table.escape_length;
 	}
 	if (p->e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM)
-		h.content_checksum = content_checksum(p->d, p->src, p->n, p->e->chunk_log2);
+		h.content_checksum =
+		    splitzip_dtype_content_checksum(p->d, p->src, p->n, p->e->chunk_log2);
 	splitzip_header_write(dst, &h);
 }
 
@@ -497,8 +497,7 @@ static void write_entropy(const dt_plan *p, uint8_t *f)
 	memcpy(f + L.stream, p->words, 2 * p->W);
 }
 
-/* Fixed codebooks and tables must be valid for the dtype (§6.1). */
-static int fixed_ok(const splitzip_dtype_encoder *e, const splitzip_dtype_desc *d)
+int splitzip_dtype_fixed_ok(const splitzip_dtype_encoder *e, const splitzip_dtype_desc *d)
 {
 	if (e->codebook) {
 		for (unsigned i = 1; i < 16; i++)
@@ -563,7 +562,7 @@ splitzip_status splitzip_dtype_encode(const splitzip_dtype_encoder *e, const voi
 	    e->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || e->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
 	    n > SPLITZIP_MAX_FRAME_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (!fixed_ok(e, d))
+	if (!splitzip_dtype_fixed_ok(e, d))
 		return SPLITZIP_ERROR_BAD_CODEBOOK;
 	dt_plan *p = (dt_plan *)calloc(1, sizeof *p);
 	if (!p)
@@ -873,7 +872,8 @@ splitzip_status splitzip_dtype_decode(const splitzip_host_kernels *k, const spli
 		st = decode_coded(k, d, h, src, out);
 	}
 	if (st == SPLITZIP_OK && (h->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) &&
-	    content_checksum(d, out, h->n_elems, h->chunk_log2) != h->content_checksum)
+	    splitzip_dtype_content_checksum(d, out, h->n_elems, h->chunk_log2) !=
+	        h->content_checksum)
 		return SPLITZIP_ERROR_CONTENT_CHECKSUM;
 	return st;
 }

@@ -2,10 +2,18 @@
  * sz_pages.c -- the host side of the page stream format (doc/FORMAT.md §12): the whole-stream
  * structural validation a receiver runs before it writes anything, the destination checks and
  * the table checksum. The per-field rules are the SPLITZIP_HD helpers of sz_pages.h, which the
- * GPU kernels run too; this file only orders them.
+ * GPU kernels run too; this file only orders them. The host reads every dtype: version 2
+ * (BF16 pages) and version 3 (pages of Dtype 2-5, whose frames core/sz_dtype.c reads).
  */
 #include "sz_driver.h"
+#include "sz_dtype_impl.h"
 #include "sz_pages.h"
+
+/* The element width of a validated header's pages. */
+static unsigned width_of(const splitzip_pages_header *h)
+{
+	return (unsigned)splitzip_dtype_desc_of(h->dtype)->width;
+}
 
 uint32_t splitzip_pages_table_checksum(const uint8_t *src, uint64_t n_pages)
 {
@@ -25,7 +33,7 @@ static splitzip_status check_table(const uint8_t *src, const splitzip_pages_head
 		else
 			coded += splitzip_pages_entry_elems(e);
 	}
-	splitzip_pages_layout_of(h->n_pages, coded, raw, h->frames_size, L);
+	splitzip_pages_layout_of_w(h->n_pages, coded, raw, h->frames_size, width_of(h), L);
 	if (coded + raw != h->total_elems || (L->n_frames == 0) != (h->frames_size == 0) ||
 	    L->stream_size != h->stream_size)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
@@ -34,6 +42,45 @@ static splitzip_status check_table(const uint8_t *src, const splitzip_pages_head
 	    !splitzip_driver_all_zero(src + L->frames_end, L->raw_off - L->frames_end))
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	return SPLITZIP_OK;
+}
+
+/* The table bytes of a frame that passed step 10 c (splitzip_pages_frame_table() for any
+ * dtype: an entropy frame's code lengths lie where its dtype's layout puts them, §4.3.2). */
+static const uint8_t *frame_table(const uint8_t *frame, const splitzip_header *h, uint64_t *n)
+{
+	if (h->dtype == SPLITZIP_DTYPE_BF16 || h->mode == SPLITZIP_MODE_SPLIT4)
+		return splitzip_pages_frame_table(frame, h, n);
+	sz_dt_layout L;
+	sz_dt_entropy_layout(splitzip_dtype_desc_of(h->dtype), h->n_elems, h->chunk_log2,
+	                     h->n_words, h->table_first, h->table_last, &L);
+	*n = (splitzip_entropy_nibbles(h->table_first, h->table_last) + 1) / 2;
+	return frame + L.lengths;
+}
+
+/* Step 10 d: whether two frames of the stream's mode have the same table. */
+static int same_table(const uint8_t *a, const splitzip_header *ha, const uint8_t *b,
+                      const splitzip_header *hb)
+{
+	if (ha->mode == SPLITZIP_MODE_ENTROPY &&
+	    (ha->table_first != hb->table_first || ha->table_last != hb->table_last ||
+	     ha->escape_length != hb->escape_length))
+		return 0;
+	uint64_t na, nb;
+	const uint8_t *ta = frame_table(a, ha, &na), *tb = frame_table(b, hb, &nb);
+	return na == nb && memcmp(ta, tb, (size_t)na) == 0;
+}
+
+/* Step 10 a-c for a reader of every dtype. */
+static splitzip_status check_frame(const uint8_t *frame, uint64_t left,
+                                   const splitzip_pages_header *h, const splitzip_pages_layout *L,
+                                   uint64_t j, splitzip_header *fh)
+{
+	if (left < SPLITZIP_FRAME_HEADER_SIZE)
+		return SPLITZIP_ERROR_CORRUPT_STREAM; /* a */
+	splitzip_status st = splitzip_dtype_read_header(frame, left, fh);
+	if (st != SPLITZIP_OK) /* b: inside a stream, bytes that are no frame are damage (§8.2) */
+		return st == SPLITZIP_ERROR_BAD_MAGIC ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
+	return splitzip_pages_check_frame_fields(fh, left, h, L, j);
 }
 
 /* Step 10: every frame header in order, inside the frames section, and one table for all. */
@@ -46,15 +93,14 @@ static splitzip_status check_frames(const uint8_t *src, const splitzip_pages_hea
 	memset(&first_h, 0, sizeof first_h);
 	for (uint64_t j = 0; j < L->n_frames; j++) {
 		splitzip_header fh;
-		splitzip_status st =
-		    splitzip_pages_check_frame(src + off, L->frames_end - off, h, L, j, &fh);
+		splitzip_status st = check_frame(src + off, L->frames_end - off, h, L, j, &fh);
 		if (st != SPLITZIP_OK)
 			return st;
 		if (fh.mode != SPLITZIP_MODE_STORED) { /* e */
 			if (!first) {
 				first = src + off;
 				first_h = fh;
-			} else if (!splitzip_pages_same_table(first, &first_h, src + off, &fh)) {
+			} else if (!same_table(first, &first_h, src + off, &fh)) {
 				return SPLITZIP_ERROR_CORRUPT_STREAM;
 			}
 		}
@@ -66,7 +112,7 @@ static splitzip_status check_frames(const uint8_t *src, const splitzip_pages_hea
 splitzip_status splitzip_pages_validate(const uint8_t *src, size_t size, splitzip_pages_header *h,
                                         splitzip_pages_layout *L)
 {
-	splitzip_status st = splitzip_pages_read_header(src, size, h); /* steps 0-7 */
+	splitzip_status st = splitzip_pages_read_header_ext(src, size, 1, h); /* steps 0-7 */
 	if (st != SPLITZIP_OK)
 		return st;
 	/* Step 8: the table lies inside the stream after step 6. */
@@ -85,8 +131,9 @@ splitzip_status splitzip_pages_check_dst(const uint8_t *src, const splitzip_page
 		return SPLITZIP_ERROR_GEOMETRY;
 	if (h->n_pages > n_dst)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
+	const unsigned w = width_of(h);
 	for (uint64_t i = 0; i < h->n_pages; i++) {
-		const uint64_t bytes = 2 * splitzip_pages_entry_elems(splitzip_pages_entry(src, i));
+		const uint64_t bytes = w * splitzip_pages_entry_elems(splitzip_pages_entry(src, i));
 		if (exact && bytes != dst_caps[i])
 			return SPLITZIP_ERROR_GEOMETRY;
 		if (bytes > dst_caps[i])

@@ -33,6 +33,7 @@
 #define SPLITZIP_PAGES_FRAME_LOG2 24u         /* frames of 2^24 elements, the last shorter */
 #define SPLITZIP_PAGES_RAW_BIT 0x80000000u    /* bit 31 of a table entry: the page travels raw */
 #define SPLITZIP_PAGES_ELEMS_MASK 0x7FFFFFFFu /* bits 0-30: the page's element count */
+#define SPLITZIP_PAGES_VERSION_DTYPE 3u       /* version 3: pages of Dtype 2-5 (FORMAT.md §12) */
 
 SZ_STATIC_ASSERT(SPLITZIP_PAGES_ALIGN % SPLITZIP_SECTION_ALIGN == 0,
                  "frames inside a stream keep their 16-byte section alignment");
@@ -44,19 +45,20 @@ SZ_STATIC_ASSERT(SPLITZIP_PAGES_MAX_PAGE_BYTES == 2ull * SPLITZIP_PAGES_ELEMS_MA
                  "the public page limit is the format's");
 
 /* Byte offsets of the stream header fields. */
-#define SZ_PG_H_MAGIC 0            /* u32 */
-#define SZ_PG_H_VERSION 4          /* u8 */
-#define SZ_PG_H_FLAGS 5            /* u8 */
-#define SZ_PG_H_ENCODING 6         /* u8: 1 split4, 2 entropy */
-#define SZ_PG_H_CHUNK_LOG2 7       /* u8 */
-#define SZ_PG_H_PAGE_COUNT 8       /* u32 */
-#define SZ_PG_H_TABLE_ID 12        /* u32 */
-#define SZ_PG_H_TOTAL_ELEMS 16     /* u64 */
-#define SZ_PG_H_FRAMES_SIZE 24     /* u64 */
-#define SZ_PG_H_STREAM_SIZE 32     /* u64 */
-#define SZ_PG_H_RAW_CHECKSUM 40    /* u64 */
-#define SZ_PG_H_TABLE_CHECKSUM 48  /* u32 */
-#define SZ_PG_H_RESERVED 52        /* 8 bytes, zero */
+#define SZ_PG_H_MAGIC 0           /* u32 */
+#define SZ_PG_H_VERSION 4         /* u8 */
+#define SZ_PG_H_FLAGS 5           /* u8 */
+#define SZ_PG_H_ENCODING 6        /* u8: 1 split4, 2 entropy */
+#define SZ_PG_H_CHUNK_LOG2 7      /* u8 */
+#define SZ_PG_H_PAGE_COUNT 8      /* u32 */
+#define SZ_PG_H_TABLE_ID 12       /* u32 */
+#define SZ_PG_H_TOTAL_ELEMS 16    /* u64 */
+#define SZ_PG_H_FRAMES_SIZE 24    /* u64 */
+#define SZ_PG_H_STREAM_SIZE 32    /* u64 */
+#define SZ_PG_H_RAW_CHECKSUM 40   /* u64 */
+#define SZ_PG_H_TABLE_CHECKSUM 48 /* u32 */
+#define SZ_PG_H_RESERVED 52       /* 8 bytes, zero (version 2) */
+#define SZ_PG_H_DTYPE 52 /* u8: version 3, the pages' Dtype (2-5); 7 reserved bytes follow */
 #define SZ_PG_H_HEADER_CHECKSUM 60 /* u32 */
 SZ_STATIC_ASSERT(SZ_PG_H_HEADER_CHECKSUM + 4 == SPLITZIP_PAGES_HEADER_SIZE,
                  "the stream header is 64 bytes");
@@ -103,12 +105,13 @@ typedef struct splitzip_pages_layout {
 	uint64_t frames_off;  /* Frames_Offset */
 	uint64_t frames_end;  /* Frames_Offset + Frames_Size */
 	uint64_t raw_off;     /* Raw_Offset */
-	uint64_t stream_size; /* Raw_Offset + 2 * raw_elems */
+	uint64_t stream_size; /* Raw_Offset + w * raw_elems */
 } splitzip_pages_layout;
 
-SPLITZIP_HD void splitzip_pages_layout_of(uint64_t n_pages, uint64_t coded_elems,
-                                          uint64_t raw_elems, uint64_t frames_size,
-                                          splitzip_pages_layout *L)
+/* The layout of a stream of elements of w bytes (2 for BF16 pages, version 2). */
+SPLITZIP_HD void splitzip_pages_layout_of_w(uint64_t n_pages, uint64_t coded_elems,
+                                            uint64_t raw_elems, uint64_t frames_size, unsigned w,
+                                            splitzip_pages_layout *L)
 {
 	L->coded_elems = coded_elems;
 	L->raw_elems = raw_elems;
@@ -116,23 +119,38 @@ SPLITZIP_HD void splitzip_pages_layout_of(uint64_t n_pages, uint64_t coded_elems
 	L->frames_off = splitzip_pages_frames_offset(n_pages);
 	L->frames_end = L->frames_off + frames_size;
 	L->raw_off = raw_elems ? splitzip_pages_align(L->frames_end) : L->frames_end;
-	L->stream_size = L->raw_off + 2 * raw_elems;
+	L->stream_size = L->raw_off + (uint64_t)w * raw_elems;
+}
+
+SPLITZIP_HD void splitzip_pages_layout_of(uint64_t n_pages, uint64_t coded_elems,
+                                          uint64_t raw_elems, uint64_t frames_size,
+                                          splitzip_pages_layout *L)
+{
+	splitzip_pages_layout_of_w(n_pages, coded_elems, raw_elems, frames_size, 2, L);
 }
 
 /*
- * SPLITZIP_PAGES_BOUND as 64-bit arithmetic (0 if it does not fit or a limit is exceeded): the
- * table, every byte of every page, and per frame its header and padding, plus the alignment of
- * the raw section (doc/FORMAT.md §12.4).
+ * The bound of doc/FORMAT.md §12.4 for elements of w bytes (w = 1, 2 or 4; 2 is
+ * SPLITZIP_PAGES_BOUND) as 64-bit arithmetic, 0 if it does not fit or a limit is exceeded (a
+ * page of more than 2^31 - 1 elements): the table, every byte of every page, and per frame of
+ * 2^24 elements (w 2^24 bytes) its header and padding, plus the alignment of the raw section.
  */
-SPLITZIP_HD uint64_t splitzip_pages_bound64(uint64_t n_pages, uint64_t max_page_bytes)
+SPLITZIP_HD uint64_t splitzip_pages_bound64_w(uint64_t n_pages, uint64_t max_page_bytes, unsigned w)
 {
-	if (n_pages > SPLITZIP_PAGES_MAX_PAGES || max_page_bytes > SPLITZIP_PAGES_MAX_PAGE_BYTES)
+	if (n_pages > SPLITZIP_PAGES_MAX_PAGES ||
+	    max_page_bytes > (uint64_t)w * SPLITZIP_PAGES_ELEMS_MASK)
 		return 0;
 	const uint64_t head = splitzip_pages_frames_offset(n_pages);
-	if (n_pages && max_page_bytes > (~(uint64_t)0 >> 1) / n_pages)
+	if (n_pages && max_page_bytes > (~(uint64_t)0 >> 2) / n_pages)
 		return 0;
 	const uint64_t bytes = n_pages * max_page_bytes;
-	return head + bytes + 80 * (bytes >> (SPLITZIP_PAGES_FRAME_LOG2 + 1)) + 144;
+	return head + bytes + 80 * (bytes / ((uint64_t)w << SPLITZIP_PAGES_FRAME_LOG2)) + 144;
+}
+
+/* SPLITZIP_PAGES_BOUND, checked: BF16 pages. */
+SPLITZIP_HD uint64_t splitzip_pages_bound64(uint64_t n_pages, uint64_t max_page_bytes)
+{
+	return splitzip_pages_bound64_w(n_pages, max_page_bytes, 2);
 }
 
 /* ---- Header ------------------------------------------------------------------------------------
@@ -151,6 +169,7 @@ typedef struct splitzip_pages_header {
 	uint64_t stream_size;
 	uint64_t raw_checksum;
 	uint32_t table_checksum;
+	unsigned dtype; /* the pages' Dtype: BF16 (1) in version 2, byte 52 in version 3 */
 } splitzip_pages_header;
 
 /* Header_Checksum: the low 32 bits of the chunk digest of bytes 0..59 (FORMAT.md §7.1). */
@@ -176,6 +195,8 @@ SPLITZIP_HD void splitzip_pages_header_write(uint8_t *h, const splitzip_pages_he
 	splitzip_put_u8s(h + SZ_PG_H_STREAM_SIZE, f->stream_size, 8);
 	splitzip_put_u8s(h + SZ_PG_H_RAW_CHECKSUM, f->raw_checksum, 8);
 	splitzip_put_u8s(h + SZ_PG_H_TABLE_CHECKSUM, f->table_checksum, 4);
+	if (f->version == SPLITZIP_PAGES_VERSION_DTYPE) /* version 2 does not read f->dtype */
+		h[SZ_PG_H_DTYPE] = (uint8_t)f->dtype;
 	splitzip_put_u8s(h + SZ_PG_H_HEADER_CHECKSUM, splitzip_pages_header_checksum(h), 4);
 }
 
@@ -193,15 +214,20 @@ SPLITZIP_HD void splitzip_pages_header_fields(const uint8_t *h, splitzip_pages_h
 	f->stream_size = splitzip_get_u8s(h + SZ_PG_H_STREAM_SIZE, 8);
 	f->raw_checksum = splitzip_get_u8s(h + SZ_PG_H_RAW_CHECKSUM, 8);
 	f->table_checksum = (uint32_t)splitzip_get_u8s(h + SZ_PG_H_TABLE_CHECKSUM, 4);
+	f->dtype =
+	    f->version == SPLITZIP_PAGES_VERSION_DTYPE ? h[SZ_PG_H_DTYPE] : SPLITZIP_DTYPE_BF16;
 }
 
 /*
  * FORMAT.md §12.5 steps 0-6: the checks of the 64 header bytes, in order. Reads at most 64 bytes
  * of src ('size' available). On SPLITZIP_OK, '*f' holds the fields; the rest of the stream is
- * neither read nor known to be present.
+ * neither read nor known to be present. With 'all_dtypes' 0 the reader implements BF16 pages
+ * only and reports version 3 as UNSUPPORTED_FORMAT at step 2 (the GPU kernels); with 1 it
+ * reads version 3 too, the pages of Dtype 2-5 (the host code).
  */
-SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint64_t size,
-                                                        splitzip_pages_header *f)
+SPLITZIP_HD splitzip_status splitzip_pages_parse_header_ext(const uint8_t *src, uint64_t size,
+                                                            int all_dtypes,
+                                                            splitzip_pages_header *f)
 {
 	if (size < SPLITZIP_PAGES_HEADER_SIZE) { /* step 0 */
 		for (uint64_t i = 0; i < size && i < 4; i++)
@@ -213,8 +239,10 @@ SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint
 		return SPLITZIP_ERROR_BAD_MAGIC; /* step 1 */
 	if (src[SZ_PG_H_VERSION] == 0)
 		return SPLITZIP_ERROR_CORRUPT_STREAM; /* step 2: version 0 never existed */
-	if (src[SZ_PG_H_VERSION] != SPLITZIP_PAGES_FORMAT_VERSION)
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT; /* version 1 is no longer read; 3+ later
+	const unsigned version = src[SZ_PG_H_VERSION];
+	if (version != SPLITZIP_PAGES_FORMAT_VERSION &&
+	    !(all_dtypes && version == SPLITZIP_PAGES_VERSION_DTYPE))
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT; /* version 1 is no longer read; 4+ later
 		                                           */
 	if (splitzip_get_u8s(src + SZ_PG_H_HEADER_CHECKSUM, 4) !=
 	    splitzip_pages_header_checksum(src))
@@ -222,8 +250,12 @@ SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint
 	splitzip_pages_header_fields(src, f);
 	if (f->encoding != SPLITZIP_MODE_SPLIT4 && f->encoding != SPLITZIP_MODE_ENTROPY)
 		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT; /* step 4 */
-	unsigned reserved = 0;
-	for (unsigned i = 0; i < 8; i++)
+	const int v3 = version == SPLITZIP_PAGES_VERSION_DTYPE;
+	if (v3 && (f->dtype < SPLITZIP_DTYPE_BF16 || f->dtype > SPLITZIP_DTYPE_FP32 ||
+	           (f->encoding == SPLITZIP_MODE_SPLIT4 && f->dtype == SPLITZIP_DTYPE_FP8_E4M3)))
+		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;          /* step 4, version 3 */
+	unsigned reserved = v3 && f->dtype == SPLITZIP_DTYPE_BF16; /* step 5: BF16 is version 2 */
+	for (unsigned i = v3 ? 1u : 0u; i < 8; i++)
 		reserved |= src[SZ_PG_H_RESERVED + i];
 	if ((f->flags & ~SPLITZIP_PAGES_FLAGS_KNOWN) || reserved || /* step 5 */
 	    f->chunk_log2 < SPLITZIP_CHUNK_LOG2_MIN || f->chunk_log2 > SPLITZIP_CHUNK_LOG2_MAX ||
@@ -238,14 +270,27 @@ SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint
 	return SPLITZIP_OK;
 }
 
-/* Steps 0-7: the header, and the whole stream present (nothing after the header read yet). */
-SPLITZIP_HD splitzip_status splitzip_pages_read_header(const uint8_t *src, uint64_t size,
-                                                       splitzip_pages_header *f)
+/* Steps 0-6 of a reader of BF16 pages only (version 2). */
+SPLITZIP_HD splitzip_status splitzip_pages_parse_header(const uint8_t *src, uint64_t size,
+                                                        splitzip_pages_header *f)
 {
-	splitzip_status st = splitzip_pages_parse_header(src, size, f);
+	return splitzip_pages_parse_header_ext(src, size, 0, f);
+}
+
+/* Steps 0-7: the header, and the whole stream present (nothing after the header read yet). */
+SPLITZIP_HD splitzip_status splitzip_pages_read_header_ext(const uint8_t *src, uint64_t size,
+                                                           int all_dtypes, splitzip_pages_header *f)
+{
+	splitzip_status st = splitzip_pages_parse_header_ext(src, size, all_dtypes, f);
 	if (st != SPLITZIP_OK)
 		return st;
 	return f->stream_size > size ? SPLITZIP_ERROR_TRUNCATED : SPLITZIP_OK; /* step 7 */
+}
+
+SPLITZIP_HD splitzip_status splitzip_pages_read_header(const uint8_t *src, uint64_t size,
+                                                       splitzip_pages_header *f)
+{
+	return splitzip_pages_read_header_ext(src, size, 0, f);
 }
 
 /* ---- Page table ------------------------------------------------------------------------------ */
@@ -345,10 +390,27 @@ SPLITZIP_HD int splitzip_pages_same_table(const uint8_t *a, const splitzip_heade
 }
 
 /*
- * FORMAT.md §12.5 step 10 a-d for frame j of a stream: the frame at 'frame' with 'left' bytes
- * of the frames section from there on. On SPLITZIP_OK '*fh' holds its header and the frame lies
- * inside the section. Reads the 64 header bytes only.
+ * FORMAT.md §12.5 step 10 c for frame j of a stream, whose header '*fh' passed §3.2 with 'left'
+ * bytes of the frames section from there on: its size, element count, chunk size, flags, mode
+ * and dtype are the stream's. On SPLITZIP_OK the frame lies inside the section.
  */
+SPLITZIP_HD splitzip_status splitzip_pages_check_frame_fields(const splitzip_header *fh,
+                                                              uint64_t left,
+                                                              const splitzip_pages_header *h,
+                                                              const splitzip_pages_layout *L,
+                                                              uint64_t j)
+{
+	const unsigned want_flags =
+	    (h->flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0u;
+	if (fh->frame_size > left || /* c */
+	    fh->n_elems != splitzip_pages_frame_elems(L->coded_elems, j) ||
+	    fh->chunk_log2 != h->chunk_log2 || fh->flags != want_flags ||
+	    (fh->mode != SPLITZIP_MODE_STORED && fh->mode != h->encoding) || fh->dtype != h->dtype)
+		return SPLITZIP_ERROR_CORRUPT_STREAM;
+	return SPLITZIP_OK;
+}
+
+/* Step 10 a-c for a reader of BF16 frames only (the GPU kernels). */
 SPLITZIP_HD splitzip_status splitzip_pages_check_frame(const uint8_t *frame, uint64_t left,
                                                        const splitzip_pages_header *h,
                                                        const splitzip_pages_layout *L, uint64_t j,
@@ -359,14 +421,7 @@ SPLITZIP_HD splitzip_status splitzip_pages_check_frame(const uint8_t *frame, uin
 	splitzip_status st = splitzip_read_header(frame, left, fh);
 	if (st != SPLITZIP_OK) /* b: inside a stream, bytes that are no frame are damage (§8.2) */
 		return st == SPLITZIP_ERROR_BAD_MAGIC ? SPLITZIP_ERROR_CORRUPT_STREAM : st;
-	const unsigned want_flags =
-	    (h->flags & SPLITZIP_PAGES_FLAG_CHECKSUM) ? SPLITZIP_FLAG_CONTENT_CHECKSUM : 0u;
-	if (fh->frame_size > left ||                                        /* c */
-	    fh->n_elems != splitzip_pages_frame_elems(L->coded_elems, j) || /* d */
-	    fh->chunk_log2 != h->chunk_log2 || fh->flags != want_flags ||
-	    (fh->mode != SPLITZIP_MODE_STORED && fh->mode != h->encoding))
-		return SPLITZIP_ERROR_CORRUPT_STREAM;
-	return SPLITZIP_OK;
+	return splitzip_pages_check_frame_fields(fh, left, h, L, j);
 }
 
 /* ---- Host functions (core/sz_pages.c) ---------------------------------------------------- */

@@ -793,8 +793,11 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
  * conventions at the top of this header); a serving engine can share one between its workers.
  */
 
-/* Page stream format version written by this library (doc/FORMAT.md §12). */
+/* Page stream format version written by this library for BF16 pages (doc/FORMAT.md §12);
+ * pages of the other dtypes are version SPLITZIP_PAGES_FORMAT_VERSION_DTYPE, with the dtype in
+ * the header (splitzip_pages_compress_dtype()). */
 #define SPLITZIP_PAGES_FORMAT_VERSION 2
+#define SPLITZIP_PAGES_FORMAT_VERSION_DTYPE 3
 /* Bytes of the stream header and of one page table entry. */
 #define SPLITZIP_PAGES_HEADER_SIZE 64
 #define SPLITZIP_PAGES_ENTRY_SIZE 4
@@ -802,7 +805,8 @@ SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
 #define SPLITZIP_PAGES_ALIGN 64
 /* The most pages one stream holds (Page_Count is a u32). */
 #define SPLITZIP_PAGES_MAX_PAGES ((uint64_t)0xFFFFFFFFu)
-/* The largest page in bytes: 2^31 - 1 BF16 values (31 bits of a table entry). */
+/* The largest page in bytes: 2^31 - 1 BF16 values (31 bits of a table entry); for a dtype of
+ * width w, w (2^31 - 1) bytes. */
 #define SPLITZIP_PAGES_MAX_PAGE_BYTES ((uint64_t)2 * 0x7FFFFFFFu)
 /* Elements per frame of a stream (the last frame holds the rest). */
 #define SPLITZIP_PAGES_FRAME_ELEMS ((uint64_t)1 << 24)
@@ -882,9 +886,43 @@ SPLITZIP_API splitzip_status splitzip_pages_compress(splitzip_ctx *ctx, uint32_t
                                                      const size_t *page_bytes, void *dst,
                                                      size_t dst_cap, size_t *dst_size);
 
+/*
+ * splitzip_pages_bound_dtype() is splitzip_pages_bound() for pages of elements of 'dtype' (a
+ * splitzip_dtype): a stream has a frame per 2^24 elements, so the bound per byte depends on
+ * the element width (doc/FORMAT.md §12.4); for BF16 and FP16 it equals splitzip_pages_bound().
+ * Returns 0 for an unknown dtype, n_pages above SPLITZIP_PAGES_MAX_PAGES, a page of more than
+ * 2^31 - 1 elements, or a bound that does not fit in a size_t.
+ */
+SPLITZIP_API size_t splitzip_pages_bound_dtype(unsigned dtype, size_t n_pages,
+                                               size_t max_page_bytes);
+
+/*
+ * splitzip_pages_compress_dtype() is splitzip_pages_compress() for pages of elements of 'dtype'
+ * (splitzip_dtype): for SPLITZIP_DTYPE_BF16 it is splitzip_pages_compress() (a version 2
+ * stream); for FP8 E4M3, FP8 E5M2, FP16 and FP32 it writes a version 3 stream, which names the
+ * dtype in its header (doc/FORMAT.md §12): the same layout, the raw rule of the dtype, and
+ * frames of that dtype. Page i is page_bytes[i] bytes at pages[i] (host memory, any alignment,
+ * little-endian elements; page_bytes[i] a multiple of the element width, at most 2^31 - 1
+ * elements). The context's parameters apply as for BF16 pages; a fixed codebook or table must
+ * be valid for the dtype (exponents below 2^e, doc/FORMAT.md §6.1). FP8 E4M3 has no split4
+ * mode: the SPLIT4 encoding is INVALID_ARGUMENT and AUTO is the entropy encoding. The frames
+ * are coded by the portable codec of every host backend, one thread per call: the same bytes
+ * on every backend. A dst_cap of splitzip_pages_bound_dtype(dtype, n_pages, largest page)
+ * always suffices. A context bound to a GPU backend works too (host memory, coded on the CPU);
+ * its *_async page calls code BF16 pages only.
+ * Errors: those of splitzip_pages_compress() (a page size that is not a multiple of the width
+ * is INVALID_ARGUMENT), INVALID_ARGUMENT (an unknown dtype; SPLIT4 for E4M3), BAD_CODEBOOK (a
+ * fixed codebook or table not valid for the dtype). On error dst's contents are unspecified.
+ */
+SPLITZIP_API splitzip_status splitzip_pages_compress_dtype(splitzip_ctx *ctx, unsigned dtype,
+                                                           uint32_t table_id, unsigned options,
+                                                           size_t n_pages, const void *const *pages,
+                                                           const size_t *page_bytes, void *dst,
+                                                           size_t dst_cap, size_t *dst_size);
+
 /* What splitzip_pages_get_info() reports about a stream (its header). */
 typedef struct splitzip_pages_info {
-	unsigned format_version;   /* SPLITZIP_PAGES_FORMAT_VERSION */
+	unsigned format_version;   /* SPLITZIP_PAGES_FORMAT_VERSION, or _VERSION_DTYPE (3) */
 	unsigned flags;            /* SPLITZIP_PAGES_FLAG_* */
 	splitzip_mode encoding;    /* SPLITZIP_MODE_SPLIT4 or SPLITZIP_MODE_ENTROPY */
 	unsigned chunk_log2;       /* of the frames */
@@ -893,6 +931,7 @@ typedef struct splitzip_pages_info {
 	uint64_t total_page_bytes; /* sum of the page sizes */
 	uint64_t frames_size;      /* bytes of the frames section */
 	uint32_t table_id;         /* the caller's name of a fixed table; 0 without one */
+	unsigned dtype;            /* the pages' splitzip_dtype: BF16 in version 2 */
 } splitzip_pages_info;
 
 /* One page table entry, as splitzip_pages_get_manifest() reports it. */
@@ -909,10 +948,11 @@ typedef struct splitzip_page_entry {
  * bytes available, at least 64 needed) and validates it alone (doc/FORMAT.md §12.5 steps 0-6):
  * a streaming receiver learns info->stream_size and info->n_pages from the first 64 bytes.
  * Nothing beyond the header is read or checked.
+ * Streams of every dtype are read (version 2: BF16 pages; version 3: info->dtype).
  * Errors: INVALID_ARGUMENT (NULL), BAD_MAGIC (not a page stream), TRUNCATED (fewer than 64
  * bytes that begin like a stream), UNSUPPORTED_FORMAT (another version: version 1 streams are
- * no longer read; an unknown encoding), HEADER_CHECKSUM, CORRUPT_STREAM (a field out of
- * range).
+ * no longer read; an unknown encoding or dtype, split4 for E4M3), HEADER_CHECKSUM,
+ * CORRUPT_STREAM (a field out of range; version 3 naming BF16).
  */
 SPLITZIP_API splitzip_status splitzip_pages_get_info(const void *src, size_t src_size,
                                                      splitzip_pages_info *info);
@@ -935,7 +975,9 @@ SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t
 /*
  * splitzip_pages_decompress() validates the page stream at 'src' ('src_size' bytes; bytes after
  * the stream's own size are ignored) and scatters its pages into host memory: page i of the
- * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned). Without
+ * stream goes to pages[i], which has room for page_caps[i] bytes (2-byte aligned for a stream
+ * of BF16 pages, any alignment for the other dtypes). Streams of every dtype are decoded
+ * (splitzip_pages_get_info() tells which; sizes are in bytes either way). Without
  * options the stream may hold fewer pages than 'n_pages' and smaller pages than the
  * capacities; with SPLITZIP_PAGES_EXACT it must hold exactly those (else GEOMETRY, after the
  * structural checks, before anything is written). '*n_pages_out' receives its page count,
@@ -949,7 +991,8 @@ SPLITZIP_API splitzip_status splitzip_pages_get_manifest(const void *src, size_t
  * pages of earlier frames are WRITTEN, those the failing frame covers DAMAGED, the rest UNTOUCHED.
  * Never reads outside src[0..src_size) nor writes outside pages[i][0..page_caps[i]).
  * Errors: INVALID_ARGUMENT (NULL ctx/src/n_pages_out, pages or page_caps NULL with n_pages > 0,
- * a NULL or misaligned page with a nonzero capacity, unknown options), every status of
+ * a NULL page with a nonzero capacity, a misaligned one for BF16 pages, unknown options),
+ * every status of
  * splitzip_pages_get_manifest(), DST_TOO_SMALL, GEOMETRY, CORRUPT_STREAM and CONTENT_CHECKSUM
  * (a frame body, the raw pages' checksum), OUT_OF_MEMORY, DEVICE.
  */

@@ -1,5 +1,6 @@
 /*
- * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §12, version 2),
+ * fuzz_pages.c -- arbitrary bytes into the page-stream decoder (doc/FORMAT.md §12, version 2
+ * and, for pages of the other dtypes, version 3),
  * the part of a KV receiver that sees what the network delivered.
  *
  * Properties: no crash and no out-of-bounds access (the input is an exact-size heap buffer and
@@ -12,7 +13,7 @@
  * fill bytes; on OK every page is written); the manifest's positions follow from its sizes;
  * destinations one byte too small, or one too few, give DST_TOO_SMALL before anything is
  * written; a decodable stream's pages, packed again with the stream's own encoding and chunk
- * size, decode to the same pages.
+ * size (and dtype), decode to the same pages.
  */
 #include "fuzz_common.h"
 
@@ -62,13 +63,13 @@ static void check_repack(const splitzip_pages_info *info, void **pages, const si
 	size_t max = 0;
 	for (size_t i = 0; i < n; i++)
 		max = sizes[i] > max ? sizes[i] : max;
-	const size_t cap = splitzip_pages_bound(n, max);
+	const size_t cap = splitzip_pages_bound_dtype(info->dtype, n, max);
 	FUZZ_CHECK(cap > 0, "bound of %zu pages of %zu bytes", n, max);
 	uint8_t *s = (uint8_t *)malloc(cap);
 	FUZZ_CHECK(s != NULL, "out of memory");
 	size_t size = 0, n_out = 0;
-	splitzip_status st =
-	    splitzip_pages_compress(ctx, 0, 0, n, (const void *const *)pages, sizes, s, cap, &size);
+	splitzip_status st = splitzip_pages_compress_dtype(
+	    ctx, info->dtype, 0, 0, n, (const void *const *)pages, sizes, s, cap, &size);
 	FUZZ_CHECK(st == SPLITZIP_OK, "repack: %s", splitzip_status_name(st));
 	void **back = alloc_pages(n, sizes);
 	st = splitzip_pages_decompress(ctx, s, size, n, back, sizes, SPLITZIP_PAGES_EXACT, NULL,
@@ -85,7 +86,7 @@ static void check_repack(const splitzip_pages_info *info, void **pages, const si
 /* Destinations: one element too small for the first nonempty page, or one page too few:
  * DST_TOO_SMALL, every page untouched. */
 static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, size_t n,
-                            size_t *caps)
+                            size_t *caps, size_t w)
 {
 	size_t k = 0, n_out = 7;
 	uint8_t *states = (uint8_t *)malloc(n + 1);
@@ -97,7 +98,7 @@ static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, si
 			continue;
 		const size_t m = fewer ? n - 1 : n;
 		if (!fewer)
-			caps[k] -= 2;
+			caps[k] -= w;
 		void **pages = alloc_pages(m, caps);
 		splitzip_status st = splitzip_pages_decompress(ctx, p, size, m, pages, caps, 0,
 		                                               NULL, states, &n_out);
@@ -110,25 +111,25 @@ static void check_small_dst(splitzip_ctx *ctx, const uint8_t *p, size_t size, si
 			           "page %zu written", i);
 		free_pages(pages, m);
 		if (!fewer)
-			caps[k] += 2;
+			caps[k] += w;
 	}
 	free(states);
 }
 
 /* The manifest of a valid structure: positions in the coded elements and the raw bytes follow
  * from the sizes; no page is larger than the input could describe. */
-static void check_manifest(const splitzip_page_entry *e, size_t n, size_t size)
+static void check_manifest(const splitzip_page_entry *e, size_t n, size_t size, size_t w)
 {
 	uint64_t coded = 0, raw = 0;
 	for (size_t i = 0; i < n; i++) {
-		FUZZ_CHECK(e[i].page_bytes % 2 == 0, "odd page %zu", i);
+		FUZZ_CHECK(e[i].page_bytes % w == 0, "page %zu not whole elements", i);
 		if (e[i].encoding == SPLITZIP_PAGE_RAW) {
 			FUZZ_CHECK(e[i].position == raw, "raw position %zu", i);
 			raw += e[i].page_bytes;
 		} else {
 			FUZZ_CHECK(e[i].encoding == SPLITZIP_PAGE_FRAME, "encoding %zu", i);
 			FUZZ_CHECK(e[i].position == coded, "coded position %zu", i);
-			coded += e[i].page_bytes / 2;
+			coded += e[i].page_bytes / w;
 		}
 	}
 	FUZZ_CHECK(raw <= size, "raw bytes %llu from %zu", (unsigned long long)raw, size);
@@ -158,7 +159,7 @@ static void check_decode(splitzip_ctx *ctx, const uint8_t *p, size_t size,
 	if (st == SPLITZIP_OK) {
 		splitzip_pages_info info;
 		FUZZ_CHECK(splitzip_pages_get_info(p, size, &info) == SPLITZIP_OK, "get_info");
-		check_small_dst(ctx, p, size, nd, caps);
+		check_small_dst(ctx, p, size, nd, caps, splitzip_dtype_width(info.dtype));
 		check_repack(&info, pages, caps, nd);
 	}
 	free_pages(pages, nd);
@@ -191,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t size)
 	FUZZ_CHECK(splitzip_ctx_create(NULL, &ctx) == SPLITZIP_OK, "ctx_create");
 	if (mst == SPLITZIP_OK) {
 		FUZZ_CHECK(n < max_entries, "%llu pages in %zu bytes", (unsigned long long)n, size);
-		check_manifest(e, (size_t)n, size);
+		check_manifest(e, (size_t)n, size, splitzip_dtype_width(info.dtype));
 		size_t *caps = (size_t *)calloc((size_t)n + 1, sizeof *caps);
 		FUZZ_CHECK(caps != NULL, "out of memory");
 		for (size_t i = 0; i < n; i++)

@@ -114,7 +114,9 @@ static void gen_invalid(buf t)
 	bad("not_a_stream", SPLITZIP_ERROR_BAD_MAGIC, edited(t, 0, 0x47505A54, 4, 0));
 	bad("version_0", SPLITZIP_ERROR_CORRUPT_STREAM, edited(t, 4, 0, 1, 0));
 	bad("version_1", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, edited(t, 4, 1, 1, 0));
-	bad("version_3", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, edited(t, 4, 3, 1, 0));
+	/* Sealed, with Dtype 0 at byte 52: unsupported both to a reader of BF16 pages only
+	 * (version 3, step 2) and to one of every dtype (Dtype 0, step 4). */
+	bad("version_3", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, edited(t, 4, 3, 1, 1));
 	bad("header_checksum", SPLITZIP_ERROR_HEADER_CHECKSUM, with_xor(t, 60, 0x01));
 	bad("encoding_3", SPLITZIP_ERROR_UNSUPPORTED_FORMAT, edited(t, 6, 3, 1, 1));
 	bad("reserved_flag", SPLITZIP_ERROR_CORRUPT_STREAM, edited(t, 5, 0x05, 1, 1));

@@ -938,7 +938,7 @@ static const damage k_damage[] = {
     {"magic", d_magic, 0, SPLITZIP_ERROR_BAD_MAGIC, 0},
     {"version 0", d_version0, 0, SPLITZIP_ERROR_CORRUPT_STREAM, 0},
     {"version 1 (no longer read)", d_version1, 0, SPLITZIP_ERROR_UNSUPPORTED_FORMAT, 0},
-    {"version 3", d_version3, 0, SPLITZIP_ERROR_UNSUPPORTED_FORMAT, 0},
+    {"version 3 with Dtype 0", d_version3, 1, SPLITZIP_ERROR_UNSUPPORTED_FORMAT, 0},
     {"header checksum", d_hcsum, 0, SPLITZIP_ERROR_HEADER_CHECKSUM, 0},
     {"encoding 0", d_encoding0, 1, SPLITZIP_ERROR_UNSUPPORTED_FORMAT, 0},
     {"encoding 3", d_encoding3, 1, SPLITZIP_ERROR_UNSUPPORTED_FORMAT, 0},

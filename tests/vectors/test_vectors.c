@@ -253,37 +253,16 @@ START_TEST(pages_inventory)
 }
 END_TEST
 
-/* Destination pages of the stream's own sizes, one allocation each. */
-typedef struct pg_dst {
-	size_t n;
-	void **p;
-	size_t *caps, *sizes;
-	uint8_t *states;
-} pg_dst;
+typedef sz_pg_dst pg_dst;
 
 static pg_dst pg_alloc(const splitzip_page_entry *e, size_t n)
 {
-	pg_dst d;
-	d.n = n;
-	d.p = (void **)calloc(n + 1, sizeof *d.p);
-	d.caps = (size_t *)calloc(n + 1, sizeof *d.caps);
-	d.sizes = (size_t *)calloc(n + 1, sizeof *d.sizes);
-	d.states = (uint8_t *)calloc(n + 1, 1);
-	for (size_t i = 0; i < n; i++) {
-		d.caps[i] = e ? (size_t)e[i].page_bytes : 4096;
-		d.p[i] = malloc(d.caps[i] + 2);
-	}
-	return d;
+	return sz_vec_pages_alloc(e, n, 4096, 0);
 }
 
 static void pg_free(pg_dst *d)
 {
-	for (size_t i = 0; i < d->n; i++)
-		free(d->p[i]);
-	free(d->p);
-	free(d->caps);
-	free(d->sizes);
-	free(d->states);
+	sz_vec_pages_free(d);
 }
 
 /* The stream of the decoded pages, encoded again with the parameters its header records:

@@ -121,3 +121,32 @@ void sz_vec_close_contexts(splitzip_ctx **ctxs, size_t n)
 	for (size_t i = 0; i < n; i++)
 		splitzip_ctx_free(ctxs[i]);
 }
+
+sz_pg_dst sz_vec_pages_alloc(const splitzip_page_entry *e, size_t n, size_t cap, size_t offset)
+{
+	sz_pg_dst d;
+	d.n = n;
+	d.p = (void **)calloc(n + 1, sizeof *d.p);
+	d.caps = (size_t *)calloc(n + 1, sizeof *d.caps);
+	d.sizes = (size_t *)calloc(n + 1, sizeof *d.sizes);
+	d.states = (uint8_t *)calloc(n + 1, 1);
+	ck_assert(d.p && d.caps && d.sizes && d.states);
+	for (size_t i = 0; i < n; i++) {
+		d.caps[i] = e ? (size_t)e[i].page_bytes : cap;
+		uint8_t *m = (uint8_t *)malloc(d.caps[i] + 2 + offset);
+		ck_assert(m != NULL);
+		d.p[i] = m + offset;
+	}
+	d.offset = offset;
+	return d;
+}
+
+void sz_vec_pages_free(sz_pg_dst *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free((uint8_t *)d->p[i] - d->offset);
+	free(d->p);
+	free(d->caps);
+	free(d->sizes);
+	free(d->states);
+}

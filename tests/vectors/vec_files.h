@@ -39,4 +39,19 @@ int sz_vec_expected_status(const char *name);
 size_t sz_vec_open_contexts(splitzip_ctx **ctxs, size_t max);
 void sz_vec_close_contexts(splitzip_ctx **ctxs, size_t n);
 
+/* Destination pages for a page stream: n pages, one allocation each, of the sizes of the
+ * manifest entries e (or 'cap' bytes each when e is NULL), each starting 'offset' bytes into
+ * its allocation (1: odd addresses, for the pages of 1-byte dtypes), with room for the
+ * decoder's sizes and states. */
+typedef struct sz_pg_dst {
+	size_t n;
+	void **p;
+	size_t *caps, *sizes;
+	uint8_t *states;
+	size_t offset;
+} sz_pg_dst;
+
+sz_pg_dst sz_vec_pages_alloc(const splitzip_page_entry *e, size_t n, size_t cap, size_t offset);
+void sz_vec_pages_free(sz_pg_dst *d);
+
 #endif
