@@ -263,6 +263,10 @@ int cmd_pack(const options *o)
 		msg("usage: splitzip pack [options] IN.safetensors OUT");
 		return EXIT_USAGE;
 	}
+	if (o->dtype != SPLITZIP_DTYPE_BF16) {
+		msg("pack: --dtype is for compress (each tensor's dtype comes from the file)");
+		return EXIT_USAGE;
+	}
 	pack_job j;
 	memset(&j, 0, sizeof j);
 	j.t0 = now_s();

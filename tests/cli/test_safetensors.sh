@@ -87,6 +87,8 @@ for opts in "" "--frame-elems 10000" "--mode entropy --frame-elems 7000" "--mode
 	expect 0 "unpack of pack $opts" "$Z" unpack -q -f "$T/x.szst" "$T/x.safetensors"
 	cmp -s "$X" "$T/x.safetensors" && ok || bad "pack $opts: unpacked file differs"
 done
+expect 1 "pack --dtype (each tensor's dtype is the file's)" "$Z" pack --dtype f16 "$X" "$T/d.szst"
+[ ! -e "$T/d.szst" ] && ok || bad "output after pack --dtype"
 expect 0 "info of a version 2 container" "$Z" info "$T/cases/mixed.szst"
 grep -q "version 2" "$T/out" && ok || bad "info does not say version 2: $(head -3 "$T/out")"
 for line in "k\.bf16 +BF16 " "k\.f16 +F16 +\[234, 128\] .* 1\.0[0-9]+x +0\.[0-9]+%" \
