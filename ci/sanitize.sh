@@ -140,6 +140,11 @@ run_valgrind() {
 	vg "$z" info "$tmp/m.szst" >/dev/null
 	vg "$z" unpack "$tmp/m.szst" "$tmp/m.safetensors"
 	cmp "$tmp/st/model.safetensors" "$tmp/m.safetensors"
+	# container version 2: F16, F32 and FP8 tensors in frames, several per tensor
+	vg "$z" pack --frame-elems 5000 "$tmp/st/mixed.safetensors" "$tmp/x.szst"
+	vg "$z" info "$tmp/x.szst" >/dev/null
+	vg "$z" unpack "$tmp/x.szst" "$tmp/x.safetensors"
+	cmp "$tmp/st/mixed.safetensors" "$tmp/x.safetensors"
 	vg "$z" stats --svg "$tmp/m.svg" "$tmp/st/model.safetensors" >/dev/null
 	passed cli_safetensors
 	echo "== valgrind: the CLI on entropy frames"

@@ -24,7 +24,8 @@
 	"  --no-checksum         omit the content checksum (written by default)\n"                 \
 	"  --chunk-log2 N        chunks of 2^N elements, N in 10..16 (default 12; 14 with\n"       \
 	"                        --mode entropy or auto)\n"                                        \
-	"  --frame-elems N       elements per frame, 1..4294967295 (default 16777216)\n"           \
+	"  --frame-elems N       elements per frame, 1..4294967295 (default 16777216)\n"
+#define OPT_DTYPE                                                                                  \
 	"  --dtype T             bf16 (default), f16, f32, e4m3 or e5m2: the input's elements\n"   \
 	"                        (e4m3: entropy by default, no split4)\n"
 #define OUTPUT_NOTE                                                                                \
@@ -41,7 +42,8 @@ static const help_entry helps[] = {
      "Compress raw little-endian BF16 (IN, '-' for stdin) into a stream of frames\n"
      "(OUT, '-' for stdout). Reading, coding and writing overlap; a progress line\n"
      "is shown on a terminal for runs longer than a second.\n\noptions:\n" OPT_FORCE OPT_QUIET
-         OPT_ENCODE OPT_CODEC "\n" OUTPUT_NOTE "\nexample: splitzip compress kv.bf16 kv.sz\n"},
+         OPT_ENCODE OPT_DTYPE OPT_CODEC "\n" OUTPUT_NOTE
+     "\nexample: splitzip compress kv.bf16 kv.sz\n"},
     {"decompress",
      "usage: splitzip decompress [options] IN OUT\n\n"
      "Decode every frame of a splitzip file (IN, '-' for stdin) back to raw BF16\n"
@@ -67,11 +69,14 @@ static const help_entry helps[] = {
                  "The backends compiled in, whether each is usable on this machine, and which\n"
                  "one is chosen by default.\n"},
     {"pack", "usage: splitzip pack [options] IN.safetensors OUT\n\n"
-             "Compress every BF16 tensor of a safetensors file, each into its own frames\n"
-             "(a codebook per frame, or --codebook); other tensors and the JSON header are\n"
-             "kept as they are (doc/FORMAT.md §11). 'unpack' restores the file byte for byte.\n"
-             "OUT must be a regular file.\n\noptions:\n" OPT_FORCE OPT_QUIET OPT_ENCODE OPT_CODEC
-             "\n" OUTPUT_NOTE "\nexample: splitzip pack model.safetensors model.szst\n"},
+             "Compress every BF16, F16, F32, F8_E4M3 and F8_E5M2 tensor of a safetensors\n"
+             "file, each into its own frames of its dtype (a codebook per frame, or\n"
+             "--codebook / --table for the BF16 tensors; E4M3 is entropy coded unless --mode\n"
+             "auto); other tensors and the JSON header are kept as they are (doc/FORMAT.md\n"
+             "§11: container version 2 if the file has F16, F32 or FP8 tensors, else 1).\n"
+             "'unpack' restores the file byte for byte. OUT must be a regular file.\n"
+             "\noptions:\n" OPT_FORCE OPT_QUIET OPT_ENCODE OPT_CODEC "\n" OUTPUT_NOTE
+             "\nexample: splitzip pack model.safetensors model.szst\n"},
     {"unpack", "usage: splitzip unpack [options] PACKED OUT.safetensors\n\n"
                "Restore the safetensors file that 'pack' packed, byte for byte, after checking\n"
                "the container's checksums, every frame and every tensor's size (OUT may be\n"

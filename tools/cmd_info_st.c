@@ -1,7 +1,8 @@
 /*
- * cmd_info_st.c -- 'splitzip info PACKED' for a splitzip safetensors container (FORMAT.md §11):
- * the container's metadata is validated (cli_st.c), then each BF16 tensor's frame headers are
- * read (not decoded) for its escape count; one line per tensor with its ratio and escape rate.
+ * cmd_info_st.c -- 'splitzip info PACKED' for a splitzip safetensors container (FORMAT.md §11,
+ * versions 1 and 2): the container's metadata is validated (cli_st.c), then the frame headers of
+ * each tensor stored as frames (BF16; version 2: F16, F32, FP8) are read (not decoded) for its
+ * escape count; one line per tensor with its dtype, ratio and escape rate.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -28,6 +29,7 @@ static int frame_headers(const szst_file *c, size_t i, tensor_info *ti)
 {
 	const szst_entry *e = &c->e[i];
 	uint64_t off = e->stored_offset, end = e->stored_offset + e->stored_size;
+	unsigned dtype = st_frame_dtype(&c->sth.t[i]);
 	char name[96];
 	st_printable(c->sth.t[i].name, name, sizeof name);
 	while (off < end) {
@@ -46,6 +48,8 @@ static int frame_headers(const szst_file *c, size_t i, tensor_info *ti)
 			    splitzip_error_string(st), splitzip_status_name(st));
 			return EXIT_DATA;
 		}
+		if (fi.dtype != dtype)
+			return info_fail(c, name, ST_CORRUPT, ": a frame of another dtype");
 		if (fi.frame_size > end - off)
 			return info_fail(c, name, ST_CORRUPT,
 			                 ": a frame runs past its stored size");
@@ -54,27 +58,32 @@ static int frame_headers(const szst_file *c, size_t i, tensor_info *ti)
 		ti->frames++;
 		off += fi.frame_size;
 	}
-	if (ti->elems * 2 != e->source_size)
+	if (ti->elems * splitzip_dtype_width(dtype) != e->source_size)
 		return info_fail(c, name, ST_ELEMENT_COUNT, "");
 	return EXIT_OK;
 }
 
 static void print_totals(const szst_file *c, const tensor_info *ti)
 {
-	uint64_t elems = 0, esc = 0, n_bf16 = 0;
+	uint64_t elems = 0, esc = 0, n_bf16 = 0, n_frames = 0;
 	for (size_t i = 0; i < c->sth.n; i++) {
-		n_bf16 += c->e[i].encoding == SZST_FRAMES;
+		n_bf16 += st_is_bf16(&c->sth.t[i]);
+		n_frames += c->e[i].encoding == SZST_FRAMES;
 		elems += ti[i].elems;
 		esc += ti[i].escapes;
 	}
 	printf("file:            %s\n", c->path);
-	printf("container:       splitzip safetensors container, version %d\n", SZST_VERSION);
+	printf("container:       splitzip safetensors container, version %u\n", c->h.version);
 	printf("safetensors:     %llu bytes (header %llu bytes), %zu tensors, %llu BF16\n",
 	       (unsigned long long)c->h.source_size, (unsigned long long)c->h.source_header_size,
 	       c->sth.n, (unsigned long long)n_bf16);
+	if (n_frames > n_bf16)
+		printf("compressed:      %llu F16/F32/FP8 tensors too\n",
+		       (unsigned long long)(n_frames - n_bf16));
 	printf("packed:          %llu bytes, ratio %.4fx\n", (unsigned long long)c->size,
 	       (double)c->h.source_size / (double)c->size);
-	printf("BF16 elements:   %llu, %llu escapes (%.4f%%)\n\n", (unsigned long long)elems,
+	printf("%-17s%llu, %llu escapes (%.4f%%)\n\n",
+	       n_frames > n_bf16 ? "frame elements:" : "BF16 elements:", (unsigned long long)elems,
 	       (unsigned long long)esc, elems ? 100.0 * (double)esc / (double)elems : 0.0);
 }
 

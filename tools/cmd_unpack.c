@@ -2,9 +2,10 @@
  * cmd_unpack.c -- 'splitzip unpack PACKED RESTORED.safetensors': the original safetensors file
  * from a splitzip safetensors container (doc/FORMAT.md §11), byte for byte. The container's
  * metadata is validated before anything is written (cli_st.c); then, on the I/O pipeline
- * (cli_pipe.c), the reader checks each stored tensor's framing and padding, the coder decodes
- * frames (each checked by the library) or copies stored bytes and checks their CRC-32 and every
- * tensor's size. The output is committed only if everything passed.
+ * (cli_pipe.c), the reader checks each stored tensor's framing (every frame of its tensor's
+ * dtype) and padding, the coder decodes frames (each checked by the library) or copies stored
+ * bytes and checks their CRC-32 and every tensor's size. The output is committed only if
+ * everything passed. Container versions 1 and 2 are read (FORMAT.md §11.6).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -67,7 +68,8 @@ static int read_exact(unpack_job *j, void *p, size_t n)
 	return 1;
 }
 
-/* The next frame of the current tensor, which must lie inside its stored bytes. */
+/* The next frame of the current tensor, which must have its dtype and lie inside its stored
+ * bytes. */
 static int read_frame_block(unpack_job *j, pipe_buf *b)
 {
 	unsigned char hdr[SPLITZIP_FRAME_HEADER_SIZE];
@@ -85,6 +87,8 @@ static int read_frame_block(unpack_job *j, pipe_buf *b)
 		    splitzip_error_string(st), splitzip_status_name(st));
 		return -EXIT_DATA;
 	}
+	if (fi.dtype != st_frame_dtype(&j->c.sth.t[j->rd_i]))
+		return -tensor_fail(j, j->rd_i, ST_CORRUPT, ": a frame of another dtype");
 	if (fi.frame_size > j->rd_left)
 		return -tensor_fail(j, j->rd_i, ST_CORRUPT, ": a frame runs past its stored size");
 	if (!grow(b, (size_t)fi.frame_size)) {
@@ -160,19 +164,20 @@ static int unpack_raw(unpack_job *j, size_t i, const pipe_buf *in, pipe_buf *out
 	return EXIT_OK;
 }
 
-/* Coder, BF16 tensor: decode one frame; the frames must give exactly the tensor's size. */
+/* Coder, tensor stored as frames (of its dtype, checked by the reader): decode one frame; the
+ * frames must give exactly the tensor's size. */
 static int unpack_frame(unpack_job *j, size_t i, const pipe_buf *in, pipe_buf *out)
 {
 	splitzip_frame_info fi;
-	size_t used = 0, n = 0;
+	size_t used = 0, n = 0, w = splitzip_dtype_width(st_frame_dtype(&j->c.sth.t[i]));
 	splitzip_status st = splitzip_get_frame_info(in->data, in->len, &fi);
-	if (st == SPLITZIP_OK && !grow(out, (size_t)fi.n_elems * 2)) {
+	if (st == SPLITZIP_OK && !grow(out, (size_t)fi.n_elems * w)) {
 		msg("out of memory");
 		return EXIT_RESOURCES;
 	}
 	if (st == SPLITZIP_OK)
-		st = splitzip_frame_decompress(j->ctx, in->data, in->len, &used,
-		                               (uint16_t *)(void *)out->data, out->cap / 2, &n);
+		st = splitzip_frame_decompress_dtype(j->ctx, in->data, in->len, &used, out->data,
+		                                     out->cap, &n);
 	if (st != SPLITZIP_OK) {
 		char name[96];
 		st_printable(j->c.sth.t[i].name, name, sizeof name);
@@ -182,8 +187,8 @@ static int unpack_frame(unpack_job *j, size_t i, const pipe_buf *in, pipe_buf *o
 		return exit_of_status(st);
 	}
 	j->t_frames++;
-	j->t_bytes += (uint64_t)n * 2;
-	out->len = n * 2;
+	j->t_bytes += (uint64_t)n * w;
+	out->len = n * w;
 	if (j->t_bytes > j->c.e[i].source_size ||
 	    ((in->user & LAST_BLOCK) && j->t_bytes != j->c.e[i].source_size))
 		return tensor_fail(j, i, ST_ELEMENT_COUNT, "");

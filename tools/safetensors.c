@@ -45,11 +45,12 @@ const char *st_error_string(st_error e)
 
 static const struct {
 	const char *name;
-	unsigned size;
-} st_dtypes[] = {{"BOOL", 1},    {"U8", 1},  {"I8", 1},  {"F8_E5M2", 1}, {"F8_E4M3", 1},
-                 {"F8_E8M0", 1}, {"I16", 2}, {"U16", 2}, {"F16", 2},     {"BF16", 2},
-                 {"I32", 4},     {"U32", 4}, {"F32", 4}, {"I64", 8},     {"U64", 8},
-                 {"F64", 8},     {"C64", 8}};
+	unsigned size, frame_dtype; /* frame_dtype: FORMAT.md §11.5, 0 = never frames */
+} st_dtypes[] = {{"BOOL", 1, 0},    {"U8", 1, 0},      {"I8", 1, 0},  {"F8_E5M2", 1, 3},
+                 {"F8_E4M3", 1, 2}, {"F8_E8M0", 1, 0}, {"I16", 2, 0}, {"U16", 2, 0},
+                 {"F16", 2, 4},     {"BF16", 2, 1},    {"I32", 4, 0}, {"U32", 4, 0},
+                 {"F32", 4, 5},     {"I64", 8, 0},     {"U64", 8, 0}, {"F64", 8, 0},
+                 {"C64", 8, 0}};
 
 unsigned st_elem_size(const char *dtype)
 {
@@ -62,6 +63,14 @@ unsigned st_elem_size(const char *dtype)
 int st_is_bf16(const st_tensor *t)
 {
 	return strcmp(t->dtype, "BF16") == 0;
+}
+
+unsigned st_frame_dtype(const st_tensor *t)
+{
+	for (size_t i = 0; i < sizeof st_dtypes / sizeof st_dtypes[0]; i++)
+		if (strcmp(t->dtype, st_dtypes[i].name) == 0)
+			return st_dtypes[i].frame_dtype;
+	return 0;
 }
 
 void st_free(st_header *h)

@@ -95,6 +95,9 @@ void st_free(st_header *h);
 /* Bytes per element of a known dtype, 0 for others (their sizes are not checked). */
 unsigned st_elem_size(const char *dtype);
 int st_is_bf16(const st_tensor *t);
+/* The Dtype of the frames of a tensor stored as frames (FORMAT.md §11.5; the values of
+ * splitzip_dtype): BF16 1, F8_E4M3 2, F8_E5M2 3, F16 4, F32 5; 0 for every other dtype. */
+unsigned st_frame_dtype(const st_tensor *t);
 /* 's' with control bytes replaced by '?', truncated to fit 'cap' (for messages and tables). */
 void st_printable(const char *s, char *buf, size_t cap);
 /* "[4, 1024, 4, 16]" into buf (shortened with "..." if it does not fit). */
@@ -103,13 +106,14 @@ void st_shape_string(const st_header *h, const st_tensor *t, char *buf, size_t c
 /* ---- szst.c: the container (FORMAT.md §11.3-§11.6) ---- */
 
 #define SZST_MAGIC "SZST"
-#define SZST_VERSION 1
+#define SZST_VERSION 2 /* the latest Container_Version: versions 1 and 2 are read */
 #define SZST_HEADER_SIZE 64
 #define SZST_ENTRY_SIZE 32
 #define SZST_RAW 0    /* Encoding: the tensor's bytes as they are */
-#define SZST_FRAMES 1 /* Encoding: splitzip frames (BF16 tensors) */
+#define SZST_FRAMES 1 /* Encoding: splitzip frames (BF16 tensors; version 2: F16, F32, FP8) */
 
 typedef struct szst_header {
+	unsigned version;            /* Container_Version, 1 or 2 */
 	uint32_t count;              /* Tensor_Count */
 	uint64_t source_header_size; /* 8 + N: the safetensors bytes before the data */
 	uint64_t source_size;        /* the safetensors file */
@@ -137,6 +141,13 @@ static inline uint64_t szst_data_offset(const szst_header *h)
 }
 
 uint32_t crc32_update(uint32_t crc, const void *p, size_t n); /* CRC-32 (zlib's): 0 to start */
+/* 1 if tensors of this dtype are frames only from container version 2 (F16, F32, F8_E4M3,
+ * F8_E5M2). */
+int szst_is_v2_dtype(const st_tensor *t);
+/* The version pack writes for these tensors: 2 if one of them is such a tensor, else 1. */
+unsigned szst_version_for(const st_header *sth);
+/* The Encoding of tensor t in a container of 'version' (FORMAT.md §11.5). */
+unsigned szst_encoding(const st_tensor *t, unsigned version);
 void szst_write_header(unsigned char out[SZST_HEADER_SIZE], const szst_header *h);
 /* Steps 1-7 of §11.6 on the first 'avail' bytes of a file of file_size bytes. */
 st_error szst_read_header(const unsigned char *p, size_t avail, uint64_t file_size, szst_header *h);
@@ -149,9 +160,9 @@ void szst_write_entry(unsigned char *p, const szst_entry *e);
 st_error szst_read_meta(const szst_header *h, const unsigned char *meta, st_header *sth,
                         szst_entry *e, char *detail, size_t cap);
 /*
- * Lay out a new container: h->count, h->source_header_size and h->source_size set, and for each
- * entry its encoding, raw_crc, source_size and stored_size. Sets the stored offsets and
- * h->container_size, writes bytes [64, data offset) to 'meta' (the source header 'src_header',
+ * Lay out a new container: h->version, h->count, h->source_header_size and h->source_size set,
+ * and for each entry its encoding, raw_crc, source_size and stored_size. Sets the stored offsets
+ * and h->container_size, writes bytes [64, data offset) to 'meta' (the source header 'src_header',
  * padding, the table) and sets h->meta_crc; szst_write_header() then gives bytes [0, 64).
  */
 void szst_build(szst_header *h, const unsigned char *src_header, szst_entry *e,

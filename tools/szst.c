@@ -72,13 +72,34 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
+/* ---- Versions and encodings ------------------------------------------------------------------ */
+
+int szst_is_v2_dtype(const st_tensor *t)
+{
+	unsigned d = st_frame_dtype(t);
+	return d != 0 && !st_is_bf16(t);
+}
+
+unsigned szst_version_for(const st_header *sth)
+{
+	for (size_t i = 0; i < sth->n; i++)
+		if (szst_is_v2_dtype(&sth->t[i]))
+			return 2;
+	return 1;
+}
+
+unsigned szst_encoding(const st_tensor *t, unsigned version)
+{
+	return st_is_bf16(t) || (version >= 2 && szst_is_v2_dtype(t)) ? SZST_FRAMES : SZST_RAW;
+}
+
 /* ---- Header (64 bytes) ---------------------------------------------------------------------- */
 
 void szst_write_header(unsigned char out[SZST_HEADER_SIZE], const szst_header *h)
 {
 	memset(out, 0, SZST_HEADER_SIZE);
 	memcpy(out, SZST_MAGIC, 4);
-	out[4] = SZST_VERSION;
+	out[4] = (unsigned char)h->version;
 	put_le(out + 8, h->count, 4);
 	put_le(out + 16, h->source_header_size, 8);
 	put_le(out + 24, h->source_size, 8);
@@ -112,6 +133,7 @@ st_error szst_read_header(const unsigned char *p, size_t avail, uint64_t file_si
 		return ST_HEADER_CHECKSUM;
 	if (!all_zero(p + 5, 3) || !all_zero(p + 12, 4) || !all_zero(p + 44, 16)) /* 5 */
 		return ST_CORRUPT;
+	h->version = p[4];
 	h->count = (uint32_t)get_le(p + 8, 4);
 	h->source_header_size = get_le(p + 16, 8);
 	h->source_size = get_le(p + 24, 8);
@@ -145,9 +167,10 @@ static st_error table_bad(char *detail, size_t cap, const char *what, const st_t
 	return ST_BAD_TABLE;
 }
 
-/* Step 11 for entry i, which must start at *pos; advances *pos past it. */
-static st_error check_entry(const unsigned char *p, const st_tensor *t, uint64_t *pos,
-                            szst_entry *e, char *detail, size_t cap)
+/* Step 11 for entry i of a container of 'version', which must start at *pos; advances *pos past
+ * it. */
+static st_error check_entry(const unsigned char *p, const st_tensor *t, unsigned version,
+                            uint64_t *pos, szst_entry *e, char *detail, size_t cap)
 {
 	e->encoding = p[0];
 	e->raw_crc = (uint32_t)get_le(p + 4, 4);
@@ -156,7 +179,7 @@ static st_error check_entry(const unsigned char *p, const st_tensor *t, uint64_t
 	e->stored_size = get_le(p + 24, 8);
 	if (!all_zero(p + 1, 3) || (e->encoding == SZST_FRAMES && e->raw_crc))
 		return ST_CORRUPT;
-	if (e->encoding != (st_is_bf16(t) ? SZST_FRAMES : SZST_RAW))
+	if (e->encoding != szst_encoding(t, version))
 		return table_bad(detail, cap, "encoding does not match its dtype", t);
 	if (e->source_size != t->end - t->begin)
 		return table_bad(detail, cap, "size differs from its data_offsets", t);
@@ -194,14 +217,18 @@ st_error szst_read_meta(const szst_header *h, const unsigned char *meta, st_head
 	const unsigned char *table = meta + szst_table_offset(h) - SZST_HEADER_SIZE;
 	uint64_t pos = szst_data_offset(h);
 	for (size_t i = 0; i < sth->n; i++) {
-		err =
-		    check_entry(table + i * SZST_ENTRY_SIZE, &sth->t[i], &pos, &e[i], detail, cap);
+		err = check_entry(table + i * SZST_ENTRY_SIZE, &sth->t[i], h->version, &pos, &e[i],
+		                  detail, cap);
 		if (err)
 			return err;
 	}
 	if (pos != h->container_size) {
 		snprintf(detail, cap, "the tensors end at byte %llu, the container at %llu",
 		         (unsigned long long)pos, (unsigned long long)h->container_size);
+		return ST_BAD_TABLE;
+	}
+	if (h->version == 2 && szst_version_for(sth) != 2) {
+		snprintf(detail, cap, "version 2 without an F16, F32 or FP8 tensor");
 		return ST_BAD_TABLE;
 	}
 	return ST_OK;

@@ -2,10 +2,13 @@
 `splitzip pack` / `unpack` / `info`, byte for byte:
 
     import splitzip.safetensors as sst
-    sst.pack("model.safetensors", "model.szst")        # BF16 tensors compressed, rest kept
+    sst.pack("model.safetensors", "model.szst")        # BF16, F16, F32, FP8 compressed
     sst.unpack("model.szst", "restored.safetensors")   # byte-identical to the original
     sst.info("model.szst")["tensors"][0]               # {'name': ..., 'ratio': ..., ...}
     sst.load("model.szst")["model.K"]                  # a tensor: numpy (uint16 for BF16)
+
+A file with an F16, F32, F8_E4M3 or F8_E5M2 tensor gives container version 2 (those tensors
+compressed as frames of their dtype); any other file version 1, as before. Both are read.
 
 Invalid input raises SafetensorsError (a ValueError) whose .reason is the name FORMAT.md §11.6
 and the CLI use (e.g. "OVERLAP", "METADATA_CHECKSUM"); a damaged frame raises
@@ -21,7 +24,7 @@ import zlib
 
 import numpy as np
 
-from . import compress, decompress, frame_info
+from . import _DTYPE_WIDTH, compress, decompress, frame_info
 
 __all__ = ["SafetensorsError", "pack", "unpack", "info", "load", "read_header"]
 
@@ -30,7 +33,7 @@ MAX_DIMS = 64
 MAX_DEPTH = 64
 U64 = 2**64 - 1
 MAGIC = b"SZST"
-VERSION = 1
+VERSION = 2  # the latest Container_Version; 1 and 2 are read
 HEADER_SIZE = 64
 ENTRY_SIZE = 32
 RAW, FRAMES = 0, 1
@@ -38,6 +41,10 @@ DEFAULT_FRAME_ELEMS = 1 << 24
 ELEM_SIZE = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "F8_E8M0": 1, "I16": 2,
              "U16": 2, "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8,
              "F64": 8, "C64": 8}
+# Tensors stored as frames (FORMAT.md §11.5): BF16 always, the others from container version 2;
+# the splitzip dtype names of their frames.
+FRAME_DTYPE = {"BF16": "bf16", "F8_E4M3": "e4m3", "F8_E5M2": "e5m2", "F16": "f16", "F32": "f32"}
+V2_DTYPES = frozenset(FRAME_DTYPE) - {"BF16"}
 NUMPY_DTYPE = {"BOOL": np.bool_, "U8": np.uint8, "I8": np.int8, "I16": np.int16,
                "U16": np.uint16, "F16": np.float16, "BF16": np.uint16, "I32": np.int32,
                "U32": np.uint32, "F32": np.float32, "I64": np.int64, "U64": np.uint64,
@@ -252,13 +259,22 @@ class _AtomicOut:
         return False
 
 
-def _header_bytes(count, shs, source_size, container_size, meta_crc):
-    h = MAGIC + bytes([VERSION, 0, 0, 0]) + struct.pack("<I4x", count)
+def _version_for(tensors):
+    """The version pack writes: 2 if a tensor is F16, F32, F8_E4M3 or F8_E5M2, else 1."""
+    return 2 if any(t["dtype"] in V2_DTYPES for t in tensors) else 1
+
+
+def _encoding(dtype, version):
+    return FRAMES if dtype == "BF16" or (version >= 2 and dtype in V2_DTYPES) else RAW
+
+
+def _header_bytes(version, count, shs, source_size, container_size, meta_crc):
+    h = MAGIC + bytes([version, 0, 0, 0]) + struct.pack("<I4x", count)
     h += struct.pack("<QQQI", shs, source_size, container_size, meta_crc) + bytes(16)
     return h + struct.pack("<I", zlib.crc32(h))
 
 
-def _build(head, entries, source_size):
+def _build(version, head, entries, source_size):
     """Header (64 bytes) and metadata of a container; entries are (encoding, crc, source
     size, stored size) in data order."""
     pos = HEADER_SIZE + _align16(len(head)) + ENTRY_SIZE * len(entries)
@@ -267,7 +283,8 @@ def _build(head, entries, source_size):
         table += struct.pack("<B3xIQQQ", enc, crc, src_size, pos, stored)
         pos = _align16(pos + stored)
     meta = head + bytes(_align16(len(head)) - len(head)) + table
-    return _header_bytes(len(entries), len(head), source_size, pos, zlib.crc32(meta)), meta
+    return (_header_bytes(version, len(entries), len(head), source_size, pos, zlib.crc32(meta)),
+            meta)
 
 
 def _copy(f, out, n, crc=0, block=DEFAULT_FRAME_ELEMS * 2):
@@ -283,13 +300,15 @@ def _copy(f, out, n, crc=0, block=DEFAULT_FRAME_ELEMS * 2):
     return crc
 
 
-def _pack_bf16(f, out, nbytes, frame_elems, opts):
+def _pack_frames(f, out, nbytes, dtype, frame_elems, opts):
+    """Frames of at most frame_elems elements of the splitzip dtype 'dtype'; their size."""
     stored, left, first = 0, nbytes, True
+    block = frame_elems * _DTYPE_WIDTH[dtype]
     while left or first:
-        chunk = f.read(min(left, frame_elems * 2))
-        if len(chunk) != min(left, frame_elems * 2):
+        chunk = f.read(min(left, block))
+        if len(chunk) != min(left, block):
             raise OSError("file changed while being read")
-        frame = compress(np.frombuffer(chunk, dtype="<u2"), **opts)
+        frame = compress(np.frombuffer(chunk, dtype=np.uint8), dtype=dtype, **opts)
         out.write(frame)
         stored += len(frame)
         left -= len(chunk)
@@ -297,25 +316,42 @@ def _pack_bf16(f, out, nbytes, frame_elems, opts):
     return stored
 
 
-def pack(src, dst, *, checksum=True, codebook=None, chunk_log2=12,
-         frame_elems=DEFAULT_FRAME_ELEMS, backend="auto", threads=0, overwrite=False):
+def _frame_options(dtype, mode, codebook, table, common):
+    """compress() options for tensors of a splitzip dtype, as `splitzip pack` uses them: the
+    codebook and table for BF16 only (the other dtypes take theirs from their data), one mode
+    for all (the table alone means entropy), entropy for E4M3 in place of split4."""
+    mode = mode or ("entropy" if table is not None else "split4")
+    if dtype == "bf16":
+        return dict(common, mode=mode, codebook=codebook, table=table)
+    return dict(common, mode="entropy" if dtype == "e4m3" and mode == "split4" else mode)
+
+
+def pack(src, dst, *, checksum=True, codebook=None, chunk_log2=0,
+         frame_elems=DEFAULT_FRAME_ELEMS, backend="auto", threads=0, mode=None, table=None,
+         overwrite=False):
     """Pack the safetensors file 'src' into the container 'dst' (what `splitzip pack` writes
-    with the same options, byte for byte). Returns the container's size."""
+    with the same options, byte for byte). BF16 tensors, and F16, F32, F8_E4M3 and F8_E5M2
+    tensors (container version 2), become frames of at most frame_elems elements; mode
+    ("split4", "entropy", "auto"), chunk_log2 (0: the mode's default), checksum, backend and
+    threads apply to all of them, codebook and table to the BF16 tensors only (see
+    `splitzip pack`). Returns the container's size."""
     head, tensors, size = read_header(src)
-    opts = dict(checksum=checksum, codebook=codebook, chunk_log2=chunk_log2, backend=backend,
-                threads=threads)
+    version = _version_for(tensors)
+    common = dict(checksum=checksum, chunk_log2=chunk_log2, backend=backend, threads=threads)
     entries = []
     with open(src, "rb") as f, _AtomicOut(dst, overwrite) as out:
         out.write(bytes(HEADER_SIZE + _align16(len(head)) + ENTRY_SIZE * len(tensors)))
         f.seek(len(head))
         for t in tensors:
             n = t["end"] - t["begin"]
-            if t["dtype"] == "BF16":
-                entries.append((FRAMES, 0, n, _pack_bf16(f, out, n, frame_elems, opts)))
+            if _encoding(t["dtype"], version) == FRAMES:
+                dt = FRAME_DTYPE[t["dtype"]]
+                opts = _frame_options(dt, mode, codebook, table, common)
+                entries.append((FRAMES, 0, n, _pack_frames(f, out, n, dt, frame_elems, opts)))
             else:
                 entries.append((RAW, _copy(f, out, n), n, n))
                 out.write(bytes(_align16(n) - n))
-        header, meta = _build(head, entries, size)
+        header, meta = _build(version, head, entries, size)
         out.seek(0)
         out.write(header + meta)
         out.seek(0, os.SEEK_END)
@@ -346,8 +382,8 @@ def _container_header(p, file_size):
         raise _bad("TRUNCATED", "the file ends before the container")
     if file_size > size:
         raise _bad("CORRUPT", "bytes after the end of the container")
-    return dict(count=count, shs=shs, source_size=src_size, size=size, meta_crc=meta_crc,
-                data_off=data_off)
+    return dict(version=p[4], count=count, shs=shs, source_size=src_size, size=size,
+                meta_crc=meta_crc, data_off=data_off)
 
 
 def _table(h, meta, tensors):
@@ -362,7 +398,7 @@ def _table(h, meta, tensors):
         name = t["name"]
         if r0 or r1 or r2 or (enc == FRAMES and crc):
             raise _bad("CORRUPT", f"tensor {name!r}: reserved bytes are not zero")
-        if enc != (FRAMES if t["dtype"] == "BF16" else RAW):
+        if enc != _encoding(t["dtype"], h["version"]):
             raise _bad("BAD_TABLE", f"tensor {name!r}: encoding does not match its dtype")
         if src != t["end"] - t["begin"]:
             raise _bad("BAD_TABLE", f"tensor {name!r}: size differs from its data_offsets")
@@ -376,6 +412,8 @@ def _table(h, meta, tensors):
         pos = _align16(pos + stored)
     if pos != h["size"]:
         raise _bad("BAD_TABLE", f"the tensors end at byte {pos}, the container at {h['size']}")
+    if h["version"] == 2 and _version_for(tensors) != 2:
+        raise _bad("BAD_TABLE", "version 2 without an F16, F32 or FP8 tensor")
     return entries
 
 
@@ -395,17 +433,21 @@ def _open_container(f, file_size):
 
 
 def _frames(f, t, e, backend, sink):
-    """Decode the frames of a BF16 tensor (§11.6 step 12), each array to sink(array)."""
-    left, total = e["stored"], 0
+    """Decode the frames of a tensor stored as frames (§11.6 step 12), each array to
+    sink(array)."""
+    left, total, dtype = e["stored"], 0, FRAME_DTYPE[t["dtype"]]
     while left:
         if left < HEADER_SIZE:
             raise _bad("CORRUPT", f"tensor {t['name']!r}: frames do not fill its stored size")
         hdr = f.read(HEADER_SIZE)
-        fsize = frame_info(hdr)["frame_size"]
+        fi = frame_info(hdr)
+        if fi["dtype"] != dtype:
+            raise _bad("CORRUPT", f"tensor {t['name']!r}: a frame of another dtype")
+        fsize = fi["frame_size"]
         if fsize > left:
             raise _bad("CORRUPT", f"tensor {t['name']!r}: a frame runs past its stored size")
         arr = decompress(hdr + f.read(fsize - HEADER_SIZE), backend=backend)
-        total += arr.size * 2
+        total += arr.nbytes
         left -= fsize
         if total > e["source_size"]:
             raise _bad("ELEMENT_COUNT", f"tensor {t['name']!r}: too many elements")
@@ -442,17 +484,20 @@ def unpack(src, dst, *, backend="auto", overwrite=False):
 
 
 def _frame_walk(f, t, e):
-    """Elements, escapes and frames of a BF16 tensor from its frame headers."""
+    """Elements, escapes and frames of a tensor stored as frames, from its frame headers."""
     pos, end, n, esc, k = e["offset"], e["offset"] + e["stored"], 0, 0, 0
+    dtype = FRAME_DTYPE[t["dtype"]]
     while pos < end:
         if end - pos < HEADER_SIZE:
             raise _bad("CORRUPT", f"tensor {t['name']!r}: frames do not fill its stored size")
         f.seek(pos)
         fi = frame_info(f.read(HEADER_SIZE))
+        if fi["dtype"] != dtype:
+            raise _bad("CORRUPT", f"tensor {t['name']!r}: a frame of another dtype")
         if fi["frame_size"] > end - pos:
             raise _bad("CORRUPT", f"tensor {t['name']!r}: a frame runs past its stored size")
         n, esc, k, pos = n + fi["n_elems"], esc + fi["n_escapes"], k + 1, pos + fi["frame_size"]
-    if n * 2 != e["source_size"]:
+    if n * _DTYPE_WIDTH[dtype] != e["source_size"]:
         raise _bad("ELEMENT_COUNT", f"tensor {t['name']!r}: frames hold {n} elements")
     return n, esc, k
 
@@ -470,7 +515,7 @@ def info(path):
             if e["encoding"] == FRAMES:
                 d["elements"], d["escapes"], d["frames"] = _frame_walk(f, t, e)
             out.append(d)
-    return dict(source_size=h["source_size"], container_size=h["size"],
+    return dict(version=h["version"], source_size=h["source_size"], container_size=h["size"],
                 ratio=h["source_size"] / h["size"], header_size=h["shs"], tensors=out)
 
 

@@ -4,9 +4,12 @@ safetensors files and containers, each with the reason (FORMAT.md §11.6 name, o
 every implementation must report.
 
     python3 st_cases.py SPLITZIP DATA_DIR OUT_DIR
-        writes model.safetensors, model.szst (packed by the CLI), hostile/*, and cases.txt (one
-        "file reason kind" line per hostile file; "file OK accepted" for each valid edge case
-        of accepted_safetensors(), which is written to hostile/ too). Needs no splitzip Python package (the CLI
+        writes model.safetensors, mixed.safetensors (every dtype of container version 2),
+        bf16_only.safetensors, their containers *.szst (packed by the CLI), hostile/*, and
+        cases.txt (one "file reason kind" line per hostile file; "file OK accepted" for each
+        valid edge case of accepted_safetensors(), which is written to hostile/ too; "file OK
+        accepted_container ORIGINAL" for each valid container of accepted_containers(), which
+        must unpack to hostile/ORIGINAL). Needs no splitzip Python package (the CLI
         compresses), so that it also runs where the library is a sanitizer build.
 
 DATA_DIR is the real-data directory (../shared/data when present beside the checkout: KV caches
@@ -25,6 +28,13 @@ from pathlib import Path
 import numpy as np
 
 U64 = 2**64 - 1
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "vectors"))
+import dtype_ref  # noqa: E402  (the frame header checksum, FORMAT.md §7.3)
+# The CRC-32 and size of the container that `splitzip pack` (default options) writes of
+# bf16_only_bytes(), recorded from the writer before container version 2: a BF16-only file
+# stays version 1, byte for byte (FORMAT.md §11).
+BF16_ONLY_V1 = (0x51A153C5, 787840)
 
 
 def _bf16(path, n=None):
@@ -59,6 +69,58 @@ def real_tensors(data_dir):
     out.append(("mask.u8", "U8", [3], b"\x01\x00\x01"))
     out.append(("empty.bf16", "BF16", [0, 16], b""))
     return out
+
+
+def bf16_only_bytes():
+    """A safetensors file without F16, F32 or FP8 tensors, from the bundled data/ only (so that
+    its container is the same on every machine): packed, it is container version 1."""
+    tensors = [t for t in real_tensors(ROOT / "data") if t[1] != "F32"]
+    return safetensors_bytes(tensors, metadata={"format": "pt"})
+
+
+def _e4m3(f16):
+    """E4M3 bit patterns (sign, 4-bit exponent, 3 mantissa bits) of FP16 patterns: the exponent
+    rebiased and clamped, the mantissa truncated."""
+    f16 = f16.astype(np.int32)
+    exp = np.clip(((f16 >> 10) & 0x1F) - 8, 0, 15)
+    return (((f16 >> 8) & 0x80) | (exp << 3) | ((f16 >> 7) & 0x7)).astype(np.uint8)
+
+
+def mixed_tensors(data_dir):
+    """(name, dtype, shape, bytes) of a file of every dtype that container version 2 compresses
+    (FORMAT.md §11): BF16, F16, F32, F8_E4M3 and F8_E5M2 tensors of real values, empty ones and
+    odd-sized ones (whose frames are stored), and I32 and U8 tensors kept as they are. FP16 and
+    FP32 are the real KV of nativekv/ where DATA_DIR has it, else the BF16 KV converted; the FP8
+    tensors are derived from the FP16 one (E5M2: its high bytes)."""
+    d = Path(data_dir)
+    k, v = (_bf16(d / "kv" / f"aidreams260k__shakespeare.{w}.bf16") for w in "KV")
+    f16_path = d / "nativekv" / "llama3-8b-instruct_L10_K.f16"
+    f32_path = d / "nativekv" / "gpt2-124m_allL_K.f32"
+    f16 = (np.fromfile(f16_path, dtype="<u2") if f16_path.is_file() else
+           (v.astype(np.uint32) << 16).view("<f4").astype("<f2").view("<u2"))
+    f32 = (np.fromfile(f32_path, dtype="<u4") if f32_path.is_file() else
+           (k.astype(np.uint32) << 16 | (v.astype(np.uint32) & 0xFF)))
+    f16, f32 = f16[:29952], f32[:25000]
+    e5m2 = (f16 >> 8).astype(np.uint8)
+    return [
+        ("k.bf16", "BF16", [4, 1024, 4, 16], k.tobytes()),
+        ("k.f16", "F16", [f16.size // 128, 128], f16.tobytes()),
+        ("k.f32", "F32", [f32.size], f32.tobytes()),
+        ("k.e4m3", "F8_E4M3", [f16.size], _e4m3(f16).tobytes()),
+        ("k.e5m2", "F8_E5M2", [e5m2.size], e5m2.tobytes()),
+        ("ids.i32", "I32", [7], np.arange(-3, 4, dtype="<i4").tobytes()),
+        ("odd.f16", "F16", [3], f16[:3].tobytes()),
+        ("odd.e4m3", "F8_E4M3", [5], _e4m3(f16[100:105]).tobytes()),
+        ("odd.e5m2", "F8_E5M2", [1, 7], e5m2[200:207].tobytes()),
+        ("odd.f32", "F32", [3, 1], f32[300:303].tobytes()),
+        ("odd.bf16", "BF16", [5], k[400:405].tobytes()),
+        ("empty.f16", "F16", [0], b""),
+        ("empty.f32", "F32", [2, 0], b""),
+        ("empty.e4m3", "F8_E4M3", [0], b""),
+        ("empty.e5m2", "F8_E5M2", [0, 3], b""),
+        ("empty.bf16", "BF16", [0], b""),
+        ("mask.u8", "U8", [3], b"\x01\x00\x01"),
+    ]
 
 
 def safetensors_bytes(tensors, order=None, metadata=None, pad_to=8):
@@ -252,7 +314,7 @@ def hostile_containers(valid):
         ("empty.szst", b"", "TRUNCATED"),
         ("header_cut.szst", valid[:30], "TRUNCATED"),
         ("magic.szst", _patched(valid, setb(0, ord("X"))), "BAD_MAGIC"),
-        ("version2.szst", _patched(valid, setb(4, 2)), "UNSUPPORTED_VERSION"),
+        ("version3.szst", _patched(valid, setb(4, 3)), "UNSUPPORTED_VERSION"),
         ("version0.szst", _patched(valid, setb(4, 0)), "CORRUPT"),
         ("header_crc.szst", _patched(valid, setb(8, valid[8] ^ 1)), "HEADER_CHECKSUM"),
         ("reserved.szst", _patched(valid, then(setb(50, 1), _fix_header_crc)), "CORRUPT"),
@@ -282,7 +344,61 @@ def hostile_containers(valid):
     ]
 
 
-def build(head, entries, source_size):
+def _data_order(b):
+    """(name, dtype) of the tensors of a container's stored safetensors header, in data
+    order (FORMAT.md §11.1), i.e. in the order of its table."""
+    shs = struct.unpack_from("<Q", b, 16)[0]
+    hdr = json.loads(bytes(b[72:64 + shs]))
+    t = [(v["data_offsets"], i, k, v["dtype"]) for i, (k, v) in enumerate(hdr.items())
+         if k != "__metadata__"]
+    return [(k, d) for _, _, k, d in sorted(t, key=lambda x: (x[0][0], x[0][1], x[1]))]
+
+
+def _relabel_frame(b, off, dtype):
+    """The frame at 'off' given another Dtype, its header checksum recomputed (a stored frame
+    of the same width stays a valid frame: FORMAT.md §3.2 step 11)."""
+    assert b[off + 6] == 0, "not a stored frame"
+    b[off + 5] = dtype
+    struct.pack_into("<I", b, off + 60, dtype_ref.header_checksum(bytes(b[off:off + 64])))
+
+
+def v2_containers(mixed, bf16_only):
+    """(name, bytes, reason) of invalid containers about the versions (FORMAT.md §11.6 steps 3,
+    11 and 12), from the valid version 2 container of mixed_tensors() and the version 1
+    container of bf16_only_bytes()."""
+    assert mixed[4] == 2 and bf16_only[4] == 1
+    order = [n for n, _ in _data_order(mixed)]
+    e = _entries(mixed)
+    f16 = order.index("k.f16")
+
+    def at(name):
+        return e[order.index(name)][3]
+
+    def version(v):
+        return lambda b: (b.__setitem__(4, v), _fix_header_crc(b))
+
+    def relabel(name, dtype):
+        return lambda b: _relabel_frame(b, at(name), dtype)
+
+    return [
+        ("v2_version3.szst", _patched(mixed, version(3)), "UNSUPPORTED_VERSION"),
+        ("v2_version255.szst", _patched(mixed, version(255)), "UNSUPPORTED_VERSION"),
+        # version 2 without an F16, F32 or FP8 tensor: it would be version 1
+        ("v2_without_new_dtypes.szst", _patched(bf16_only, version(2)), "BAD_TABLE"),
+        # version 1: the F16 (F32, FP8) tensors are stored as they are, never frames
+        ("v1_f16_frames.szst", _patched(mixed, version(1)), "BAD_TABLE"),
+        # version 2: they are frames, never stored as they are
+        ("v2_f16_stored.szst", _patched(mixed, lambda b: (
+            struct.pack_into("<B", b, _entry_at(b, f16), 0), _fix_meta_crc(b))), "BAD_TABLE"),
+        # a valid frame of another dtype (same width, stored, header checksum recomputed)
+        ("v2_frame_f16_as_bf16.szst", _patched(mixed, relabel("odd.f16", 1)), "CORRUPT"),
+        ("v2_frame_e5m2_as_e4m3.szst", _patched(mixed, relabel("empty.e5m2", 2)), "CORRUPT"),
+        ("v2_frame_bf16_as_f16.szst", _patched(mixed, relabel("odd.bf16", 4)), "CORRUPT"),
+        ("v2_frame_f32_as_bf16.szst", _patched(mixed, relabel("empty.f32", 1)), "CORRUPT"),
+    ]
+
+
+def build(head, entries, source_size, version=1):
     """Header and metadata of a container (FORMAT.md §11.3-§11.5, written from the spec, apart
     from the package's own writer): entries are (encoding, crc, source size, stored size)."""
     pos = 64 + ((len(head) + 15) & ~15) + 32 * len(entries)
@@ -291,19 +407,98 @@ def build(head, entries, source_size):
         table += struct.pack("<B3xIQQQ", enc, crc, src, pos, stored)
         pos = (pos + stored + 15) & ~15
     meta = head + bytes(((len(head) + 15) & ~15) - len(head)) + table
-    h = b"SZST\x01\0\0\0" + struct.pack("<I4xQQQI", len(entries), len(head), source_size, pos,
-                                          zlib.crc32(meta)) + bytes(16)
+    h = b"SZST" + bytes([version, 0, 0, 0]) + struct.pack(
+        "<I4xQQQI", len(entries), len(head), source_size, pos, zlib.crc32(meta)) + bytes(16)
     return h + struct.pack("<I", zlib.crc32(h)), meta
 
 
 def cli_compress(z):
-    """compress(array) -> one frame, through the CLI."""
-    def compress(values):
+    """compress(array, dtype=None) -> one frame, through the CLI: BF16 values, or with a
+    dtype ("f16", "f32", "e4m3", "e5m2") the bytes of a uint8 array as elements of it."""
+    def compress(values, dtype=None):
+        raw = values.astype("<u2").tobytes() if dtype is None else values.tobytes()
         with tempfile.TemporaryDirectory() as d:
-            (Path(d) / "in").write_bytes(values.astype("<u2").tobytes())
-            subprocess.run([z, "compress", "-q", f"{d}/in", f"{d}/out"], check=True)
+            (Path(d) / "in").write_bytes(raw)
+            subprocess.run([z, "compress", "-q"] + (["--dtype", dtype] if dtype else []) +
+                           [f"{d}/in", f"{d}/out"], check=True)
             return (Path(d) / "out").read_bytes()
     return compress
+
+
+def _v2_sample():
+    """A small safetensors file of every dtype that version 2 compresses, its header, and the
+    tensors' bytes by name (values of KV-like magnitudes, deterministic)."""
+    i = np.arange(600)
+    f16 = (0x3000 + (i * 37) % 0x0C00).astype("<u2")
+    t = [("b", "BF16", [500], (0x3F00 + i[:500] % 97).astype("<u2").tobytes()),
+         ("h", "F16", [600], f16.tobytes()),
+         ("s", "F32", [300], ((0x3E000000 + i[:300] * 0x2F1B3) & 0xFFFFFFFF).astype("<u4")
+          .tobytes()),
+         ("q", "F8_E4M3", [600], _e4m3(f16).tobytes()),
+         ("r", "F8_E5M2", [600], (f16 >> 8).astype(np.uint8).tobytes()),
+         ("e", "F8_E5M2", [0], b""),
+         ("n", "I32", [3], np.arange(3, dtype="<i4").tobytes())]
+    st = safetensors_bytes(t)
+    return st, st[:8 + struct.unpack_from("<Q", st)[0]], {n: b for n, _, _, b in t}
+
+
+def _raw_entry(b):
+    return (0, zlib.crc32(b), len(b), len(b))
+
+
+_V2_ORDER = ["b", "h", "s", "q", "r", "e", "n"]  # the data order of _v2_sample()
+_V2_DTYPE = {"b": None, "h": "f16", "s": "f32", "q": "e4m3", "r": "e5m2", "e": "e5m2"}
+
+
+def _v2_container(compress, version, **frames):
+    """The sample in a container of 'version' written from the spec (build()): in version 2
+    every tensor but the I32 one as one frame of its dtype, unless 'frames' gives its stored
+    bytes; in version 1 only the BF16 one, the others as they are."""
+    st, head, b = _v2_sample()
+    entries, body = [], b""
+    for n in _V2_ORDER:
+        dt = _V2_DTYPE.get(n, "raw")
+        if dt == "raw" or (version == 1 and dt is not None):
+            entries.append(_raw_entry(b[n]))
+            body += b[n] + bytes((-len(b[n])) % 16)
+            continue
+        values = np.frombuffer(b[n], dtype="<u2" if dt is None else np.uint8)
+        fr = frames[n] if n in frames else compress(values, dtype=dt)
+        entries.append((1, 0, len(b[n]), len(fr)))
+        body += fr
+    header, meta = build(head, entries, len(st), version=version)
+    return header + meta + body
+
+
+def accepted_containers(compress):
+    """(name, bytes, original name, original bytes) of valid containers written from the spec,
+    not by pack: version 1 with the F16, F32 and FP8 tensors stored as they are (what pack wrote
+    before version 2), and version 2 with them in frames."""
+    st = _v2_sample()[0]
+    return [("v1_f16_stored.szst", _v2_container(compress, 1), "v2_sample.safetensors", st),
+            ("v2_from_spec.szst", _v2_container(compress, 2), "v2_sample.safetensors", st)]
+
+
+def crafted_v2_containers(compress):
+    """Version 2 containers whose frames disagree with their tensors (consistent checksums and
+    table): (name, bytes, reason)."""
+    b = _v2_sample()[2]
+    q, s = np.frombuffer(b["q"], dtype=np.uint8), np.frombuffer(b["s"], dtype=np.uint8)
+    h16 = np.frombuffer(b["h"], dtype="<u2")
+    return [
+        # an F16 tensor in BF16 frames of its own bytes: a frame of another dtype
+        ("v2_f16_in_bf16_frames.szst", _v2_container(compress, 2, h=compress(h16)), "CORRUPT"),
+        # an E4M3 tensor whose second frame is E5M2
+        ("v2_e4m3_second_frame_e5m2.szst", _v2_container(
+            compress, 2, q=compress(q[:300], dtype="e4m3") + compress(q[300:], dtype="e5m2")),
+         "CORRUPT"),
+        # an F32 tensor of 300 elements in frames of 299, and of 299 + 2
+        ("v2_f32_few_elements.szst", _v2_container(
+            compress, 2, s=compress(s[:4 * 299], dtype="f32")), "ELEMENT_COUNT"),
+        ("v2_f32_many_elements.szst", _v2_container(
+            compress, 2, s=compress(s[:4 * 299], dtype="f32") + compress(s[:8], dtype="f32")),
+         "ELEMENT_COUNT"),
+    ]
 
 
 def crafted_containers(compress):
@@ -339,24 +534,41 @@ def crafted_containers(compress):
     return out
 
 
+def container_cases(valid, mixed, bf16_only, compress):
+    """Every invalid container (name, bytes, reason): from the containers packed of the model,
+    of mixed_tensors() and of bf16_only_bytes(), and crafted with compress()."""
+    return (hostile_containers(valid) + v2_containers(mixed, bf16_only) +
+            crafted_containers(compress) + crafted_v2_containers(compress))
+
+
 def main():
     z, data_dir, out_dir = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     (out_dir / "hostile").mkdir(parents=True, exist_ok=True)
-    model = out_dir / "model.safetensors"
-    model.write_bytes(safetensors_bytes(real_tensors(data_dir),
-                                        metadata={"format": "pt", "source": "splitzip test"}))
-    subprocess.run([z, "pack", "-q", "-f", str(model), str(out_dir / "model.szst")], check=True)
-    valid = (out_dir / "model.szst").read_bytes()
+    files = {"model": safetensors_bytes(real_tensors(data_dir),
+                                        metadata={"format": "pt", "source": "splitzip test"}),
+             "mixed": safetensors_bytes(mixed_tensors(data_dir), metadata={"format": "pt"}),
+             "bf16_only": bf16_only_bytes()}
+    packed = {}
+    for name, b in files.items():
+        (out_dir / f"{name}.safetensors").write_bytes(b)
+        subprocess.run([z, "pack", "-q", "-f", str(out_dir / f"{name}.safetensors"),
+                        str(out_dir / f"{name}.szst")], check=True)
+        packed[name] = (out_dir / f"{name}.szst").read_bytes()
+    compress = cli_compress(z)
     lines = []
     for kind, cases in (("safetensors", hostile_safetensors()),
-                        ("container", hostile_containers(valid) +
-                         crafted_containers(cli_compress(z)))):
+                        ("container", container_cases(packed["model"], packed["mixed"],
+                                                      packed["bf16_only"], compress))):
         for name, b, reason in cases:
             (out_dir / "hostile" / name).write_bytes(b)
             lines.append(f"{name} {reason} {kind}")
     for name, b in accepted_safetensors():
         (out_dir / "hostile" / name).write_bytes(b)
         lines.append(f"{name} OK accepted")
+    for name, b, orig, orig_bytes in accepted_containers(compress):
+        (out_dir / "hostile" / name).write_bytes(b)
+        (out_dir / "hostile" / orig).write_bytes(orig_bytes)
+        lines.append(f"{name} OK accepted_container {orig}")
     (out_dir / "cases.txt").write_text("\n".join(lines) + "\n")
 
 

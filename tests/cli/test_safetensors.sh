@@ -2,9 +2,13 @@
 # safetensors pack / unpack / info / stats of the CLI (ctest cli-safetensors): a real safetensors
 # file built from real tensors (tests/cli/st_cases.py) packed and restored byte for byte (sha256),
 # per-tensor info, --codebook and
-# multi-frame tensors; stats predicting exactly what compress and pack write (text, JSON, an SVG
-# that rsvg-convert renders when installed); every hostile safetensors file and container of
-# st_cases.py rejected with its reason, nothing written; and the help of every command.
+# multi-frame tensors; container version 2: a file of BF16, F16, F32, F8_E4M3, F8_E5M2, I32 and
+# U8 tensors (empty, odd-sized, multi-frame) packed in every mode and restored byte for byte, and
+# a BF16-only file still version 1, the bytes recorded before version 2; stats predicting
+# exactly what compress and pack write (text, JSON, an SVG that rsvg-convert renders when
+# installed); every hostile safetensors file and container of st_cases.py rejected with its
+# reason, nothing written, its valid containers written from the spec restored; and the help of
+# every command.
 # (python/tests/test_safetensors.py checks that the Python package writes the same bytes.)
 # usage: test_safetensors.sh SPLITZIP PYTHON3 SOURCE_DIR DATA_DIR
 set -u
@@ -40,7 +44,8 @@ for name in cache.K cache.V scale.f32 mask.u8 empty.bf16; do
 done
 grep -qE "^cache\.K +BF16 +\[4, 1024, 4, 16\] .* 1\.33[0-9]+x +0\.[0-9]+%" "$T/out" && ok ||
 	bad "info line of cache.K: $(grep cache.K "$T/out")"
-grep -qE "^scale\.f32 +F32 .* 1\.0000x +-" "$T/out" && ok || bad "info line of scale.f32"
+grep -qE "^scale\.f32 +F32 .* 1\.[0-9]+x +0\.[0-9]+%" "$T/out" && ok || bad "info line of scale.f32"
+grep -qE "^mask\.u8 +U8 .* 1\.0000x +-" "$T/out" && ok || bad "info line of mask.u8"
 expect 0 "calibrate" "$Z" calibrate -q "$DATA"/kv/aidreams260k__shakespeare.K.bf16 -o "$T/cb"
 expect 0 "pack --codebook, frames of 10000 elements" \
 	"$Z" pack --codebook "$T/cb" --frame-elems 10000 --chunk-log2 10 "$M" "$T/cb.szst"
@@ -56,10 +61,53 @@ expect 2 "pack from stdin" sh -c '"$1" pack - "$2" <"$3"' sh "$Z" "$T/x.szst" "$
 [ ! -e "$T/x.szst" ] && ok || bad "output after pack from stdin"
 no_tmp "round trips"
 
+# ---- Container version 2: every dtype it compresses, in every mode, restored byte for byte;
+# a BF16-only file is version 1, byte for byte what pack wrote before version 2.
+X=$T/cases/mixed.safetensors
+version() { od -An -tu1 -j4 -N1 "$1" | tr -d ' '; }
+[ "$(version "$T/cases/model.szst")" = 2 ] && ok || bad "model (F32 tensor) not version 2"
+[ "$(version "$T/cases/mixed.szst")" = 2 ] && ok || bad "mixed file not version 2"
+[ "$(version "$T/cases/bf16_only.szst")" = 1 ] && ok || bad "BF16-only file not version 1"
+"$PY" - "$T/cases/bf16_only.szst" "$S/tests/cli" <<'PY' && ok || bad "BF16-only container changed"
+import sys, zlib
+sys.path.insert(0, sys.argv[2])
+import st_cases
+b = open(sys.argv[1], "rb").read()
+assert (zlib.crc32(b), len(b)) == st_cases.BF16_ONLY_V1, (hex(zlib.crc32(b)), len(b))
+PY
+expect 0 "calibrate --mode entropy" "$Z" calibrate -q --mode entropy \
+	"$DATA"/kv/aidreams260k__shakespeare.K.bf16 -o "$T/tb"
+# (--codebook and --table are for the BF16 tensors: a BF16 codebook does not fit FP16 or FP8)
+for opts in "" "--frame-elems 10000" "--mode entropy --frame-elems 7000" "--mode auto" \
+	"--mode split4 --no-checksum --chunk-log2 10" "--codebook $T/cb" "--table $T/tb" \
+	"--backend scalar --frame-elems 4096"; do
+	# shellcheck disable=SC2086
+	expect 0 "pack $opts (version 2)" "$Z" pack -q -f $opts "$X" "$T/x.szst"
+	[ "$(version "$T/x.szst")" = 2 ] && ok || bad "pack $opts: not version 2"
+	expect 0 "unpack of pack $opts" "$Z" unpack -q -f "$T/x.szst" "$T/x.safetensors"
+	cmp -s "$X" "$T/x.safetensors" && ok || bad "pack $opts: unpacked file differs"
+done
+expect 1 "pack --dtype (each tensor's dtype is the file's)" "$Z" pack --dtype f16 "$X" "$T/d.szst"
+[ ! -e "$T/d.szst" ] && ok || bad "output after pack --dtype"
+expect 0 "info of a version 2 container" "$Z" info "$T/cases/mixed.szst"
+grep -q "version 2" "$T/out" && ok || bad "info does not say version 2: $(head -3 "$T/out")"
+for line in "k\.bf16 +BF16 " "k\.f16 +F16 +\[234, 128\] .* 1\.0[0-9]+x +0\.[0-9]+%" \
+	"k\.f32 +F32 .* 1\.[0-9]+x +0\.[0-9]+%" "k\.e4m3 +F8_E4M3 .* 1\.[0-9]+x +0\.[0-9]+%" \
+	"k\.e5m2 +F8_E5M2 .* 1\.[0-9]+x +0\.[0-9]+%" "odd\.f16 +F16 +\[3\] +6 +80 " \
+	"empty\.e4m3 +F8_E4M3 +\[0\] +0 +64 " "ids\.i32 +I32 .* 1\.0000x +-"; do
+	grep -qE "^$line" "$T/out" && ok || bad "info line /$line/: $(cat "$T/out")"
+done
+expect 0 "info of a version 1 container" "$Z" info "$T/cases/bf16_only.szst"
+grep -q "version 1" "$T/out" && ok || bad "info does not say version 1"
+no_tmp "version 2"
+
 # ---- stats: predicted sizes are what compress and pack write.
 K=$DATA/kv/aidreams260k__shakespeare.K.bf16
-expect 0 "stats --json" "$Z" stats --json "$M" "$K"
-"$PY" - "$T/out" "$(stat -c %s "$T/m.szst")" <<'PY' && ok || bad "stats JSON: $(head -c 300 "$T/out")"
+# (a BF16-only file: stats predicts the frames of BF16 tensors only, and counts the F16, F32
+# and FP8 tensors that container version 2 compresses as stored)
+B=$T/cases/bf16_only.safetensors
+expect 0 "stats --json" "$Z" stats --json "$B" "$K"
+"$PY" - "$T/out" "$(stat -c %s "$T/cases/bf16_only.szst")" <<'PY' && ok || bad "stats JSON: $(head -c 300 "$T/out")"
 import json, sys
 d = json.load(open(sys.argv[1]))
 st, raw = d["files"]
@@ -96,8 +144,15 @@ expect 3 "stats of odd-sized raw input" "$Z" stats "$T/odd.bf16"
 
 # ---- Hostile inputs: the reason of st_cases.py, no output, no temporary file; the valid edge
 # cases of st_cases.py accepted.
-while read -r name reason kind; do
+while read -r name reason kind orig; do
 	h=$T/cases/hostile/$name
+	if [ "$kind" = accepted_container ]; then # containers from the spec: restored, listed
+		expect 0 "unpack $name" "$Z" unpack -q "$h" "$T/a.out"
+		cmp -s "$T/cases/hostile/$orig" "$T/a.out" && ok || bad "$name: unpack differs from $orig"
+		expect 0 "info $name" "$Z" info "$h"
+		rm -f "$T/a.out"
+		continue
+	fi
 	if [ "$kind" = accepted ]; then # valid edge cases: packed and restored byte for byte
 		expect 0 "pack $name" "$Z" pack -q "$h" "$T/a.szst"
 		expect 0 "unpack $name" "$Z" unpack -q "$T/a.szst" "$T/a.out"

@@ -5,9 +5,11 @@
  * Properties: no crash and no out-of-bounds access (exact-size input); every result is a known
  * error; a header the parser accepts describes tensors that tile the data buffer, with names
  * free of NUL and sizes that match their shape; such a header, put in a container by
- * szst_build() with any stored sizes, is read back by szst_read_header() and szst_read_meta()
- * with the same tensors; a container the reader accepts is canonical: szst_build() from its
- * own source header and table rewrites its first bytes exactly.
+ * szst_build() with any stored sizes (version 1, or version 2 where it has an F16, F32 or FP8
+ * tensor), is read back by szst_read_header() and szst_read_meta() with the same tensors, and
+ * as version 2 without such a tensor is BAD_TABLE; a container the reader accepts is
+ * canonical: szst_build() from its own source header and table rewrites its first bytes
+ * exactly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,15 +40,16 @@ static void check_header(const st_header *h)
 	FUZZ_CHECK(pos == h->data_size, "the tensors end at %llu", (unsigned long long)pos);
 }
 
-/* Put an accepted header into a container (stored sizes from 'seed') and read it back. */
+/* Put an accepted header into a container of 'version' (stored sizes from 'seed') and read it
+ * back. */
 static void check_container_of(const uint8_t *head, size_t head_size, const st_header *h,
-                               uint64_t seed)
+                               uint64_t seed, unsigned version)
 {
-	szst_header c = {(uint32_t)h->n, head_size, head_size + h->data_size, 0, 0};
+	szst_header c = {version, (uint32_t)h->n, head_size, head_size + h->data_size, 0, 0};
 	szst_entry *e = (szst_entry *)calloc(h->n + 1, sizeof *e), *back = NULL;
 	uint8_t *file = NULL;
 	for (size_t i = 0; i < h->n; i++) {
-		e[i].encoding = st_is_bf16(&h->t[i]) ? SZST_FRAMES : SZST_RAW;
+		e[i].encoding = szst_encoding(&h->t[i], version);
 		e[i].source_size = h->t[i].end - h->t[i].begin;
 		e[i].raw_crc = e[i].encoding == SZST_RAW ? (uint32_t)(seed * (i + 1)) : 0;
 		e[i].stored_size = e[i].encoding == SZST_RAW ? e[i].source_size
@@ -68,7 +71,14 @@ static void check_container_of(const uint8_t *head, size_t head_size, const st_h
 	           "written container header rejected");
 	st_error err =
 	    szst_read_meta(&r, file + SZST_HEADER_SIZE, &sth, back, detail, sizeof detail);
+	if (version == 2 && szst_version_for(h) == 1) { /* FORMAT.md §11.6 step 11 */
+		FUZZ_CHECK(err == ST_BAD_TABLE, "version 2 without F16/F32/FP8: %s",
+		           st_error_name(err));
+		st_free(&sth);
+		goto out;
+	}
 	FUZZ_CHECK(err == ST_OK, "written container rejected: %s %s", st_error_name(err), detail);
+	FUZZ_CHECK(r.version == version, "version %u read as %u", version, r.version);
 	FUZZ_CHECK(sth.n == h->n && memcmp(back, e, h->n * sizeof *e) == 0, "table differs");
 	for (size_t i = 0; i < h->n; i++)
 		FUZZ_CHECK(strcmp(sth.t[i].name, h->t[i].name) == 0, "tensor order differs");
@@ -94,8 +104,11 @@ static void as_safetensors(const uint8_t *data, size_t size)
 	if (err == ST_OK) {
 		FUZZ_CHECK(json_valid(data + 8, (size_t)n), "accepted invalid JSON");
 		check_header(&h);
-		if (n >= 2)
-			check_container_of(data, (size_t)(8 + n), &h, size);
+		if (n >= 2) {
+			/* version 1 (what 1.2 wrote, F16/F32/FP8 as they are) and version 2 */
+			check_container_of(data, (size_t)(8 + n), &h, size, 1);
+			check_container_of(data, (size_t)(8 + n), &h, size, 2);
+		}
 	}
 	st_free(&h);
 }
