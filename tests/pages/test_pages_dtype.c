@@ -52,8 +52,7 @@ static uint32_t element(unsigned dt, uint64_t *s, int noise)
 	if (noise)
 		return (uint32_t)(bits == 32 ? r : r & ((1ull << bits) - 1));
 	const unsigned centre = (1u << (e - 1)) - 2;
-	int x = (int)centre - (int)__builtin_ctzll((r >> 20) | (1ull << 12)) +
-	        (int)((r >> 40) & 1);
+	int x = (int)centre - (int)__builtin_ctzll((r >> 20) | (1ull << 12)) + (int)((r >> 40) & 1);
 	if (x < 0)
 		x = 0;
 	const uint32_t mant = (uint32_t)(r & ((1ull << m) - 1));
@@ -177,7 +176,8 @@ START_TEST(round_trips)
 			const unsigned opt = k ? SPLITZIP_PAGES_NO_CHECKSUM : 0;
 			for (unsigned e = 0; e < 3; e++) {
 				const splitzip_encoding enc = (splitzip_encoding)e;
-				if (enc == SPLITZIP_ENCODING_SPLIT4 && dt == SPLITZIP_DTYPE_FP8_E4M3)
+				if (enc == SPLITZIP_ENCODING_SPLIT4 &&
+				    dt == SPLITZIP_DTYPE_FP8_E4M3)
 					continue;
 				splitzip_ctx *ctx = ctx_with(SPLITZIP_BACKEND_AUTO, enc, log2s[c]);
 				s[e] = pack(ctx, dt, &l, opt, &sz[e]);
@@ -190,7 +190,8 @@ START_TEST(round_trips)
 				ck_assert_uint_eq(info.total_page_bytes, total);
 				ck_assert_uint_eq(info.stream_size, sz[e]);
 				ck_assert_uint_eq(info.chunk_log2, log2s[c]);
-				ck_assert_uint_eq(info.flags & SPLITZIP_PAGES_FLAG_CHECKSUM, k ? 0 : 1);
+				ck_assert_uint_eq(info.flags & SPLITZIP_PAGES_FLAG_CHECKSUM,
+				                  k ? 0 : 1);
 				ck_assert_uint_lt(sz[e], total);
 				unpack_check(ctx, s[e], sz[e], &l);
 				splitzip_ctx_free(ctx);
@@ -231,8 +232,8 @@ START_TEST(raw_pages_and_manifest)
 			coded += elems[i];
 		}
 	}
-	ck_assert_uint_eq(e[2].encoding, SPLITZIP_PAGE_RAW);  /* random bits */
-	ck_assert_uint_eq(e[1].encoding, SPLITZIP_PAGE_RAW);  /* no elements */
+	ck_assert_uint_eq(e[2].encoding, SPLITZIP_PAGE_RAW);   /* random bits */
+	ck_assert_uint_eq(e[1].encoding, SPLITZIP_PAGE_RAW);   /* no elements */
 	ck_assert_uint_eq(e[0].encoding, SPLITZIP_PAGE_FRAME); /* KV-like */
 	ck_assert_uint_eq(e[4].encoding, SPLITZIP_PAGE_FRAME);
 	unpack_check(ctx, s, size, &l);
@@ -304,7 +305,8 @@ START_TEST(same_bytes_every_backend)
 				ref_size = size;
 			} else {
 				ck_assert_msg(size == ref_size && memcmp(s, ref, size) == 0,
-				              "dtype %u [%s]: other bytes", dt, splitzip_backend_name(i));
+				              "dtype %u [%s]: other bytes", dt,
+				              splitzip_backend_name(i));
 				free(s);
 			}
 			unpack_check(ctx, ref, ref_size, &l);
@@ -437,7 +439,8 @@ START_TEST(fixed_tables)
 		p.encoding = SPLITZIP_ENCODING_SPLIT4;
 		p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 		for (unsigned k = 0; k < 16; k++)
-			p.codebook.exponents[k] = (uint8_t)(bad ? 20 + k : 2 + k); /* 35: not FP16 */
+			p.codebook.exponents[k] =
+			    (uint8_t)(bad ? 20 + k : 2 + k); /* 35: not FP16 */
 		splitzip_ctx *ctx = NULL;
 		ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
 		splitzip_status st =
@@ -487,17 +490,17 @@ START_TEST(destinations)
 	void *d[3] = {mem + 1, NULL, mem + 2001};
 	size_t caps[3] = {1000, 0, 333};
 	caps[2] = 332;
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, s, size, 3, d, caps, 0, NULL, states,
-	                                           &n_out),
-	                 SPLITZIP_ERROR_DST_TOO_SMALL);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, s, size, 3, d, caps, 0, NULL, states, &n_out),
+	    SPLITZIP_ERROR_DST_TOO_SMALL);
 	ck_assert(states[0] == SPLITZIP_PAGE_UNTOUCHED && states[2] == SPLITZIP_PAGE_UNTOUCHED);
 	ck_assert_int_eq(splitzip_pages_decompress(ctx, s, size, 3, d, caps, SPLITZIP_PAGES_EXACT,
 	                                           NULL, states, &n_out),
 	                 SPLITZIP_ERROR_GEOMETRY);
 	caps[2] = 334;
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, s, size, 3, d, caps, 0, NULL, states,
-	                                           &n_out),
-	                 SPLITZIP_OK);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, s, size, 3, d, caps, 0, NULL, states, &n_out),
+	    SPLITZIP_OK);
 	ck_assert(memcmp(d[2], l.p[2], 333) == 0);
 	free(s);
 	/* a BF16 stream into an odd address */
@@ -511,9 +514,9 @@ START_TEST(destinations)
 	                 SPLITZIP_OK);
 	void *odd[1] = {mem + 1};
 	size_t oc[1] = {128};
-	ck_assert_int_eq(splitzip_pages_decompress(ctx, st2, size, 1, odd, oc, 0, NULL, NULL,
-	                                           &n_out),
-	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(
+	    splitzip_pages_decompress(ctx, st2, size, 1, odd, oc, 0, NULL, NULL, &n_out),
+	    SPLITZIP_ERROR_INVALID_ARGUMENT);
 	splitzip_pages_info info;
 	ck_assert_int_eq(splitzip_pages_get_info(st2, size, &info), SPLITZIP_OK);
 	ck_assert_uint_eq(info.format_version, 2);
@@ -581,14 +584,15 @@ START_TEST(hostile_random)
 			void *d[5];
 			size_t caps[5];
 			uint8_t states[5];
-			for (size_t i = 0; i < 5; i++) { /* odd addresses, flush against the guard */
+			for (size_t i = 0; i < 5;
+			     i++) { /* odd addresses, flush against the guard */
 				d[i] = pg[i].ptr + 1;
 				caps[i] = l.bytes[i];
 				memset(d[i], 0xC3, caps[i]);
 			}
 			size_t n_out = 9;
-			splitzip_status st =
-			    splitzip_pages_decompress(ctx, at, z, 5, d, caps, 0, NULL, states, &n_out);
+			splitzip_status st = splitzip_pages_decompress(ctx, at, z, 5, d, caps, 0,
+			                                               NULL, states, &n_out);
 			ck_assert_msg(is_decode_status(st), "mutation %d: %s", k,
 			              splitzip_status_name(st));
 			ck_assert(st == SPLITZIP_OK ? n_out == 5 : n_out == 0);
