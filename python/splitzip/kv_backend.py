@@ -64,15 +64,26 @@ __all__ = ["KVCompressionSpec", "BatchSpec", "PackedBatch", "EncodedBatch", "Pag
            "SupportResult", "BufferRequirements", "ExecutionContext", "OperationSnapshot",
            "KVCompressionOp", "SplitzipKVBackend"]
 
-_DTYPES = {"bfloat16": "bfloat16", "bf16": "bfloat16", "torch.bfloat16": "bfloat16"}
+# Spec dtypes -> splitzip dtype names (FORMAT.md §2.2). The FP8 variants with other exponent
+# biases or NaN rules (fnuz) have the same bit layout: the codec keeps every pattern.
+_DTYPES = {}
+for _names, _dt in ((("bfloat16", "bf16"), "bf16"), (("float16", "half", "f16", "fp16"), "f16"),
+                    (("float32", "float", "f32", "fp32"), "f32"),
+                    (("float8_e4m3fn", "float8_e4m3fnuz", "e4m3", "fp8_e4m3"), "e4m3"),
+                    (("float8_e5m2", "float8_e5m2fnuz", "e5m2", "fp8_e5m2"), "e5m2")):
+    for _n in _names:
+        _DTYPES[_n] = _DTYPES["torch." + _n] = _dt
+_WIDTH = {"bf16": 2, "f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}
 _MODES = ("split4", "entropy", "auto")
 
 
 @dataclass(frozen=True)
 class KVCompressionSpec:
     """What one operation moves (the RFC's BatchSpec): up to max_pages pages of exactly
-    page_bytes bytes each, of dtype, on device ("cpu", "cuda", "cuda:N"); the format parameters
-    mode ("split4", "entropy" or "auto": the backend's when None) and checksum."""
+    page_bytes bytes each, of dtype (bfloat16, float16, float32, float8_e4m3fn, float8_e5m2, by
+    these names, torch's or splitzip's: bf16, f16, f32, e4m3, e5m2), on device ("cpu", "cuda",
+    "cuda:N"); the format parameters mode ("split4", "entropy" or "auto": the backend's when
+    None) and checksum. Pages may also be uint8 views of such elements (the spec says which)."""
     page_bytes: int
     max_pages: int
     dtype: str = "bfloat16"
@@ -228,13 +239,25 @@ def _kind(x):
 
 
 def _dtype_name(x):
-    """"bfloat16" for BF16 pages: torch.bfloat16, or uint16/int16 bit patterns (numpy, torch)."""
-    mod = type(x).__module__
-    if mod.startswith("torch"):
-        import torch
-        return {torch.bfloat16: "bfloat16", torch.int16: "bfloat16"}.get(x.dtype, str(x.dtype))
+    """The splitzip dtype name of a host page's elements: "bf16" for torch.bfloat16 and
+    uint16/int16 bit patterns (numpy, torch), "f16", "f32", "e4m3", "e5m2" for float16, float32
+    and torch's float8 types; "uint8" for bytes (of the spec's dtype); else the dtype's name."""
     dt = getattr(x, "dtype", None)
-    return "bfloat16" if str(dt) in ("uint16", "int16") else str(dt)
+    name = str(dt)
+    if name.startswith("torch."):
+        name = name[6:]
+    if name in ("uint16", "int16"):
+        return "bf16"
+    return _DTYPES.get(name, name)
+
+
+def _matches(page_dtype, spec_dtype):
+    """A page of page_dtype carries elements of the spec's dtype: the same, or bytes."""
+    return page_dtype == spec_dtype or page_dtype == "uint8"
+
+
+def _spec_dtype(spec):
+    return _DTYPES.get(str(spec.dtype))
 
 
 def _nbytes(x):
@@ -251,16 +274,17 @@ def _page_list(pages):
 
 
 def _check_geometry(pages, spec, what, rt=None):
-    """ValueError unless every page is a BF16 page of exactly spec.page_bytes in the spec's
-    memory, and there are at most spec.max_pages of them. rt: the device runtime of a device
+    """ValueError unless every page holds elements of the spec's dtype (or is bytes), has
+    exactly spec.page_bytes in the spec's memory, and there are at most spec.max_pages of them. rt: the device runtime of a device
     spec, which checks that each page is device memory for it."""
     if len(pages) > spec.max_pages:
         raise ValueError(f"{what}: {len(pages)} pages, the spec allows {spec.max_pages}")
     want = "cpu" if str(spec.device).startswith("cpu") else "cuda"
     for i, p in enumerate(pages):
-        dtype = rt.dtype_name(p) if rt is not None else _dtype_name(p)
-        if dtype != _DTYPES.get(spec.dtype, spec.dtype):
-            raise ValueError(f"{what}: page {i} is {dtype}, the spec says {spec.dtype}")
+        dtype = _DTYPES.get(rt.dtype_name(p), "?") if rt is not None else _dtype_name(p)
+        if not _matches(dtype, _spec_dtype(spec)):
+            raise ValueError(f"{what}: page {i} is {getattr(p, 'dtype', dtype)}, the spec says "
+                             f"{spec.dtype}")
         n = rt.buffer(p, f"{what}: page {i}")[1] if rt is not None else _nbytes(p)
         if n != spec.page_bytes:
             raise ValueError(f"{what}: page {i} has {n} bytes, the spec says {spec.page_bytes}")
@@ -275,12 +299,13 @@ def _count(x):
 
 
 def _check_paged(kv, spec, what, rt=None):
-    """ValueError unless the PagedKV's pool holds BF16 pages of spec.page_bytes and it names
+    """ValueError unless the PagedKV's pool holds pages of the spec's dtype (or bytes) of
+    spec.page_bytes and it names
     at most spec.max_pages of them. rt: the device runtime of a device spec (else the pool
     must be host memory). Returns (the pool's view, page bytes, stride)."""
     if rt is not None:
         view, _ = rt.pool_view(kv.pool, f"{what}: pool")
-        dtype = rt.dtype_name(kv.pool)
+        dtype = _DTYPES.get(rt.dtype_name(kv.pool), "?")
     else:
         if _kind(kv.pool) != "cpu" or _kind(kv.indices) != "cpu":
             raise ValueError(f"{what}: a device pool or indices with the spec's device "
@@ -288,7 +313,7 @@ def _check_paged(kv, spec, what, rt=None):
         view = _torch_view(kv.pool) if type(kv.pool).__module__.startswith("torch") else \
             _numpy_view(kv.pool)
         dtype = _dtype_name(kv.pool)
-    if dtype != _DTYPES.get(spec.dtype, spec.dtype):
+    if not _matches(dtype, _spec_dtype(spec)):
         raise ValueError(f"{what}: the pool is {dtype}, the spec says {spec.dtype}")
     pb, stride = _pool_pages(view, kv.page_bytes, kv.page_stride)
     if pb != spec.page_bytes:
@@ -305,28 +330,31 @@ def _host_pages(kv, spec, what):
     import numpy as np
     view, pb, stride = _check_paged(kv, spec, what)
     pool, base = kv.pool, None
-    if view.contiguous:  # one flat uint16 view of the pool's bytes
-        if stride % 2:
+    bf16 = _spec_dtype(spec) == "bf16"
+    if view.contiguous:  # one flat view of the pool's bytes: uint16 for BF16, else uint8
+        if bf16 and stride % 2:
             raise ValueError(f"{what}: a page stride of {stride} bytes misaligns BF16 pages")
         if type(pool).__module__.startswith("torch"):
             import torch
-            base = pool.reshape(-1).view(torch.int16).numpy()
+            base = pool.reshape(-1).view(torch.int16 if bf16 else torch.uint8).numpy()
         else:
-            base = pool.reshape(-1).view(np.uint16)
+            base = pool.reshape(-1).view(np.uint16 if bf16 else np.uint8)
     idx = kv.indices.tolist() if hasattr(kv.indices, "tolist") else list(kv.indices)
     pages = []
     for i, k in enumerate(int(k) for k in idx):
         if k < 0 or k * stride + pb > view.nbytes:  # the library's rule for pool indices
             raise ValueError(f"{what}: index {i} names pool page {k}, outside the pool")
-        pages.append(pool[k] if base is None else base[k * stride // 2:(k * stride + pb) // 2])
+        u = 2 if bf16 else 1
+        pages.append(pool[k] if base is None else base[k * stride // u:(k * stride + pb) // u])
     return pages
 
 
 # ---- The backend ----------------------------------------------------------------------------
 
 class SplitzipKVBackend:
-    """Lossless BF16 KV compression: one splitzip page stream per operation (pages that do not
-    shrink travel raw inside it). mode: "split4" (fastest), "entropy" (about 11 % smaller) or
+    """Lossless KV compression of BF16, FP16, FP32 and FP8 (E4M3, E5M2) pages: one splitzip page
+    stream per operation (pages that do not shrink travel raw inside it; pages other than BF16
+    on the CPU, BF16 on the CPU and on CUDA devices). mode: "split4" (fastest), "entropy" (about 11 % smaller) or
     "auto"; checksum (default on): damage in transit is detected; codebook / table with
     table_id: a fixed split4 codebook / entropy table calibrated once per model. spec: the
     default spec of operations whose batch carries none. runtime: the device runtime of device
@@ -372,23 +400,29 @@ class SplitzipKVBackend:
     # ---- supports / buffer_requirements -----------------------------------------------------
 
     def supports(self, spec):
-        """SupportResult: BF16 pages of an even size up to 2^32 - 2 bytes, on the CPU, or on a
-        CUDA device when the cuda backend and the device runtime (torch with CUDA, or the SIMT
-        host runtime) are usable here; the reason when not. Never raises."""
+        """SupportResult: pages of BF16, FP16, FP32, FP8 E4M3 or E5M2 of a positive size in
+        whole elements, up to 2^31 - 1 of them, on the CPU; BF16 pages also on a CUDA device
+        when the cuda backend and the device runtime (torch with CUDA, or the SIMT host
+        runtime) are usable here; the reason when not. Never raises."""
         try:
-            dtype = _DTYPES.get(spec.dtype)
+            dtype = _spec_dtype(spec)
             if dtype is None:
                 return SupportResult(False, f"dtype {spec.dtype!r}: splitzip page streams carry "
-                                            "BF16 pages")
-            if spec.page_bytes <= 0 or spec.page_bytes % 2:
-                return SupportResult(False, f"page_bytes {spec.page_bytes}: BF16 pages have a "
-                                            "positive even size")
-            if spec.max_pages < 0 or pages_bound(spec.max_pages, spec.page_bytes) <= 0:
+                                            "bfloat16, float16, float32, float8_e4m3fn and "
+                                            "float8_e5m2 pages")
+            w = _WIDTH[dtype]
+            if spec.page_bytes <= 0 or spec.page_bytes % w:
+                return SupportResult(False, f"page_bytes {spec.page_bytes}: {dtype} pages have "
+                                            f"a positive size, a multiple of {w}")
+            if spec.max_pages < 0 or pages_bound(spec.max_pages, spec.page_bytes, dtype) <= 0:
                 return SupportResult(False, "more pages or larger pages than one stream holds")
             mode, _ = self._format(spec)
             if mode not in _MODES:
                 return SupportResult(False, f"mode {mode!r}: one of {', '.join(_MODES)}")
             if not str(spec.device).startswith("cpu"):
+                if dtype != "bf16":
+                    return SupportResult(False, f"dtype {spec.dtype!r} on {spec.device}: device "
+                                                "page streams carry BF16 pages only")
                 return self._device_support(spec)
             return SupportResult(True)
         except Exception as e:  # a malformed spec is an answer, not a crash
@@ -419,7 +453,8 @@ class SplitzipKVBackend:
         ok = self.supports(spec)
         if not ok:
             raise ValueError(f"unsupported spec: {ok.reason}")
-        out = pages_bound(spec.max_pages, spec.page_bytes) if operation == "compress" else 0
+        out = pages_bound(spec.max_pages, spec.page_bytes, _spec_dtype(spec)) \
+            if operation == "compress" else 0
         ws = 0
         if not str(spec.device).startswith("cpu"):
             mode, ck = self._format(spec)
@@ -438,7 +473,7 @@ class SplitzipKVBackend:
             first = pages[0] if pages else None
             spec = KVCompressionSpec(page_bytes=_nbytes(first) if first is not None else 2,
                                      max_pages=len(pages),
-                                     dtype=_dtype_name(first) if first is not None else "bfloat16",
+                                     dtype=_dtype_name(first) if first is not None else "bf16",
                                      device=_kind(first) if first is not None else "cpu")
         return spec
 
@@ -476,7 +511,8 @@ class SplitzipKVBackend:
             spec, codec, pages, device = self._prepare(src, getattr(src, "pages", src),
                                                        context, "compress_into")
             if not device:
-                return KVCompressionOp(self._compressed(codec.compress(pages, out=dst), dst))
+                size = codec.compress(pages, out=dst, dtype=_spec_dtype(spec))
+                return KVCompressionOp(self._compressed(size, dst))
             return self._compress_device(codec, pages, dst, workspace, context)
         except _Refused as e:
             return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", str(e)))
@@ -503,7 +539,7 @@ class SplitzipKVBackend:
             spec, codec, pages, device = self._prepare(src, dst, context, "decompress_into")
             data, size = (src.data, src.size) if isinstance(src, EncodedBatch) else (src, None)
             if not device:
-                return KVCompressionOp(self._decompressed(codec, data, size, pages))
+                return KVCompressionOp(self._decompressed(codec, data, size, pages, spec))
             return self._decompress_device(codec, data, size, pages, workspace, context)
         except _Refused as e:
             return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", str(e)))
@@ -513,10 +549,20 @@ class SplitzipKVBackend:
             return KVCompressionOp(_failed("ERROR_INVALID_ARGUMENT", f"{type(e).__name__}: {e}"))
 
     @staticmethod
-    def _decompressed(codec, data, size, pages):
+    def _decompressed(codec, data, size, pages, spec):
+        from .pages import pages_info
+        view = _host_view(data, size)
         states = []
+        try:  # the header names the pages' dtype; a bad header is the decoder's to report
+            got = pages_info(view, header_only=True)["dtype"]
+        except SplitzipError:
+            got = None
+        if got is not None and got != _spec_dtype(spec):
+            return _failed("ERROR_GEOMETRY", f"the stream holds {got} pages, the spec says "
+                                             f"{spec.dtype}: nothing written",
+                           ("untouched",) * len(pages))
         try:
-            sizes = codec.decompress(_host_view(data, size), pages, states=states, exact=True)
+            sizes = codec.decompress(view, pages, states=states, exact=True)
         except PagesError as e:
             return _failed(e.name, str(e), tuple(e.page_states))
         return OperationSnapshot("succeeded", True, sum(sizes), tuple(states), tuple(sizes))

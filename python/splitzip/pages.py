@@ -1,6 +1,7 @@
 """Page streams: a list of KV pages packed into one wire buffer, and scattered back (splitzip.h
-"KV pages", doc/FORMAT.md §12, page stream version 2): a 4-byte table entry per page, the pages
-that shrink coded as frames with one codebook or entropy table for the stream, the others raw.
+"KV pages", doc/FORMAT.md §12, page stream versions 2 and 3): a 4-byte table entry per page, the
+pages that shrink coded as frames with one codebook or entropy table for the stream, the others
+raw.
 
     import splitzip
     stream = splitzip.compress_pages(pages, mode="entropy")   # bytes; checksums on by default
@@ -10,8 +11,12 @@ that shrink coded as frames with one codebook or entropy table for the stream, t
     codec = splitzip.PageCodec(mode="split4", codebook=splitzip.calibrate(sample), table_id=7)
     stream = codec.compress(pages)
 
-Host pages are numpy arrays (uint16/int16 BF16 bit patterns) or CPU torch tensors (bfloat16,
-int16). With a GPU backend ("cuda", "hip") the *_async calls work on device memory, stream
+Host pages are numpy arrays (uint16/int16 BF16 bit patterns, float16, float32) or CPU torch
+tensors (bfloat16, int16, float16, float32, float8_e4m3fn, float8_e5m2); raw bytes (uint8) of
+any of these with dtype="bf16" | "f16" | "f32" | "e4m3" | "e5m2". The pages of one stream have
+one dtype: BF16 pages make a version 2 stream, the others version 3, which names the dtype
+(pages_info(stream)["dtype"]); decompress takes any dtype into pages of the right sizes. The
+device (*_async) calls move BF16 pages only. With a GPU backend ("cuda", "hip") the *_async calls work on device memory, stream
 ordered, and return a PageOp whose results (size, status, page sizes and states) the kernels
 write into the caller's workspace, in device memory, until PageOp.read() / result() copies
 them to the host:
@@ -39,7 +44,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from . import _STATUS_NAMES, SplitzipError, _as_u16, _ctx, _lib, _P, _SZ
+from . import (_DTYPE_CODES, _DTYPE_NAMES, _STATUS_NAMES, SplitzipError, _as_elems, _ctx,
+               _lib, _P, _SZ)
 from .device import WORKSPACE_ALIGN, default_runtime
 
 __all__ = ["PageCodec", "PageOp", "PageResult", "PagesError", "compress_pages",
@@ -61,7 +67,7 @@ class _PagesInfo(ctypes.Structure):
     _fields_ = [("format_version", ctypes.c_uint), ("flags", ctypes.c_uint),
                 ("encoding", ctypes.c_int), ("chunk_log2", ctypes.c_uint),
                 ("n_pages", _U64), ("stream_size", _U64), ("total_page_bytes", _U64),
-                ("frames_size", _U64), ("table_id", _U32)]
+                ("frames_size", _U64), ("table_id", _U32), ("dtype", ctypes.c_uint)]
 
 
 class _Entry(ctypes.Structure):
@@ -80,6 +86,9 @@ class PagesError(SplitzipError):
 
 for _name, _res, _args in [
     ("splitzip_pages_bound", _SZ, [_SZ, _SZ]),
+    ("splitzip_pages_bound_dtype", _SZ, [ctypes.c_uint, _SZ, _SZ]),
+    ("splitzip_pages_compress_dtype", ctypes.c_int, [_P, ctypes.c_uint, _U32, ctypes.c_uint, _SZ,
+                                                     _P, _P, _P, _SZ, ctypes.POINTER(_SZ)]),
     ("splitzip_error_string", ctypes.c_char_p, [ctypes.c_int]),
     ("splitzip_pages_compress", ctypes.c_int, [_P, _U32, ctypes.c_uint, _SZ, _P, _P, _P, _SZ,
                                                ctypes.POINTER(_SZ)]),
@@ -114,9 +123,12 @@ for _name, _res, _args in [
     _fn.argtypes = _args
 
 
-def pages_bound(n_pages, max_page_bytes):
-    """Bytes that always hold the stream of n_pages pages of at most max_page_bytes each."""
-    b = _lib.splitzip_pages_bound(n_pages, max_page_bytes)
+def pages_bound(n_pages, max_page_bytes, dtype="bf16"):
+    """Bytes that always hold the stream of n_pages pages of at most max_page_bytes each, of
+    dtype "bf16" (default), "f16", "f32", "e4m3" or "e5m2"."""
+    if dtype not in _DTYPE_CODES:
+        raise ValueError(f"dtype must be one of {', '.join(_DTYPE_CODES)}, got {dtype!r}")
+    b = _lib.splitzip_pages_bound_dtype(_DTYPE_CODES[dtype], n_pages, max_page_bytes)
     if b == 0:
         raise ValueError("too many pages or pages too large for one stream")
     return b
@@ -124,23 +136,40 @@ def pages_bound(n_pages, max_page_bytes):
 
 # ---- Buffers ------------------------------------------------------------------------------
 
-def _host_page(x, writable):
-    """(pointer, bytes, keep-alive) of a host page. Written pages must be contiguous."""
+def _host_page(x):
+    """(pointer, bytes, keep-alive) of a writable host page: a contiguous array or CPU tensor
+    of any dtype (source pages: _source_pages)."""
     mod = type(x).__module__
     if mod.startswith("torch"):
         if x.device.type != "cpu":
             raise ValueError("a device tensor given to a host call (use the *_async calls)")
-        if writable and not x.is_contiguous():
+        if not x.is_contiguous():
             raise ValueError("destination pages must be contiguous tensors")
-        t = x if x.is_contiguous() else x.contiguous()
-        return t.data_ptr(), t.numel() * t.element_size(), t
-    if writable:
-        a = x if isinstance(x, np.ndarray) else np.asarray(x)
-        if not (a.flags.c_contiguous and a.flags.writeable):
-            raise ValueError("destination pages must be writable C-contiguous arrays")
-        return a.ctypes.data, a.nbytes, a
-    a = _as_u16(x)
+        return x.data_ptr(), x.numel() * x.element_size(), x
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    if not (a.flags.c_contiguous and a.flags.writeable):
+        raise ValueError("destination pages must be writable C-contiguous arrays")
     return a.ctypes.data, a.nbytes, a
+
+
+def _source_pages(pages, dtype):
+    """(pointer, bytes, keep-alive) of each source page and the pages' one dtype name: dtype
+    None takes it from the pages (all the same), else their bytes are elements of dtype."""
+    if dtype is None:
+        names = set()
+        got = []
+        for p in pages:
+            a, name = _as_elems(p, None)
+            names.add(name)
+            got.append((a.ctypes.data, a.nbytes, a))
+        if len(names) > 1:
+            raise ValueError(f"the pages of one stream have one dtype, got {sorted(names)}")
+        return got, names.pop() if names else "bf16"
+    got = []
+    for p in pages:
+        a, _ = _as_elems(p, dtype)
+        got.append((a.ctypes.data, a.nbytes, a))
+    return got, dtype
 
 
 def _raise(st, what):
@@ -192,35 +221,39 @@ class PageCodec:
     def _options(self):
         return 0 if self.checksum else _NO_CHECKSUM
 
-    def compress(self, pages, out=None):
+    def compress(self, pages, out=None, dtype=None):
         """Pack host pages into one stream. Returns bytes, or with 'out' (a writable uint8
-        buffer of at least pages_bound bytes) the stream's size, the stream at out[:size]."""
-        ptrs = [_host_page(p, False) for p in pages]
+        buffer of at least pages_bound bytes for the dtype) the stream's size, the stream at
+        out[:size]. dtype: None (from the pages, which must agree) or the name of the pages'
+        elements ("bf16", "f16", "f32", "e4m3", "e5m2"; e.g. for uint8 pages)."""
+        ptrs, name = _source_pages(pages, dtype)
         n = len(ptrs)
         arr = (ctypes.c_void_p * max(n, 1))(*[p for p, _, _ in ptrs])
         sizes = (_SZ * max(n, 1))(*[b for _, b, _ in ptrs])
-        cap = pages_bound(n, max([b for _, b, _ in ptrs], default=0))
+        cap = pages_bound(n, max([b for _, b, _ in ptrs], default=0), name)
         if out is None:
             buf = ctypes.create_string_buffer(cap)
             dst, dcap = ctypes.addressof(buf), cap
         else:
-            dst, dcap, _keep = _host_page(out, True)
+            dst, dcap, _keep = _host_page(out)
         size = _SZ()
-        _raise(_lib.splitzip_pages_compress(self._ctx, self.table_id, self._options, n, arr,
-                                            sizes, dst, dcap, ctypes.byref(size)),
-               "splitzip_pages_compress")
+        _raise(_lib.splitzip_pages_compress_dtype(self._ctx, _DTYPE_CODES[name], self.table_id,
+                                                  self._options, n, arr, sizes, dst, dcap,
+                                                  ctypes.byref(size)),
+               "splitzip_pages_compress_dtype")
         return buf.raw[:size.value] if out is None else size.value
 
     def decompress(self, stream, pages, states=None, exact=False):
         """Validate the stream and scatter it into 'pages' (writable contiguous arrays or CPU
-        tensors, in place). Returns the bytes of each page (0 beyond the stream's). With exact,
+        tensors of any dtype, in place: the stream's elements are written as bytes; its dtype
+        is pages_info(stream)["dtype"]). Returns the bytes of each page (0 beyond the stream's). With exact,
         the stream must hold exactly these pages, each of exactly its size (else
         ERROR_GEOMETRY, nothing written). On failure raises PagesError, whose .page_states says
         which pages were written, damaged or left untouched; 'states' (a list) receives the
         same on success and failure."""
         src = np.frombuffer(stream, dtype=np.uint8) if not isinstance(stream, np.ndarray) \
             else np.ascontiguousarray(stream).view(np.uint8).reshape(-1)
-        dst = [_host_page(p, True) for p in pages]
+        dst = [_host_page(p) for p in pages]
         n = len(dst)
         arr = (ctypes.c_void_p * max(n, 1))(*[p for p, _, _ in dst])
         caps = (_SZ * max(n, 1))(*[b for _, b, _ in dst])
@@ -532,12 +565,12 @@ class PageOp:
 
 # ---- One-shot helpers -----------------------------------------------------------------------
 
-def compress_pages(pages, *, mode="split4", checksum=True, **kw):
-    """compress_pages(pages, mode="split4"|"entropy"|"auto", checksum=True, chunk_log2=0,
-    codebook=None, table=None, table_id=0, backend="auto") -> bytes: a one-shot
-    PageCodec(...).compress(pages)."""
+def compress_pages(pages, *, mode="split4", checksum=True, dtype=None, **kw):
+    """compress_pages(pages, mode="split4"|"entropy"|"auto", checksum=True, dtype=None,
+    chunk_log2=0, codebook=None, table=None, table_id=0, backend="auto") -> bytes: a one-shot
+    PageCodec(...).compress(pages, dtype=dtype)."""
     with PageCodec(mode=mode, checksum=checksum, **kw) as c:
-        return c.compress(pages)
+        return c.compress(pages, dtype=dtype)
 
 
 def decompress_pages(stream, pages, backend="auto", states=None):
@@ -547,27 +580,33 @@ def decompress_pages(stream, pages, backend="auto", states=None):
         return c.decompress(stream, pages, states)
 
 
-def pages_info(stream):
+def pages_info(stream, header_only=False):
     """The header and page table of a stream, validated (frame bodies are not decoded): a dict
-    with format_version, mode ("split4" or "entropy"), chunk_log2, checksum, fixed_table,
+    with format_version (2, or 3 for pages other than BF16), dtype ("bf16", "f16", "f32",
+    "e4m3", "e5m2"), mode ("split4" or "entropy"), chunk_log2, checksum, fixed_table,
     table_id, n_pages, stream_size, total_page_bytes, frames_size, and pages
-    [{page_bytes, encoding: "frame"|"raw", position}]."""
+    [{page_bytes, encoding: "frame"|"raw", position}]. header_only: the 64-byte header alone
+    (splitzip_pages_get_info: what a receiver knows from the first 64 bytes), without pages."""
     src = np.frombuffer(stream, dtype=np.uint8) if not isinstance(stream, np.ndarray) \
         else np.ascontiguousarray(stream).view(np.uint8).reshape(-1)
     info = _PagesInfo()
     _raise(_lib.splitzip_pages_get_info(src.ctypes.data, src.nbytes, ctypes.byref(info)),
            "splitzip_pages_get_info")
+    head = {"format_version": info.format_version,
+            "dtype": _DTYPE_NAMES.get(info.dtype, str(info.dtype)),
+            "mode": _ENC_NAMES.get(info.encoding, str(info.encoding)),
+            "chunk_log2": info.chunk_log2, "checksum": bool(info.flags & 1),
+            "fixed_table": bool(info.flags & 2), "table_id": info.table_id,
+            "n_pages": info.n_pages, "stream_size": info.stream_size,
+            "total_page_bytes": info.total_page_bytes, "frames_size": info.frames_size}
+    if header_only:
+        return head
     n = _U64()
     entries = (_Entry * max(int(info.n_pages), 1))()
     _raise(_lib.splitzip_pages_get_manifest(src.ctypes.data, src.nbytes, entries,
                                             int(info.n_pages), ctypes.byref(n)),
            "splitzip_pages_get_manifest")
-    return {"format_version": info.format_version,
-            "mode": _ENC_NAMES.get(info.encoding, str(info.encoding)),
-            "chunk_log2": info.chunk_log2, "checksum": bool(info.flags & 1),
-            "fixed_table": bool(info.flags & 2), "table_id": info.table_id,
-            "n_pages": info.n_pages, "stream_size": info.stream_size,
-            "total_page_bytes": info.total_page_bytes, "frames_size": info.frames_size,
+    return {**head,
             "pages": [{"page_bytes": e.page_bytes, "position": e.position,
                        "encoding": "frame" if e.encoding == PAGE_FRAME else "raw"}
                       for e in entries[:n.value]]}
