@@ -4,7 +4,7 @@
  * host calls of sz_api_host.c. Those frames run core/sz_dtype*.c on every host backend.
  */
 #include "sz_api.h"
-#include "../core/sz_dtype.h"
+#include "../core/sz_dtype_impl.h"
 
 size_t splitzip_dtype_width(unsigned dtype)
 {
@@ -16,6 +16,28 @@ const char *splitzip_dtype_name(unsigned dtype)
 {
 	static const char *const names[5] = {"bf16", "e4m3", "e5m2", "f16", "f32"};
 	return splitzip_dtype_desc_of(dtype) ? names[dtype - 1] : NULL;
+}
+
+splitzip_status splitzip_histogram_dtype(unsigned dtype, const void *src, size_t n_elems,
+                                         uint64_t hist[256])
+{
+	const splitzip_dtype_desc *d = splitzip_dtype_desc_of(dtype);
+	if (!d || !hist || (!src && n_elems))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (dtype == SPLITZIP_DTYPE_BF16)
+		return splitzip_histogram((const uint16_t *)src, n_elems, hist);
+	const uint8_t *p = (const uint8_t *)src;
+	uint64_t h[4][256];
+	memset(h, 0, sizeof h);
+	size_t i = 0; /* four histograms: consecutive equal exponents do not wait on each other */
+	for (; i + 4 <= n_elems; i += 4)
+		for (unsigned k = 0; k < 4; k++)
+			h[k][sz_dt_exponent(d, sz_dt_load(d, p, i + k))]++;
+	for (; i < n_elems; i++)
+		h[0][sz_dt_exponent(d, sz_dt_load(d, p, i))]++;
+	for (unsigned x = 0; x < 256; x++)
+		hist[x] += h[0][x] + h[1][x] + h[2][x] + h[3][x];
+	return SPLITZIP_OK;
 }
 
 size_t splitzip_compress_bound_dtype(unsigned dtype, size_t n_elems)

@@ -466,6 +466,17 @@ typedef enum splitzip_dtype {
 SPLITZIP_API size_t splitzip_dtype_width(unsigned dtype);
 SPLITZIP_API const char *splitzip_dtype_name(unsigned dtype);
 
+/*
+ * splitzip_histogram_dtype() is splitzip_histogram() for 'n_elems' elements of 'dtype' at 'src'
+ * (little-endian, any alignment): one is added to hist[exponent] per element, the exponent
+ * being the dtype's e-bit field (doc/FORMAT.md §2.2; below 2^e). For BF16 it is
+ * splitzip_histogram(). Its result feeds splitzip_codebook_from_histogram() and
+ * splitzip_entropy_table_from_histogram() for a fixed codebook or table of the dtype.
+ * Errors: INVALID_ARGUMENT (NULL hist, NULL src with n_elems > 0, an unknown dtype).
+ */
+SPLITZIP_API splitzip_status splitzip_histogram_dtype(unsigned dtype, const void *src,
+                                                      size_t n_elems, uint64_t hist[256]);
+
 /* What splitzip_get_frame_info() reports about one frame. */
 typedef struct splitzip_frame_info {
 	unsigned format_version; /* Format_Version */

@@ -71,6 +71,10 @@ size_t backend_index(const char *name);
 unsigned default_threads(void);
 /* Build a context from the options; prints and returns an exit code on failure. */
 int make_ctx(const options *o, splitzip_ctx **ctx);
+/* The contexts 'pack' codes the tensors of the dtypes other than BF16 with (cmd_pack.c): the
+ * FP16/FP32/E5M2 one if need_other, the E4M3 one if need_e4m3; an exit code on failure. */
+int pack_dtype_ctxs(const options *o, int need_other, int need_e4m3, splitzip_ctx **other,
+                    splitzip_ctx **e4m3);
 
 /* ---- cli_io.c: output files, input files, signals ---- */
 
@@ -205,14 +209,19 @@ int starts_with_magic(const char *path, const char *magic);
 
 typedef struct tstat {
 	const char *name, *dtype; /* the tensor (its file's name for a raw file) */
-	int bf16;                 /* else only 'bytes' is set */
+	unsigned code; /* the splitzip_dtype it is coded as; 0: kept as is, only 'bytes' */
 	uint64_t bytes;
 	uint64_t hist[256];                     /* exponent histogram */
 	uint64_t n, escapes, predicted, frames; /* with the frames and codebooks of 'compress' */
 	double entropy, top8, top16;            /* bits; shares of the 8 and 16 top exponents */
 	int distinct;
 	splitzip_codebook codebook; /* of the whole tensor's histogram */
+	double bound; /* order-0 bound: the ratio with the exponent at 'entropy' bits */
 } tstat;
+
+/* The exponent bias of a dtype (2^(e-1) - 1: 127 for BF16 and FP32, 15 for FP16 and E5M2, 7 for
+ * E4M3), for exponents printed as powers of two. */
+int tstat_bias(const tstat *t);
 
 void tstat_figures(tstat *t);
 /* The chart of 'n' tensors (histograms, coverage curves) as an SVG document. */

@@ -83,16 +83,19 @@ static const help_entry helps[] = {
                "'-' for stdout).\n\noptions:\n" OPT_FORCE OPT_QUIET OPT_CODEC "\n" OUTPUT_NOTE
                "\nexample: splitzip unpack model.szst model.safetensors\n"},
     {"stats", "usage: splitzip stats [options] FILE...\n\n"
-              "Why tensors compress as they do. For a raw BF16 file, or each BF16 tensor of a\n"
-              "safetensors file: exponent histogram, entropy (bits per exponent), share of the\n"
-              "8 and 16 most frequent exponents, escape rate and the exact size 'compress' or\n"
-              "'pack' will write with the same options (predicted from each frame's histogram).\n"
+              "Why tensors compress as they do. For a raw file (BF16, or the --dtype), or each\n"
+              "tensor of a safetensors file that 'pack' codes (BF16, F16, F32, F8_E4M3,\n"
+              "F8_E5M2): histogram of the dtype's exponent, its entropy (bits per exponent) and\n"
+              "the order-0 bound, share of the 8 and 16 most frequent exponents, escape rate and\n"
+              "the exact size 'compress' or 'pack' will write with the same options.\n"
               "\noptions:\n"
+              "  --dtype T             raw inputs are bf16 (default), f16, f32, e4m3 or e5m2\n"
               "  --svg FILE            also draw the histograms and coverage as an SVG chart\n"
               "  --json                JSON instead of text (histograms included)\n"
               "  --brief               no histograms in the text output\n"
               "  --raw                 read every FILE as raw BF16 (no safetensors detection)\n"
-              "  --codebook FILE, --chunk-log2 N, --frame-elems N: as for compress/pack\n" OPT_FORCE
+              "  --codebook FILE, --table FILE, --mode M, --chunk-log2 N, --frame-elems N:\n"
+              "                        as for compress/pack\n" OPT_FORCE
               "\nexample: splitzip stats --svg kv.svg kv.bf16\n"},
     {"help", "usage: splitzip help [COMMAND]\n\nThe commands, or the help of one of them.\n"},
 };

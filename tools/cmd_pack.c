@@ -186,9 +186,29 @@ static int pack_to(pack_job *j, const options *o, out_file *out)
 	return rc ? rc : pack_finish(j, out);
 }
 
-/* The contexts: BF16 tensors with the options as given; the other dtypes (only if the file has
- * them) with the same mode, checksum, chunk size, threads and backend but their own codebooks
- * and tables (a BF16 codebook or table does not fit them); E4M3 entropy frames unless auto. */
+/* The contexts of 'pack' for the other dtypes (only those the file has): the options' mode,
+ * checksum, chunk size, threads and backend but their own codebooks and tables (a BF16
+ * codebook or table does not fit them); E4M3 entropy frames unless auto. */
+int pack_dtype_ctxs(const options *o, int need_other, int need_e4m3, splitzip_ctx **other,
+                    splitzip_ctx **e4m3)
+{
+	int rc = EXIT_OK;
+	options oo = *o;
+	oo.codebook_path = oo.table_path = NULL;
+	oo.dtype = SPLITZIP_DTYPE_BF16;
+	if (oo.encoding < 0) /* --table alone means entropy frames for every dtype */
+		oo.encoding = o->table_path ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4;
+	if (need_other)
+		rc = make_ctx(&oo, other);
+	oo.dtype = SPLITZIP_DTYPE_FP8_E4M3;
+	if (oo.encoding == SPLITZIP_ENCODING_SPLIT4)
+		oo.encoding = SPLITZIP_ENCODING_ENTROPY;
+	if (!rc && need_e4m3)
+		rc = make_ctx(&oo, e4m3);
+	return rc;
+}
+
+/* The contexts: BF16 tensors with the options as given, the others pack_dtype_ctxs(). */
 static int make_pack_ctxs(pack_job *j, const options *o)
 {
 	int need_other = 0, need_e4m3 = 0;
@@ -198,19 +218,7 @@ static int make_pack_ctxs(pack_job *j, const options *o)
 		need_other |= d != 0 && d != SPLITZIP_DTYPE_BF16 && d != SPLITZIP_DTYPE_FP8_E4M3;
 	}
 	int rc = make_ctx(o, &j->ctx);
-	options oo = *o;
-	oo.codebook_path = oo.table_path = NULL;
-	oo.dtype = SPLITZIP_DTYPE_BF16;
-	if (oo.encoding < 0) /* --table alone means entropy frames for every dtype */
-		oo.encoding = o->table_path ? SPLITZIP_ENCODING_ENTROPY : SPLITZIP_ENCODING_SPLIT4;
-	if (!rc && need_other)
-		rc = make_ctx(&oo, &j->ctx_other);
-	oo.dtype = SPLITZIP_DTYPE_FP8_E4M3;
-	if (oo.encoding == SPLITZIP_ENCODING_SPLIT4)
-		oo.encoding = SPLITZIP_ENCODING_ENTROPY;
-	if (!rc && need_e4m3)
-		rc = make_ctx(&oo, &j->ctx_e4m3);
-	return rc;
+	return rc ? rc : pack_dtype_ctxs(o, need_other, need_e4m3, &j->ctx_other, &j->ctx_e4m3);
 }
 
 static int pack_run(pack_job *j, const options *o)

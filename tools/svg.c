@@ -86,9 +86,11 @@ static void panel_title(FILE *f, const tstat *t, double y)
 	xml_text(f, t->name);
 	fprintf(f,
 	        "</text><text x='%d' y='%.1f' text-anchor='end' class='s'>%llu elements, entropy "
-	        "%.2f bits, top-8 %.2f%%, top-16 %.3f%%, split4 ratio %.4fx</text>\n",
+	        "%.2f bits, top-8 %.2f%%, top-16 %.3f%%, %s ratio %.4fx</text>\n",
 	        X1, y, (unsigned long long)t->n, t->entropy, 100 * t->top8, 100 * t->top16,
-	        t->predicted ? 2.0 * (double)t->n / (double)t->predicted : 0.0);
+	        t->code == SPLITZIP_DTYPE_BF16 ? "split4" : "predicted",
+	        t->predicted ? (double)(splitzip_dtype_width(t->code) * t->n) / (double)t->predicted
+	                     : 0.0);
 }
 
 static void histogram_panel(FILE *f, const tstat *t, double y0)
@@ -115,7 +117,7 @@ static void histogram_panel(FILE *f, const tstat *t, double y0)
 	int every = (hi - lo + 1 + 15) / 16;
 	for (int e = lo; e <= hi; e += every)
 		fprintf(f, "<text x='%.1f' y='%.1f' text-anchor='middle' class='s'>%d</text>\n",
-		        X0 + (e - lo + 0.5) * bw, bottom + 14, e - 127);
+		        X0 + (e - lo + 0.5) * bw, bottom + 14, e - tstat_bias(t));
 	fprintf(f,
 	        "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#444'/>"
 	        "<text x='%d' y='%.1f' text-anchor='end' class='s'>exponent e of 2^e</text>\n",

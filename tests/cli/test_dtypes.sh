@@ -28,6 +28,28 @@ for d in bf16 f16 f32 e4m3 e5m2; do
 		expect_rc 0 "verify $d $m" "$Z" verify "$T/$d.$m.sz"
 	done
 done
+# stats --dtype: the dtype's exponent histogram, and the size compress writes, exactly
+for d in f16 f32 e4m3 e5m2; do
+	for m in split4 entropy auto; do
+		[ "$d" = e4m3 ] && [ "$m" = split4 ] && continue
+		expect_rc 0 "stats --dtype $d --mode $m" "$Z" stats --json --dtype "$d" --mode "$m" --frame-elems 70000 "$K"
+		python3 - "$T/out.log" "$(stat -c %s "$T/$d.$m.sz")" "$d" <<'PY' && ok || bad "stats $d/$m: $(head -c 300 "$T/out.log")"
+import json, sys
+t = json.load(open(sys.argv[1]))["files"][0]["tensors"][0]
+w = {"f16": 2, "f32": 4, "e4m3": 1, "e5m2": 1}[sys.argv[3]]
+e = {"f16": 5, "f32": 8, "e4m3": 4, "e5m2": 5}[sys.argv[3]]
+assert t["predicted_bytes"] == int(sys.argv[2]), (t["predicted_bytes"], sys.argv[2])
+assert t["elements"] == 524288 // w == sum(t["histogram"])
+assert all(c == 0 for c in t["histogram"][1 << e:])  # exponents of e bits
+b = 8 * w / (8 * w - e + t["entropy_bits"])
+assert abs(t["order0_bound"] - b) < 1e-5
+PY
+	done
+done
+expect_rc 0 "stats text --dtype e4m3" "$Z" stats --dtype e4m3 "$K"
+grep -q "raw F8_E4M3" "$T/out.log" && grep -q "2^-7 " "$T/out.log" && ok || bad "stats text e4m3: $(head -5 "$T/out.log")"
+head -c 1022 "$K" >"$T/odd.bin"
+expect_rc 3 "stats --dtype f32 of 1022 bytes" "$Z" stats --dtype f32 "$T/odd.bin"
 # e4m3 without --mode: entropy frames
 expect_rc 0 "compress --dtype e4m3" "$Z" compress --dtype e4m3 "$K" "$T/e4.sz"
 expect_rc 0 "info e4m3" "$Z" info "$T/e4.sz"

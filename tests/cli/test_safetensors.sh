@@ -103,8 +103,6 @@ no_tmp "version 2"
 
 # ---- stats: predicted sizes are what compress and pack write.
 K=$DATA/kv/aidreams260k__shakespeare.K.bf16
-# (a BF16-only file: stats predicts the frames of BF16 tensors only, and counts the F16, F32
-# and FP8 tensors that container version 2 compresses as stored)
 B=$T/cases/bf16_only.safetensors
 expect 0 "stats --json" "$Z" stats --json "$B" "$K"
 "$PY" - "$T/out" "$(stat -c %s "$T/cases/bf16_only.szst")" <<'PY' && ok || bad "stats JSON: $(head -c 300 "$T/out")"
@@ -127,7 +125,24 @@ for opts in "--frame-elems 10000 --chunk-log2 10" "--codebook $T/cb --no-checksu
 done
 expect 0 "stats text" "$Z" stats "$M"
 grep -q "exponent histogram of cache.K" "$T/out" && ok || bad "stats text histogram"
-grep -q "^scale.f32 .*kept as is" "$T/out" && ok || bad "stats text: non-BF16 tensor"
+grep -q "^tokens .*I64, .*kept as is" "$T/out" && ok || bad "stats text: a tensor kept as is"
+grep -q "^scale.f32  *1000 .*x$" "$T/out" && ok || bad "stats text: the F32 tensor's row"
+grep -q "exponent histogram of scale.f32" "$T/out" && ok || bad "stats text: F32 histogram"
+# version 2 containers: stats predicts every tensor pack codes (BF16 from the histograms, the
+# other dtypes as the library encodes them), in every mode
+for opts in "" "--mode entropy" "--mode auto --frame-elems 1000" "--chunk-log2 10"; do
+	# shellcheck disable=SC2086
+	"$Z" pack -q -f $opts "$X" "$T/x2.szst" && "$Z" stats --json $opts "$X" >"$T/out" &&
+		"$PY" - "$T/out" "$(stat -c %s "$T/x2.szst")" <<'PY' && ok || bad "stats $opts of the mixed file != pack"
+import json, sys
+f = json.load(open(sys.argv[1]))["files"][0]
+assert f["predicted_bytes"] == int(sys.argv[2]), (f["predicted_bytes"], sys.argv[2])
+by = {t["dtype"]: t for t in f["tensors"]}
+for d in ("F16", "F32", "F8_E4M3", "F8_E5M2"):
+    assert "predicted_bytes" in by[d] and by[d]["order0_bound"] >= 1.0, d
+assert "bytes" in by["I32"] and "predicted_bytes" not in by["I32"]
+PY
+done
 expect 0 "stats --svg" "$Z" stats --brief --svg "$T/s.svg" "$M" "$K"
 "$PY" -c "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); \
 assert r.tag.endswith('svg') and len(list(r.iter('{http://www.w3.org/2000/svg}rect'))) > 20" \
