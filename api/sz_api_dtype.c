@@ -24,17 +24,22 @@ splitzip_status splitzip_histogram_dtype(unsigned dtype, const void *src, size_t
 	const splitzip_dtype_desc *d = splitzip_dtype_desc_of(dtype);
 	if (!d || !hist || (!src && n_elems))
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (dtype == SPLITZIP_DTYPE_BF16)
+	const int bf16 = dtype == SPLITZIP_DTYPE_BF16;
+	if (bf16 && ((uintptr_t)src & 1) == 0) /* the backend's SIMD histogram */
 		return splitzip_histogram((const uint16_t *)src, n_elems, hist);
 	const uint8_t *p = (const uint8_t *)src;
 	uint64_t h[4][256];
 	memset(h, 0, sizeof h);
 	size_t i = 0; /* four histograms: consecutive equal exponents do not wait on each other */
 	for (; i + 4 <= n_elems; i += 4)
-		for (unsigned k = 0; k < 4; k++)
-			h[k][sz_dt_exponent(d, sz_dt_load(d, p, i + k))]++;
-	for (; i < n_elems; i++)
-		h[0][sz_dt_exponent(d, sz_dt_load(d, p, i))]++;
+		for (unsigned k = 0; k < 4; k++) {
+			const uint32_t v = sz_dt_load(d, p, i + k);
+			h[k][bf16 ? splitzip_bf16_exponent((uint16_t)v) : sz_dt_exponent(d, v)]++;
+		}
+	for (; i < n_elems; i++) {
+		const uint32_t v = sz_dt_load(d, p, i);
+		h[0][bf16 ? splitzip_bf16_exponent((uint16_t)v) : sz_dt_exponent(d, v)]++;
+	}
 	for (unsigned x = 0; x < 256; x++)
 		hist[x] += h[0][x] + h[1][x] + h[2][x] + h[3][x];
 	return SPLITZIP_OK;

@@ -491,6 +491,49 @@ START_TEST(api)
 }
 END_TEST
 
+/* splitzip_histogram_dtype(): every pattern of the 8- and 16-bit dtypes counts once in its
+ * exponent's bin (2^(8w-e) patterns per exponent, none at 2^e or above), at any alignment; FP32
+ * as BF16 of its high halves; BF16 as splitzip_histogram(); counts add up; bad arguments. */
+START_TEST(histogram)
+{
+	static const unsigned dts[4] = {SPLITZIP_DTYPE_FP8_E4M3, SPLITZIP_DTYPE_FP8_E5M2,
+	                                SPLITZIP_DTYPE_FP16, SPLITZIP_DTYPE_BF16};
+	static const unsigned ebits[4] = {4, 5, 5, 8};
+	uint8_t *all = (uint8_t *)malloc(2 * 65536 + 1);
+	for (unsigned d = 0; d < 4; d++) {
+		const unsigned w = (unsigned)splitzip_dtype_width(dts[d]), n = 1u << (8 * w);
+		for (unsigned v = 0; v < n; v++)
+			for (unsigned b = 0; b < w; b++)
+				all[1 + w * v + b] = (uint8_t)(v >> (8 * b));
+		uint64_t h[256] = {0};
+		ck_assert_int_eq(splitzip_histogram_dtype(dts[d], all + 1, n, h), SPLITZIP_OK);
+		ck_assert_int_eq(splitzip_histogram_dtype(dts[d], all + 1, n, h), SPLITZIP_OK);
+		for (unsigned x = 0; x < 256; x++)
+			ck_assert_uint_eq(h[x], x < (1u << ebits[d]) ? 2 * (n >> ebits[d]) : 0);
+	}
+	uint32_t f32[1000];
+	uint16_t hi[1000];
+	uint64_t seed = 5;
+	for (unsigned i = 0; i < 1000; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		f32[i] = (uint32_t)(seed >> 32);
+		hi[i] = (uint16_t)(f32[i] >> 16);
+	}
+	uint64_t a[256] = {0}, b[256] = {0};
+	ck_assert_int_eq(splitzip_histogram_dtype(SPLITZIP_DTYPE_FP32, f32, 1000, a), SPLITZIP_OK);
+	ck_assert_int_eq(splitzip_histogram(hi, 1000, b), SPLITZIP_OK);
+	ck_assert_mem_eq(a, b, sizeof a);
+	ck_assert_int_eq(splitzip_histogram_dtype(0, f32, 4, a), SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(splitzip_histogram_dtype(6, f32, 4, a), SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(splitzip_histogram_dtype(SPLITZIP_DTYPE_FP16, NULL, 4, a),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(splitzip_histogram_dtype(SPLITZIP_DTYPE_FP16, f32, 4, NULL),
+	                 SPLITZIP_ERROR_INVALID_ARGUMENT);
+	ck_assert_int_eq(splitzip_histogram_dtype(SPLITZIP_DTYPE_FP16, NULL, 0, a), SPLITZIP_OK);
+	free(all);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dtypes");
@@ -508,6 +551,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("api");
 	tcase_add_test(tc, api);
+	tcase_add_test(tc, histogram);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
