@@ -261,3 +261,37 @@ def test_backend_shared_by_threads():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+@pytest.mark.parametrize("name,spec_dtype", [("e4m3", "float8_e4m3fn"), ("e5m2", "float8_e5m2")])
+def test_backend_fp8_as_uint8_without_torch_float8(name, spec_dtype):
+    """FP8 KV pools as uint8 bytes (how engines hold them when torch has no float8 type): the
+    spec names the dtype; real FP8 KV bytes from the golden page streams' content."""
+    raw = next((VEC / "valid").glob(f"*_{name}_entropy_kv.{name}")).read_bytes()
+    data = np.frombuffer(raw, dtype=np.uint8)
+    pool = torch.from_numpy(data[:16 * 1024].copy()).reshape(16, 1024)
+    b = splitzip.SplitzipKVBackend(mode="entropy")
+    s = spec(spec_dtype, 8, 1024)
+    assert b.supports(s)
+    idx = torch.tensor([5, 1, 14, 0, 9, 9, 2, 7], dtype=torch.int64)
+    dst = torch.empty(b.buffer_requirements("compress", s).output_bytes, dtype=torch.uint8)
+    snap = b.compress_into(splitzip.PackedBatch(splitzip.PagedKV(pool, idx), s), dst).wait()
+    assert snap.outcome == "succeeded", snap.reason
+    stream = dst[:snap.output_bytes].numpy().tobytes()
+    info = splitzip.pages_info(stream)
+    assert info["dtype"] == name and info["format_version"] == 3
+    assert snap.output_bytes < 8 * 1024  # real FP8 KV shrinks
+    assert stream == splitzip.compress_pages([pool[k].numpy() for k in idx.tolist()],
+                                             mode="entropy", dtype=name)
+    back = torch.zeros_like(pool)
+    got = b.decompress_into(splitzip.EncodedBatch(dst, s, snap.output_bytes),
+                            splitzip.PagedKV(back, torch.arange(8, dtype=torch.int64))).wait()
+    assert got.outcome == "succeeded" and got.page_status == ("written",) * 8
+    for i, k in enumerate(idx.tolist()):
+        assert torch.equal(back[i], pool[k])
+    # the other FP8 dtype's spec refuses this stream before writing
+    other = spec("float8_e5m2" if name == "e4m3" else "float8_e4m3fn", 8, 1024)
+    back2 = torch.full_like(pool, 9)
+    got = b.decompress_into(splitzip.EncodedBatch(dst, other, snap.output_bytes),
+                            splitzip.PagedKV(back2, torch.arange(8, dtype=torch.int64))).wait()
+    assert got.status == "ERROR_GEOMETRY" and bool((back2 == 9).all())
