@@ -141,7 +141,7 @@ SPLITZIP_HD uint64_t splitzip_pages_bound64_w(uint64_t n_pages, uint64_t max_pag
 	    max_page_bytes > (uint64_t)w * SPLITZIP_PAGES_ELEMS_MASK)
 		return 0;
 	const uint64_t head = splitzip_pages_frames_offset(n_pages);
-	if (n_pages && max_page_bytes > (~(uint64_t)0 >> 2) / n_pages)
+	if (n_pages && max_page_bytes > (~(uint64_t)0 >> 1) / n_pages)
 		return 0;
 	const uint64_t bytes = n_pages * max_page_bytes;
 	return head + bytes + 80 * (bytes / ((uint64_t)w << SPLITZIP_PAGES_FRAME_LOG2)) + 144;

@@ -918,10 +918,11 @@ SPLITZIP_API size_t splitzip_pages_bound_dtype(unsigned dtype, size_t n_pages,
  * be valid for the dtype (exponents below 2^e, doc/FORMAT.md §6.1). FP8 E4M3 has no split4
  * mode: the SPLIT4 encoding is INVALID_ARGUMENT and AUTO is the entropy encoding. The frames
  * are coded by the portable codec of every host backend, one thread per call: the same bytes
- * on every backend. A dst_cap of splitzip_pages_bound_dtype(dtype, n_pages, largest page)
- * always suffices. A context bound to a GPU backend works too (host memory, coded on the CPU);
- * its *_async page calls code BF16 pages only.
- * Errors: those of splitzip_pages_compress() (a page size that is not a multiple of the width
+ * on every backend. Temporary memory: a byte per element, one frame's elements (at most
+ * w 2^24 bytes) and, for AUTO, one more stream of the bound's size. A dst_cap of
+ * splitzip_pages_bound_dtype(dtype, n_pages, largest page) always suffices. A context bound to a
+ * GPU backend works too (host memory, coded on the CPU); its *_async page calls code BF16 pages
+ * only. Errors: those of splitzip_pages_compress() (a page size that is not a multiple of the width
  * is INVALID_ARGUMENT), INVALID_ARGUMENT (an unknown dtype; SPLIT4 for E4M3), BAD_CODEBOOK (a
  * fixed codebook or table not valid for the dtype). On error dst's contents are unspecified.
  */
