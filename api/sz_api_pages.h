@@ -49,6 +49,12 @@ SZ_INTERNAL splitzip_status splitzip_pages_decompress_host(splitzip_ctx *ctx, co
                                                            size_t *page_sizes, uint8_t *page_states,
                                                            size_t *n_pages_out);
 
+/* States of the nonempty coded pages (raw[i] 0) of n pages of elems[i] elements after frames
+ * [0, j) were written and frame j failed (all written for j = Frame_Count): WRITTEN before
+ * frame j, DAMAGED where it covers them; the others are left as they are. */
+SZ_INTERNAL void splitzip_pages_coded_states(size_t n, const uint64_t *elems, const uint8_t *raw,
+                                             uint64_t j, uint8_t *states);
+
 /* The same for pages of Dtype 2-5 (sz_api_pages_dtype.c, version 3 streams): the arguments
  * checked as for BF16, page_bytes[i] multiples of the dtype's width. Decoding: a stream that
  * passed splitzip_pages_validate() (header 'h', layout 'L') and splitzip_pages_check_dst(),

@@ -343,24 +343,6 @@ out:
 
 /* ---- Decoding (FORMAT.md §12.5-§12.6) ------------------------------------------------------ */
 
-/* States of the coded pages after frames [0, j) were written and frame j failed (j =
- * Frame_Count: all written): the pages the failing frame covers are damaged. */
-static void dp_coded_states(const dp_list *l, uint64_t j, uint8_t *states)
-{
-	const uint64_t lo = j << SPLITZIP_PAGES_FRAME_LOG2, hi = lo + SPLITZIP_PAGES_FRAME_ELEMS;
-	uint64_t o = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (l->raw[0][i] || !l->elems[i])
-			continue;
-		const uint64_t end = o + l->elems[i];
-		if (end <= lo)
-			states[i] = SPLITZIP_PAGE_WRITTEN;
-		else if (o < hi)
-			states[i] = SPLITZIP_PAGE_DAMAGED;
-		o = end;
-	}
-}
-
 splitzip_status splitzip_pages_decompress_dtype_host(splitzip_ctx *ctx, const uint8_t *src,
                                                      const splitzip_pages_header *h,
                                                      const splitzip_pages_layout *L,
@@ -402,7 +384,7 @@ splitzip_status splitzip_pages_decompress_dtype_host(splitzip_ctx *ctx, const ui
 		dp_move(&l, 0, w, &cur, buf, fh.n_elems, 1);
 		off += fh.frame_size;
 	}
-	dp_coded_states(&l, j, states);
+	splitzip_pages_coded_states(l.n, l.elems, l.raw[0], j, states);
 	free(buf);
 	if (st == SPLITZIP_OK) {
 		const uint8_t *r = src + L->raw_off;

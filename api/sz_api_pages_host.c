@@ -485,22 +485,26 @@ splitzip_status splitzip_pages_compress_host(splitzip_ctx *ctx, uint32_t table_i
 
 /* ---- Decoding ------------------------------------------------------------------------------ */
 
-/* States of the nonempty coded pages after frames [0, j) were written and frame j failed (all
- * written for j = Frame_Count): WRITTEN before frame j, DAMAGED where it covers them. */
-static void coded_states(const splitzip_pages_list *l, uint64_t j, uint8_t *states)
+void splitzip_pages_coded_states(size_t n, const uint64_t *elems, const uint8_t *raw, uint64_t j,
+                                 uint8_t *states)
 {
 	const uint64_t lo = j << SPLITZIP_PAGES_FRAME_LOG2, hi = lo + SPLITZIP_PAGES_FRAME_ELEMS;
 	uint64_t o = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		if (l->raw[0][i] || !l->elems[i])
+	for (size_t i = 0; i < n; i++) {
+		if (raw[i] || !elems[i])
 			continue;
-		const uint64_t end = o + l->elems[i];
+		const uint64_t end = o + elems[i];
 		if (end <= lo)
 			states[i] = SPLITZIP_PAGE_WRITTEN;
 		else if (o < hi)
 			states[i] = SPLITZIP_PAGE_DAMAGED;
 		o = end;
 	}
+}
+
+static void coded_states(const splitzip_pages_list *l, uint64_t j, uint8_t *states)
+{
+	splitzip_pages_coded_states(l->n, l->elems, l->raw[0], j, states);
 }
 
 /* The pages of a validated stream, their destinations and sizes, and the first states:
