@@ -214,8 +214,8 @@ SPLITZIP_HD void splitzip_pages_header_fields(const uint8_t *h, splitzip_pages_h
 	f->stream_size = splitzip_get_u8s(h + SZ_PG_H_STREAM_SIZE, 8);
 	f->raw_checksum = splitzip_get_u8s(h + SZ_PG_H_RAW_CHECKSUM, 8);
 	f->table_checksum = (uint32_t)splitzip_get_u8s(h + SZ_PG_H_TABLE_CHECKSUM, 4);
-	f->dtype =
-	    f->version == SPLITZIP_PAGES_VERSION_DTYPE ? h[SZ_PG_H_DTYPE] : SPLITZIP_DTYPE_BF16;
+	f->dtype = f->version == SPLITZIP_PAGES_VERSION_DTYPE ? h[SZ_PG_H_DTYPE]
+	                                                      : (unsigned)SPLITZIP_DTYPE_BF16;
 }
 
 /*
