@@ -4,8 +4,7 @@
  * (SZ_ENT_OWN_ENCODER). The design is the template's (read its comments first): the encoder
  * runs the decoder's lane counts alongside itself, reserves a slot (the chunk's next word)
  * wherever the decoder reads a word, keeps at most two open slots per lane (sa the oldest, sb
- * the other) and stores each completed word to its lane's oldest slot, compacted with the slots
- * into entries of which the first SZ_E16_STORES are always stored.
+ * the other) and stores each completed word to its lane's oldest slot.
  *
  * What differs is the width of a lane's state: 16 bits, so that the 32 lanes are two vectors
  * instead of four and the state (held, the accumulator, 2^accb, sa and sb: ten vectors) comes
@@ -17,15 +16,24 @@
  * low half is 0 exactly when accb + len >= 16; accb + len < 32 always). The ranks of the lanes
  * that reserve, in lane order, come from a prefix sum in the registers.
  *
+ * The stores of the completed words are scattered, so they are scalar; the template stores a
+ * fixed number per step, from a buffer just written by vector stores, and the loads that
+ * forward from those stores lengthen every step. Here the steps only append the words, with
+ * their slots, to a log (compacted, in the registers' order: each word has a slot of its own),
+ * and after every SZ_E16_BLOCK steps a plain loop stores the log's words: no padding stores and
+ * no branch that depends on the number of words.
+ *
  * Lanes: vector j holds lanes 8j .. 8j + 7 in its low 128 bits and 16 + 8j .. 23 + 8j in its
  * high 128 bits (the order in which vpunpck{l,h}bw leave the entries of 32 elements in element
  * order). Lanes are independent except for the ranks, which follow this order.
  */
 
-/* Completed words stored per step without a loop, and the bias of a slot in an entry (as in
- * sz_entropy_template.h). */
-#define SZ_E16_STORES 8u
+/* Steps per block of the log; the bias of a slot in a log entry. */
+#define SZ_E16_BLOCK 32u
 #define SZ_E16_SLOT_BIAS 32768u
+/* A step completes at most 64 words (32 codes, 32 raw exponents); + 32: a call of ent_compact
+ * writes 32 entries from where it starts, whatever it keeps. */
+#define SZ_E16_LOG (SZ_E16_BLOCK * 2 * SPLITZIP_ENTROPY_LANES + SPLITZIP_ENTROPY_LANES)
 
 /* The encoder's tables: a window of 32 exponents (sz_ent_enc_window), the low and high bytes of
  * its entries in two 16-entry tables each, two vpshufb and a blend per byte; 2^len by length. */
@@ -110,10 +118,14 @@ static SZ_ALWAYS_INLINE __m256i ev_opaque(__m256i m)
 	return m;
 }
 
-/* The state of the 32 lanes (16 bits each; sa and sb modulo 2^16, see ent16_complete). */
+/* The state of the 32 lanes (16 bits each; sa and sb modulo 2^16, see ent16_complete), and
+ * the log of the block: 'n_log' entries, whose slots are relative to 'base'. */
 typedef struct ent16 {
 	__m256i held[2], acc[2], pw[2], sa[2], sb[2]; /* pw: 2^accb */
-	size_t next;
+	__m256i off;                                  /* SZ_E16_SLOT_BIAS - base, modulo 2^16 */
+	size_t next, base;
+	uint32_t *log;
+	unsigned n_log;
 } ent16;
 
 /* The ranks next + (the lanes of r below the lane), in lane order, of the lanes of r (masks of
@@ -172,52 +184,57 @@ static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m25
 }
 
 /*
- * Store the completed words (lanes c) to their oldest slots: entries word | (slot - next +
- * 2^15) << 16 as in the template (an open slot is less than 2^15 words behind next, so the
- * slots modulo 2^16 are enough), compacted, the first SZ_E16_STORES always stored (padded with
- * copies of the first). The order of the entries is the vectors', not the lanes': each goes to
- * its own slot.
+ * Log the completed words (lanes c) with their oldest slots: entries word | (slot - base +
+ * 2^15) << 16, where base is 'next' at the start of the block. An open slot is never more than
+ * 28 steps of 64 words behind next (a lane holds at most 26 bits when it reserves a word, and
+ * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so the
+ * slots' values modulo 2^16 are enough.
  */
-static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2],
-                                            uint8_t *words)
+static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2])
 {
-	const __m256i off = _mm256_set1_epi16((short)(uint16_t)(SZ_E16_SLOT_BIAS - s->next));
 	__m256i pk[4];
 	uint32_t m = 0;
 	for (unsigned j = 0; j < 2; j++) {
-		const __m256i so = _mm256_add_epi16(s->sa[j], off);
+		const __m256i so = _mm256_add_epi16(s->sa[j], s->off);
 		pk[2 * j] = _mm256_unpacklo_epi16(w[j], so);
 		pk[2 * j + 1] = _mm256_unpackhi_epi16(w[j], so);
 		const __m256i lo = _mm256_unpacklo_epi16(c[j], c[j]);
 		const __m256i hi = _mm256_unpackhi_epi16(c[j], c[j]);
 		m |= (em_bits(lo) | em_bits(hi) << 8) << (16 * j);
 	}
-	if (SZ_LIKELY(m)) {
-		/* + 8: the filler stores below write whole vectors past out + cnt */
-		uint32_t out[SPLITZIP_ENTROPY_LANES + SZ_E16_STORES + 8];
-		const unsigned cnt = ent_compact(out, pk, m);
-		_mm256_storeu_si256((__m256i *)(out + cnt), _mm256_set1_epi32((int)out[0]));
-		/* the words' address less 2^16 bytes, as an integer: it may lie before 'words' */
-		const uintptr_t base =
-		    (uintptr_t)words + 2 * (uintptr_t)s->next - 2 * SZ_E16_SLOT_BIAS;
-		const uint8_t *o = (const uint8_t *)out; /* u16 word, u16 slot - next + 2^15 */
-		for (unsigned j = 0; j < SZ_E16_STORES; j++)
-			splitzip_st16(
-			    (uint8_t *)(base + 2 * (uintptr_t)splitzip_le16(o + 4 * j + 2)),
-			    splitzip_le16(o + 4 * j));
-		for (unsigned j = SZ_E16_STORES; j < cnt; j++)
-			splitzip_st16(
-			    (uint8_t *)(base + 2 * (uintptr_t)splitzip_le16(o + 4 * j + 2)),
-			    splitzip_le16(o + 4 * j));
-	}
+	s->n_log += ent_compact(s->log + s->n_log, pk, m);
 	for (unsigned j = 0; j < 2; j++)
 		s->sa[j] = _mm256_blendv_epi8(s->sa[j], s->sb[j], c[j]);
 }
 
+/* A block of the log begins. */
+static SZ_ALWAYS_INLINE void ent16_block(ent16 *s)
+{
+	s->base = s->next;
+	s->off = _mm256_set1_epi16((short)(uint16_t)(SZ_E16_SLOT_BIAS - s->next));
+	s->n_log = 0;
+}
+
+/* Store the words of the block's log to their slots, four at a time: the log is padded with
+ * copies of its first entry (a second store of a word to its slot changes nothing). */
+static SZ_ALWAYS_INLINE void ent16_drain(const ent16 *s, uint8_t *words)
+{
+	if (!s->n_log)
+		return;
+	_mm_storeu_si128((__m128i *)(s->log + s->n_log), _mm_set1_epi32((int)s->log[0]));
+	/* the words' address less 2^16 bytes, as an integer: it may lie before 'words' */
+	const uintptr_t base = (uintptr_t)words + 2 * (uintptr_t)s->base - 2 * SZ_E16_SLOT_BIAS;
+	const uint8_t *o = (const uint8_t *)s->log; /* u16 word, u16 slot - base + 2^15 */
+	const uint8_t *const end = o + 4 * (size_t)s->n_log;
+	for (; o < end; o += 16)
+		for (unsigned j = 0; j < 16; j += 4)
+			splitzip_st16((uint8_t *)(base + 2 * (uintptr_t)splitzip_le16(o + j + 2)),
+			              splitzip_le16(o + j));
+}
+
 /* Phases B and R of a step with escapes (esc: the lanes, in lane order; bytes: bit 7 of hi):
  * the reads before the raw bits, then the raw exponents (ex) as 8 bits each. */
-static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, uint32_t esc,
-                                             uint8_t *words)
+static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, uint32_t esc)
 {
 	const __m256i zero = _mm256_setzero_si256(), raw = _mm256_set1_epi16(8);
 	const __m256i eb = _mm256_cmpgt_epi8(zero, hi);
@@ -234,14 +251,13 @@ static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, u
 		p2[j] = _mm256_blendv_epi8(_mm256_set1_epi16(1), _mm256_set1_epi16(256), me[j]);
 	}
 	ent16_put(s, x, p2, w, c);
-	ent16_complete(s, w, c, words);
+	ent16_complete(s, w, c);
 	return (size_t)__builtin_popcount(esc);
 }
 
 /* One step of 32 elements (or, 'partial', the first m of them). Returns its escape count. */
 static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint16_t *src,
-                                          uint8_t *sm, uint8_t *words, const int partial,
-                                          unsigned m)
+                                          uint8_t *sm, const int partial, unsigned m)
 {
 	__m256i ex, lo, hi, act = _mm256_set1_epi8(-1);
 	if (partial) {
@@ -281,11 +297,11 @@ static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint1
 	for (unsigned j = 0; j < 2; j++)
 		s->held[j] = _mm256_sub_epi16(s->held[j], len[j]);
 	ent16_put(s, x, p2, w, c); /* phase D: the codes */
-	ent16_complete(s, w, c, words);
+	ent16_complete(s, w, c);
 	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(hi); /* bit 15 of an entry */
 	if (SZ_LIKELY(!esc))
 		return 0;
-	return ent16_escapes(s, ex, hi, esc, words);
+	return ent16_escapes(s, ex, hi, esc);
 }
 
 /* The last bits of each lane, zero-padded, then zero words for slots never needed. */
@@ -316,6 +332,7 @@ static void ent16_flush(const ent16 *s, uint8_t *words)
 static size_t avx2_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, const uint16_t *src,
                                         size_t n, uint8_t *sm, uint8_t *words, size_t *n_words)
 {
+	uint32_t log[SZ_E16_LOG];
 	ent16 s;
 	ent_ek k;
 	ent_enc_init(&k, t);
@@ -324,16 +341,28 @@ static size_t avx2_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, co
 		s.pw[j] = _mm256_set1_epi16(1);
 	}
 	s.next = 0;
+	s.log = log;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
-	for (; i < full; i += SPLITZIP_ENTROPY_LANES)
-		n_esc += ent16_step(&k, &s, src + i, sm + i, words, 0, 0);
-	if (i < n)
-		n_esc += ent16_step(&k, &s, src + i, sm + i, words, 1, (unsigned)(n - i));
+	while (i < full) {
+		const size_t end = full - i > SZ_E16_BLOCK * SPLITZIP_ENTROPY_LANES
+		                       ? i + SZ_E16_BLOCK * SPLITZIP_ENTROPY_LANES
+		                       : full;
+		ent16_block(&s);
+		for (; i < end; i += SPLITZIP_ENTROPY_LANES)
+			n_esc += ent16_step(&k, &s, src + i, sm + i, 0, 0);
+		ent16_drain(&s, words);
+	}
+	if (i < n) {
+		ent16_block(&s);
+		n_esc += ent16_step(&k, &s, src + i, sm + i, 1, (unsigned)(n - i));
+		ent16_drain(&s, words);
+	}
 	ent16_flush(&s, words);
 	*n_words = s.next;
 	return n_esc;
 }
 
-#undef SZ_E16_STORES
+#undef SZ_E16_BLOCK
+#undef SZ_E16_LOG
 #undef SZ_E16_SLOT_BIAS
