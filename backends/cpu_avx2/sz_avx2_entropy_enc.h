@@ -31,9 +31,42 @@
 /* Steps per block of the log; the bias of a slot in a log entry. */
 #define SZ_E16_BLOCK 32u
 #define SZ_E16_SLOT_BIAS 32768u
-/* A step completes at most 64 words (32 codes, 32 raw exponents); + 32: a call of ent_compact
+/* A step completes at most 64 words (32 codes, 32 raw exponents); + 32: a call of ent16_compact
  * writes 32 entries from where it starts, whatever it keeps. */
 #define SZ_E16_LOG (SZ_E16_BLOCK * 2 * SPLITZIP_ENTROPY_LANES + SPLITZIP_ENTROPY_LANES)
+
+/* m ? b : a by the sign of each byte of m, as one vpblendvb: GCC turns the intrinsic into a
+ * select on the bytes' signs and, unless m comes from a byte compare, derives them again with a
+ * vpcmpgtb first. */
+static SZ_ALWAYS_INLINE __m256i blend8(__m256i a, __m256i b, __m256i m)
+{
+	__m256i r;
+	__asm__("vpblendvb %3, %2, %1, %0" : "=x"(r) : "x"(a), "x"(b), "x"(m));
+	return r;
+}
+
+/* a < b (16-bit, signed), with b hidden from GCC, which otherwise turns a compare with a
+ * constant into vpminsw and vpcmpeqw (as ev_lt in sz_avx2.c). */
+static SZ_ALWAYS_INLINE __m256i lt16(__m256i a, __m256i b)
+{
+	__asm__("" : "+x"(b));
+	return _mm256_cmpgt_epi16(b, a);
+}
+
+/* The lanes of the masks mk[i] (of v[i]) in order, to out; returns their number. May write
+ * anything to out[32) (ent_compact with the masks apart). */
+static SZ_ALWAYS_INLINE unsigned ent16_compact(uint32_t *out, const __m256i v[4],
+                                               const unsigned mk[4])
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		const __m256i idx =
+		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_nth[mk[i]]));
+		_mm256_storeu_si256((__m256i *)(out + n), _mm256_permutevar8x32_epi32(v[i], idx));
+		n += (unsigned)__builtin_popcount(mk[i]);
+	}
+	return n;
+}
 
 /* The encoder's tables: a window of 32 exponents (sz_ent_enc_window), the low and high bytes of
  * its entries in two 16-entry tables each, two vpshufb and a blend per byte; 2^len by length. */
@@ -93,10 +126,8 @@ static SZ_ALWAYS_INLINE void ent_enc_bytes(const ent_ek *k, const uint16_t *src,
 	const __m256i d = _mm256_sub_epi8(e, k->base);
 	const __m256i out = _mm256_cmpeq_epi8(_mm256_max_epu8(d, _mm256_set1_epi8(32)), d);
 	const __m256i b4 = _mm256_slli_epi16(d, 3); /* bit 4 of d to bit 7: the upper table */
-	__m256i l =
-	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->lo0, d), _mm256_shuffle_epi8(k->lo1, d), b4);
-	__m256i h =
-	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->hi0, d), _mm256_shuffle_epi8(k->hi1, d), b4);
+	__m256i l = blend8(_mm256_shuffle_epi8(k->lo0, d), _mm256_shuffle_epi8(k->lo1, d), b4);
+	__m256i h = blend8(_mm256_shuffle_epi8(k->hi0, d), _mm256_shuffle_epi8(k->hi1, d), b4);
 	if (SZ_LIKELY(k->out_esc)) {
 		l = _mm256_blendv_epi8(l, k->esc_lo, out);
 		h = _mm256_blendv_epi8(h, k->esc_hi, out);
@@ -110,14 +141,6 @@ static SZ_ALWAYS_INLINE void ent_enc_bytes(const ent_ek *k, const uint16_t *src,
 	*hi = h;
 }
 
-/* A mask of all-ones 16-bit lanes, hidden from GCC: it blends by vpblendvb on such a mask as is
- * only after a vpcmpgtb that re-derives the bytes' signs. */
-static SZ_ALWAYS_INLINE __m256i ev_opaque(__m256i m)
-{
-	__asm__("" : "+x"(m));
-	return m;
-}
-
 /* The state of the 32 lanes (16 bits each; sa and sb modulo 2^16, see ent16_complete), and
  * the log of the block: 'n_log' entries, whose slots are relative to 'base'. */
 typedef struct ent16 {
@@ -128,26 +151,23 @@ typedef struct ent16 {
 	unsigned n_log;
 } ent16;
 
-/* The ranks next + (the lanes of r below the lane), in lane order, of the lanes of r (masks of
- * all-ones lanes); the sums within 128 bits, then the counts of the halves before. */
-static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, const __m256i r[2], __m256i rank[2])
+/* The ranks next + (the lanes of r below the lane) of the lanes of r (masks of all-ones lanes),
+ * from rb, a byte per lane in lane order (vpacksswb of r): a prefix sum of bytes within 128
+ * bits, the count of lanes 0-15 added to the upper half, bytes back to the lanes' layout. */
+static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i rank[2])
 {
-	const __m256i last = _mm256_set1_epi16(0x0F0E); /* vpshufb: 16-bit element 7 of a half */
-	__m256i x[2], p[2], t[2];
-	for (unsigned j = 0; j < 2; j++) {
-		x[j] = _mm256_srli_epi16(r[j], 15);
-		p[j] = _mm256_add_epi16(x[j], _mm256_slli_si256(x[j], 2));
-		p[j] = _mm256_add_epi16(p[j], _mm256_slli_si256(p[j], 4));
-		p[j] = _mm256_add_epi16(p[j], _mm256_slli_si256(p[j], 8));
-		t[j] = _mm256_shuffle_epi8(p[j], last);
-	}
-	/* halves: lanes 0-7 | 16-23 in vector 0, 8-15 | 24-31 in vector 1 */
-	const __m256i sum = _mm256_add_epi16(t[0], t[1]);
-	const __m256i d0 = _mm256_permute2x128_si256(sum, sum, 0x08); /* 0 | lanes 0-15 */
-	const __m256i d1 = _mm256_add_epi16(d0, t[0]);                /* 0-7 | 0-23 */
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i x = _mm256_sub_epi8(zero, rb);
+	__m256i p = _mm256_add_epi8(x, _mm256_slli_si256(x, 1));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 2));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 4));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 8));
+	const __m256i t = _mm256_shuffle_epi8(p, _mm256_set1_epi8(15)); /* each half's count */
+	const __m256i e =
+	    _mm256_add_epi8(_mm256_sub_epi8(p, x), _mm256_permute2x128_si256(t, t, 0x08));
 	const __m256i base = _mm256_set1_epi16((short)(uint16_t)s->next);
-	rank[0] = _mm256_add_epi16(_mm256_sub_epi16(p[0], x[0]), _mm256_add_epi16(d0, base));
-	rank[1] = _mm256_add_epi16(_mm256_sub_epi16(p[1], x[1]), _mm256_add_epi16(d1, base));
+	rank[0] = _mm256_add_epi16(_mm256_unpacklo_epi8(e, zero), base);
+	rank[1] = _mm256_add_epi16(_mm256_unpackhi_epi8(e, zero), base);
 }
 
 /* Reserve the next words for the lanes of r, in lane order (a lane with no open slot: the new
@@ -155,13 +175,13 @@ static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, const __m256i r[2], __m
 static SZ_ALWAYS_INLINE void ent16_reserve(ent16 *s, const __m256i r[2])
 {
 	__m256i rank[2];
-	ent16_ranks(s, r, rank);
-	s->next += (size_t)__builtin_popcount(
-	    (unsigned)_mm256_movemask_epi8(_mm256_packs_epi16(r[0], r[1])));
+	const __m256i rb = _mm256_packs_epi16(r[0], r[1]);
+	ent16_ranks(s, rb, rank);
+	s->next += (size_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(rb));
 	for (unsigned j = 0; j < 2; j++) {
 		const __m256i none = _mm256_cmpeq_epi16(s->held[j], _mm256_setzero_si256());
-		s->sb[j] = _mm256_blendv_epi8(s->sb[j], rank[j], r[j]);
-		s->sa[j] = _mm256_blendv_epi8(s->sa[j], rank[j], _mm256_and_si256(r[j], none));
+		s->sb[j] = blend8(s->sb[j], rank[j], r[j]);
+		s->sa[j] = blend8(s->sa[j], rank[j], _mm256_and_si256(r[j], none));
 		s->held[j] =
 		    _mm256_add_epi16(s->held[j], _mm256_and_si256(r[j], _mm256_set1_epi16(16)));
 	}
@@ -177,9 +197,9 @@ static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m25
 		const __m256i over = _mm256_mulhi_epu16(x[j], s->pw[j]);
 		const __m256i ql = _mm256_mullo_epi16(s->pw[j], p2[j]);
 		const __m256i qh = _mm256_mulhi_epu16(s->pw[j], p2[j]);
-		c[j] = ev_opaque(_mm256_cmpeq_epi16(ql, _mm256_setzero_si256()));
+		c[j] = _mm256_cmpeq_epi16(ql, _mm256_setzero_si256());
 		s->pw[j] = _mm256_or_si256(ql, qh);
-		s->acc[j] = _mm256_blendv_epi8(w[j], over, c[j]);
+		s->acc[j] = blend8(w[j], over, c[j]);
 	}
 }
 
@@ -193,18 +213,17 @@ static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m25
 static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2])
 {
 	__m256i pk[4];
-	uint32_t m = 0;
+	unsigned mk[4];
 	for (unsigned j = 0; j < 2; j++) {
 		const __m256i so = _mm256_add_epi16(s->sa[j], s->off);
 		pk[2 * j] = _mm256_unpacklo_epi16(w[j], so);
 		pk[2 * j + 1] = _mm256_unpackhi_epi16(w[j], so);
-		const __m256i lo = _mm256_unpacklo_epi16(c[j], c[j]);
-		const __m256i hi = _mm256_unpackhi_epi16(c[j], c[j]);
-		m |= (em_bits(lo) | em_bits(hi) << 8) << (16 * j);
+		mk[2 * j] = em_bits(_mm256_unpacklo_epi16(c[j], c[j]));
+		mk[2 * j + 1] = em_bits(_mm256_unpackhi_epi16(c[j], c[j]));
 	}
-	s->n_log += ent_compact(s->log + s->n_log, pk, m);
+	s->n_log += ent16_compact(s->log + s->n_log, pk, mk);
 	for (unsigned j = 0; j < 2; j++)
-		s->sa[j] = _mm256_blendv_epi8(s->sa[j], s->sb[j], c[j]);
+		s->sa[j] = blend8(s->sa[j], s->sb[j], c[j]);
 }
 
 /* A block of the log begins. */
@@ -244,11 +263,11 @@ static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, u
 	x[0] = _mm256_and_si256(_mm256_unpacklo_epi8(ex, zero), me[0]);
 	x[1] = _mm256_and_si256(_mm256_unpackhi_epi8(ex, zero), me[1]);
 	for (unsigned j = 0; j < 2; j++) /* the refill threshold before raw bits is their width */
-		r[j] = _mm256_and_si256(me[j], _mm256_cmpgt_epi16(raw, s->held[j]));
+		r[j] = _mm256_and_si256(me[j], lt16(s->held[j], raw));
 	ent16_reserve(s, r);
 	for (unsigned j = 0; j < 2; j++) {
 		s->held[j] = _mm256_sub_epi16(s->held[j], _mm256_and_si256(me[j], raw));
-		p2[j] = _mm256_blendv_epi8(_mm256_set1_epi16(1), _mm256_set1_epi16(256), me[j]);
+		p2[j] = blend8(_mm256_set1_epi16(1), _mm256_set1_epi16(256), me[j]);
 	}
 	ent16_put(s, x, p2, w, c);
 	ent16_complete(s, w, c);
@@ -287,8 +306,7 @@ static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint1
 	len[0] = _mm256_unpacklo_epi8(lenb, zero);
 	len[1] = _mm256_unpackhi_epi8(lenb, zero);
 	for (unsigned j = 0; j < 2; j++) { /* phase A */
-		r[j] = _mm256_cmpgt_epi16(_mm256_set1_epi16(SPLITZIP_ENTROPY_REFILL_SYMBOL),
-		                          s->held[j]);
+		r[j] = lt16(s->held[j], _mm256_set1_epi16(SPLITZIP_ENTROPY_REFILL_SYMBOL));
 		if (partial)
 			r[j] = _mm256_and_si256(r[j], j ? _mm256_unpackhi_epi8(act, act)
 			                                : _mm256_unpacklo_epi8(act, act));
