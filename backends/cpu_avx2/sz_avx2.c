@@ -288,20 +288,6 @@ static SZ_ALWAYS_INLINE void ent_words(__m256i w[4], uint32_t m, const uint8_t *
 	}
 }
 
-/* The lanes of m in order: per vector, vpermd by the lane numbers of its lanes of m. */
-static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m256i v[4], uint32_t m)
-{
-	unsigned k = 0;
-	for (unsigned i = 0; i < 4; i++) {
-		const unsigned mv = (m >> (8 * i)) & 0xFF;
-		const __m256i idx =
-		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_nth[mv]));
-		_mm256_storeu_si256((__m256i *)(out + k), _mm256_permutevar8x32_epi32(v[i], idx));
-		k += (unsigned)__builtin_popcount(mv);
-	}
-	return k;
-}
-
 /*
  * The decoder: the first 4 bits of a lane, then the next 4 after the most frequent prefix of the
  * longer codes, by vpshufb of 16-entry tables (sz_ent_dec_nibbles) on bytes of the 32 lanes;

@@ -54,7 +54,7 @@ static SZ_ALWAYS_INLINE __m256i lt16(__m256i a, __m256i b)
 }
 
 /* The lanes of the masks mk[i] (of v[i]) in order, to out; returns their number. May write
- * anything to out[32) (ent_compact with the masks apart). */
+ * anything to out[32). */
 static SZ_ALWAYS_INLINE unsigned ent16_compact(uint32_t *out, const __m256i v[4],
                                                const unsigned mk[4])
 {
