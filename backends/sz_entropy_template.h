@@ -16,6 +16,9 @@
  *   SZ_EM              a mask of SZ_ENT_W lanes (a k-mask, or a vector of all-ones lanes)
  *   SZ_ES              the decoded exponents of a step, in the ISA's own form
  *   SZ_ENT_DK, SZ_ENT_EK   the decoder's and the encoder's constants (tables in registers)
+ *   SZ_ENT_OWN_ENCODER     optional: the backend defines ##_entropy_encode_chunk itself, and
+ *                          SZ_ENT_EK, ent_ranks, ent_compact, ent_enc_init and ent_enc_in are
+ *                          not needed
  * Operations (static inline functions or macros; every value compared is below 2^31):
  *   ev_set1(x), ev_add(a, b), ev_sub(a, b), ev_and(a, b), ev_or(a, b), ev_sllv(a, n),
  *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM;
@@ -46,7 +49,8 @@
  *       t->sym[e]): code | length << 11 | escape << 15) to its lane.
  */
 #if !defined(SZ_ENT_PREFIX) || !defined(SZ_ENT_W) || !defined(SZ_EV) || !defined(SZ_EM) ||         \
-    !defined(SZ_ES) || !defined(SZ_ENT_DK) || !defined(SZ_ENT_EK)
+    !defined(SZ_ES) || !defined(SZ_ENT_DK) ||                                                      \
+    (!defined(SZ_ENT_EK) && !defined(SZ_ENT_OWN_ENCODER))
 #error "sz_entropy_template.h: a parameter is missing (see the list at the top)"
 #endif
 
@@ -330,6 +334,7 @@ static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tab
 	return SPLITZIP_OK;
 }
 
+#ifndef SZ_ENT_OWN_ENCODER
 /* Completed words stored per step without a loop, and the bias of a slot in an entry. */
 #define SZ_ENT_STORES 8u
 #define SZ_ENT_SLOT_BIAS 32768u
@@ -541,7 +546,9 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 	*n_words = s.next;
 	return n_esc;
 }
+#endif /* SZ_ENT_OWN_ENCODER */
 
+#undef SZ_ENT_OWN_ENCODER
 #undef SZ_ENT_TAIL_WORDS
 #undef SZ_ENT_STORES
 #undef SZ_ENT_SLOT_BIAS

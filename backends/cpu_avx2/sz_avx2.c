@@ -257,7 +257,7 @@ static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
 /*
  * Lane tables over a mask of 8 lanes. ent_shuf[m]: the vpshufb control that puts word
  * SZ_RANK(m, l) of 8 (little-endian) into u32 lane l for the lanes of m and zeroes the others;
- * ent_rank[m][l] = SZ_RANK(m, l); ent_nth[m][j] = SZ_NTH(m, j).
+ * ent_nth[m][j] = SZ_NTH(m, j).
  */
 #define SZ_SHUF_LANE(m, l)                                                                         \
 	((m) >> (l)&1 ? 2 * SZ_RANK(m, l) : 0x80), ((m) >> (l)&1 ? 2 * SZ_RANK(m, l) + 1 : 0x80),  \
@@ -267,18 +267,12 @@ static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
 		SZ_SHUF_LANE(m, 0), SZ_SHUF_LANE(m, 1), SZ_SHUF_LANE(m, 2), SZ_SHUF_LANE(m, 3),    \
 		    SZ_SHUF_LANE(m, 4), SZ_SHUF_LANE(m, 5), SZ_SHUF_LANE(m, 6), SZ_SHUF_LANE(m, 7) \
 	}
-#define SZ_RANKS(m)                                                                                \
-	{                                                                                          \
-		SZ_RANK(m, 0), SZ_RANK(m, 1), SZ_RANK(m, 2), SZ_RANK(m, 3), SZ_RANK(m, 4),         \
-		    SZ_RANK(m, 5), SZ_RANK(m, 6), SZ_RANK(m, 7)                                    \
-	}
 #define SZ_NTHS(m)                                                                                 \
 	{                                                                                          \
 		SZ_NTH(m, 0), SZ_NTH(m, 1), SZ_NTH(m, 2), SZ_NTH(m, 3), SZ_NTH(m, 4),              \
 		    SZ_NTH(m, 5), SZ_NTH(m, 6), SZ_NTH(m, 7)                                       \
 	}
 static const uint8_t ent_shuf[256][32] __attribute__((aligned(32))) = {SZ_TABLE256(SZ_SHUF)};
-static const uint8_t ent_rank[256][8] = {SZ_TABLE256(SZ_RANKS)};
 static const uint8_t ent_nth[256][8] = {SZ_TABLE256(SZ_NTHS)};
 
 /* The words of the lanes of m: per vector, the next 8 words of both 128-bit halves, vpshufb. */
@@ -292,31 +286,6 @@ static SZ_ALWAYS_INLINE void ent_words(__m256i w[4], uint32_t m, const uint8_t *
 		w[v] = _mm256_shuffle_epi8(q, _mm256_load_si256((const __m256i *)ent_shuf[mv]));
 		off += (unsigned)__builtin_popcount(mv);
 	}
-}
-
-static SZ_ALWAYS_INLINE void ent_ranks(__m256i r[4], uint32_t m, uint32_t base)
-{
-	for (unsigned v = 0; v < 4; v++) {
-		const unsigned mv = (m >> (8 * v)) & 0xFF;
-		r[v] = _mm256_add_epi32(
-		    _mm256_set1_epi32((int)base),
-		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_rank[mv])));
-		base += (uint32_t)__builtin_popcount(mv);
-	}
-}
-
-/* The lanes of m in order: per vector, vpermd by the lane numbers of its lanes of m. */
-static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m256i v[4], uint32_t m)
-{
-	unsigned k = 0;
-	for (unsigned i = 0; i < 4; i++) {
-		const unsigned mv = (m >> (8 * i)) & 0xFF;
-		const __m256i idx =
-		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_nth[mv]));
-		_mm256_storeu_si256((__m256i *)(out + k), _mm256_permutevar8x32_epi32(v[i], idx));
-		k += (unsigned)__builtin_popcount(mv);
-	}
-	return k;
 }
 
 /*
@@ -460,76 +429,6 @@ static SZ_ALWAYS_INLINE void ent_join(const __m256i *x, const uint8_t *sm, uint1
 	_mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
-/* The encoder: a window of 32 exponents (sz_ent_enc_window), the low and high bytes of its
- * entries in two 16-entry tables each, two vpshufb and a blend per byte. */
-typedef struct ent_ek {
-	__m256i lo0, lo1, hi0, hi1, base, esc_lo, esc_hi;
-	int out_esc; /* every exponent outside the window is an escape */
-	const splitzip_entropy_enc_tables *t;
-} ent_ek;
-
-static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
-{
-	uint16_t esc;
-	uint8_t lo[32], hi[32];
-	unsigned base;
-	k->out_esc = sz_ent_enc_window_bytes(t, 32, lo, hi, &base, &esc);
-	k->lo0 = bcast16(lo);
-	k->lo1 = bcast16(lo + 16);
-	k->hi0 = bcast16(hi);
-	k->hi1 = bcast16(hi + 16);
-	k->base = _mm256_set1_epi8((char)base);
-	k->esc_lo = _mm256_set1_epi8((char)(esc & 0xFF));
-	k->esc_hi = _mm256_set1_epi8((char)(esc >> 8));
-	k->t = t;
-}
-
-/* Lanes m (exponents outside the window, not all escapes): their entry bytes one by one. */
-static void ent_enc_outside(const ent_ek *k, const uint16_t *src, uint32_t m, __m256i *lo,
-                            __m256i *hi)
-{
-	uint8_t l8[32], h8[32];
-	_mm256_storeu_si256((__m256i *)l8, *lo);
-	_mm256_storeu_si256((__m256i *)h8, *hi);
-	for (; m; m &= m - 1) {
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint16_t e = sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]);
-		l8[l] = (uint8_t)e;
-		h8[l] = (uint8_t)(e >> 8);
-	}
-	*lo = _mm256_loadu_si256((const __m256i *)l8);
-	*hi = _mm256_loadu_si256((const __m256i *)h8);
-}
-
-static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, uint8_t *sm,
-                                        __m256i ent[4])
-{
-	__m256i e, s;
-	split32(src, &e, &s);
-	_mm256_storeu_si256((__m256i *)sm, s);
-	const __m256i d = _mm256_sub_epi8(e, k->base);
-	const __m256i out = _mm256_cmpeq_epi8(_mm256_max_epu8(d, _mm256_set1_epi8(32)), d);
-	const __m256i b4 = _mm256_slli_epi16(d, 3); /* bit 4 of d to bit 7: the upper table */
-	__m256i lo =
-	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->lo0, d), _mm256_shuffle_epi8(k->lo1, d), b4);
-	__m256i hi =
-	    _mm256_blendv_epi8(_mm256_shuffle_epi8(k->hi0, d), _mm256_shuffle_epi8(k->hi1, d), b4);
-	if (SZ_LIKELY(k->out_esc)) {
-		lo = _mm256_blendv_epi8(lo, k->esc_lo, out);
-		hi = _mm256_blendv_epi8(hi, k->esc_hi, out);
-	} else {
-		const uint32_t m = (uint32_t)_mm256_movemask_epi8(out);
-		if (m)
-			ent_enc_outside(k, src, m, &lo, &hi);
-	}
-	/* u16 entries of elements [0-7 | 16-23] and [8-15 | 24-31] */
-	const __m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
-	ent[0] = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u0));
-	ent[1] = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u1));
-	ent[2] = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u0, 1));
-	ent[3] = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u1, 1));
-}
-
 /* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
 
 /* The exponents hi[i] >> 7 of 32 elements as bytes (vpackuswb, lanes put back in order). */
@@ -599,14 +498,17 @@ static void avx2_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, co
 		}
 }
 
+/* The decoder from the template; the encoder is AVX2's own, in 16-bit lanes
+ * (sz_avx2_entropy_enc.h). */
 #define SZ_ENT_PREFIX avx2
 #define SZ_ENT_W 8
 #define SZ_EV __m256i
 #define SZ_EM __m256i
 #define SZ_ES __m256i
 #define SZ_ENT_DK ent_dk
-#define SZ_ENT_EK ent_ek
+#define SZ_ENT_OWN_ENCODER
 #include "../sz_entropy_template.h"
+#include "sz_avx2_entropy_enc.h"
 
 /* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
  * -------------------------------------------------------- */

@@ -1,0 +1,386 @@
+/*
+ * sz_avx2_entropy_enc.h -- the mode-2 chunk encoder of the AVX2 backend (doc/FORMAT.md §4.3.5),
+ * included by sz_avx2.c after sz_entropy_template.h, which it replaces for the encoder
+ * (SZ_ENT_OWN_ENCODER). The design is the template's (read its comments first): the encoder
+ * runs the decoder's lane counts alongside itself, reserves a slot (the chunk's next word)
+ * wherever the decoder reads a word, keeps at most two open slots per lane (sa the oldest, sb
+ * the other) and stores each completed word to its lane's oldest slot.
+ *
+ * What differs is the width of a lane's state: 16 bits, so that the 32 lanes are two vectors
+ * instead of four and the state (held, the accumulator, 2^accb, sa and sb: ten vectors) comes
+ * close to fitting the sixteen registers; with four vectors per value the template spills a
+ * third of its instructions on AVX2. AVX2 has no 16-bit variable shift, so a lane keeps
+ * pw = 2^accb rather than accb and appends a code x of length len by multiplying: the low half
+ * of x * pw (vpmullw) is what stays in the lane's word, the high half (vpmulhuw) what spills
+ * into the next one, and pw * 2^len tells both the new pw and whether the word is complete (its
+ * low half is 0 exactly when accb + len >= 16; accb + len < 32 always). The ranks of the lanes
+ * that reserve, in lane order, come from a prefix sum in the registers.
+ *
+ * The stores of the completed words are scattered, so they are scalar; the template stores a
+ * fixed number per step, from a buffer just written by vector stores, and the loads that
+ * forward from those stores lengthen every step. Here the steps only append the words, with
+ * their slots, to a log (compacted, in the registers' order: each word has a slot of its own),
+ * and after every SZ_E16_BLOCK steps a plain loop stores the log's words: no padding stores and
+ * no branch that depends on the number of words.
+ *
+ * Lanes: vector j holds lanes 8j .. 8j + 7 in its low 128 bits and 16 + 8j .. 23 + 8j in its
+ * high 128 bits (the order in which vpunpck{l,h}bw leave the entries of 32 elements in element
+ * order). Lanes are independent except for the ranks, which follow this order.
+ */
+
+/* Steps per block of the log; the bias of a slot in a log entry. */
+#define SZ_E16_BLOCK 32u
+#define SZ_E16_SLOT_BIAS 32768u
+/* A step completes at most 64 words (32 codes, 32 raw exponents); + 32: a call of ent16_compact
+ * writes 32 entries from where it starts, whatever it keeps. */
+#define SZ_E16_LOG (SZ_E16_BLOCK * 2 * SPLITZIP_ENTROPY_LANES + SPLITZIP_ENTROPY_LANES)
+
+/* m ? b : a by the sign of each byte of m, as one vpblendvb: GCC turns the intrinsic into a
+ * select on the bytes' signs and, unless m comes from a byte compare, derives them again with a
+ * vpcmpgtb first. */
+static SZ_ALWAYS_INLINE __m256i blend8(__m256i a, __m256i b, __m256i m)
+{
+	__m256i r;
+	__asm__("vpblendvb %3, %2, %1, %0" : "=x"(r) : "x"(a), "x"(b), "x"(m));
+	return r;
+}
+
+/* a < b (16-bit, signed), with b hidden from GCC, which otherwise turns a compare with a
+ * constant into vpminsw and vpcmpeqw (as ev_lt in sz_avx2.c). */
+static SZ_ALWAYS_INLINE __m256i lt16(__m256i a, __m256i b)
+{
+	__asm__("" : "+x"(b));
+	return _mm256_cmpgt_epi16(b, a);
+}
+
+/* The lanes of the masks mk[i] (of v[i]) in order, to out; returns their number. May write
+ * anything to out[32). */
+static SZ_ALWAYS_INLINE unsigned ent16_compact(uint32_t *out, const __m256i v[4],
+                                               const unsigned mk[4])
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < 4; i++) {
+		const __m256i idx =
+		    _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)ent_nth[mk[i]]));
+		_mm256_storeu_si256((__m256i *)(out + n), _mm256_permutevar8x32_epi32(v[i], idx));
+		n += (unsigned)__builtin_popcount(mk[i]);
+	}
+	return n;
+}
+
+/* The encoder's tables: a window of 32 exponents (sz_ent_enc_window), the low and high bytes of
+ * its entries in two 16-entry tables each, two vpshufb and a blend per byte; 2^len by length. */
+typedef struct ent_ek {
+	__m256i lo0, lo1, hi0, hi1, base, esc_lo, esc_hi, p2lo, p2hi;
+	int out_esc; /* every exponent outside the window is an escape */
+	const splitzip_entropy_enc_tables *t;
+} ent_ek;
+
+static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
+{
+	uint16_t esc;
+	uint8_t lo[32], hi[32], p2lo[16], p2hi[16];
+	unsigned base;
+	k->out_esc = sz_ent_enc_window_bytes(t, 32, lo, hi, &base, &esc);
+	for (unsigned len = 0; len < 16; len++) {
+		p2lo[len] = (uint8_t)(len < 8 ? 1u << len : 0);
+		p2hi[len] = (uint8_t)(len >= 8 ? 1u << (len - 8) : 0);
+	}
+	k->lo0 = bcast16(lo);
+	k->lo1 = bcast16(lo + 16);
+	k->hi0 = bcast16(hi);
+	k->hi1 = bcast16(hi + 16);
+	k->p2lo = bcast16(p2lo);
+	k->p2hi = bcast16(p2hi);
+	k->base = _mm256_set1_epi8((char)base);
+	k->esc_lo = _mm256_set1_epi8((char)(esc & 0xFF));
+	k->esc_hi = _mm256_set1_epi8((char)(esc >> 8));
+	k->t = t;
+}
+
+/* Lanes m (exponents outside the window, not all escapes): their entry bytes one by one. */
+static void ent_enc_outside(const ent_ek *k, const uint16_t *src, uint32_t m, __m256i *lo,
+                            __m256i *hi)
+{
+	uint8_t l8[32], h8[32];
+	_mm256_storeu_si256((__m256i *)l8, *lo);
+	_mm256_storeu_si256((__m256i *)h8, *hi);
+	for (; m; m &= m - 1) {
+		const unsigned l = (unsigned)__builtin_ctz(m);
+		const uint16_t e = sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]);
+		l8[l] = (uint8_t)e;
+		h8[l] = (uint8_t)(e >> 8);
+	}
+	*lo = _mm256_loadu_si256((const __m256i *)l8);
+	*hi = _mm256_loadu_si256((const __m256i *)h8);
+}
+
+/* 32 elements: their sign/mantissa bytes to sm; their exponents (ex) and the low and high bytes
+ * of their entries (sz_ent_e16), in element order. */
+static SZ_ALWAYS_INLINE void ent_enc_bytes(const ent_ek *k, const uint16_t *src, uint8_t *sm,
+                                           __m256i *ex, __m256i *lo, __m256i *hi)
+{
+	__m256i e, s;
+	split32(src, &e, &s);
+	_mm256_storeu_si256((__m256i *)sm, s);
+	const __m256i d = _mm256_sub_epi8(e, k->base);
+	const __m256i out = _mm256_cmpeq_epi8(_mm256_max_epu8(d, _mm256_set1_epi8(32)), d);
+	const __m256i b4 = _mm256_slli_epi16(d, 3); /* bit 4 of d to bit 7: the upper table */
+	__m256i l = blend8(_mm256_shuffle_epi8(k->lo0, d), _mm256_shuffle_epi8(k->lo1, d), b4);
+	__m256i h = blend8(_mm256_shuffle_epi8(k->hi0, d), _mm256_shuffle_epi8(k->hi1, d), b4);
+	if (SZ_LIKELY(k->out_esc)) {
+		l = _mm256_blendv_epi8(l, k->esc_lo, out);
+		h = _mm256_blendv_epi8(h, k->esc_hi, out);
+	} else {
+		const uint32_t m = (uint32_t)_mm256_movemask_epi8(out);
+		if (m)
+			ent_enc_outside(k, src, m, &l, &h);
+	}
+	*ex = e;
+	*lo = l;
+	*hi = h;
+}
+
+/* The state of the 32 lanes (16 bits each; sa and sb modulo 2^16, see ent16_complete), and
+ * the log of the block: 'n_log' entries, whose slots are relative to 'base'. */
+typedef struct ent16 {
+	__m256i held[2], acc[2], pw[2], sa[2], sb[2]; /* pw: 2^accb */
+	__m256i off;                                  /* SZ_E16_SLOT_BIAS - base, modulo 2^16 */
+	size_t next, base;
+	uint32_t *log;
+	unsigned n_log;
+} ent16;
+
+/* The ranks next + (the lanes of r below the lane) of the lanes of r (masks of all-ones lanes),
+ * from rb, a byte per lane in lane order (vpacksswb of r): a prefix sum of bytes within 128
+ * bits, the count of lanes 0-15 added to the upper half, bytes back to the lanes' layout. */
+static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i rank[2])
+{
+	const __m256i zero = _mm256_setzero_si256();
+	const __m256i x = _mm256_sub_epi8(zero, rb);
+	__m256i p = _mm256_add_epi8(x, _mm256_slli_si256(x, 1));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 2));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 4));
+	p = _mm256_add_epi8(p, _mm256_slli_si256(p, 8));
+	const __m256i t = _mm256_shuffle_epi8(p, _mm256_set1_epi8(15)); /* each half's count */
+	const __m256i e =
+	    _mm256_add_epi8(_mm256_sub_epi8(p, x), _mm256_permute2x128_si256(t, t, 0x08));
+	const __m256i base = _mm256_set1_epi16((short)(uint16_t)s->next);
+	rank[0] = _mm256_add_epi16(_mm256_unpacklo_epi8(e, zero), base);
+	rank[1] = _mm256_add_epi16(_mm256_unpackhi_epi8(e, zero), base);
+}
+
+/* Reserve the next words for the lanes of r, in lane order (a lane with no open slot: the new
+ * one is its oldest and, unread, its second; else its second). */
+static SZ_ALWAYS_INLINE void ent16_reserve(ent16 *s, const __m256i r[2])
+{
+	__m256i rank[2];
+	const __m256i rb = _mm256_packs_epi16(r[0], r[1]);
+	ent16_ranks(s, rb, rank);
+	s->next += (size_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(rb));
+	for (unsigned j = 0; j < 2; j++) {
+		const __m256i none = _mm256_cmpeq_epi16(s->held[j], _mm256_setzero_si256());
+		s->sb[j] = blend8(s->sb[j], rank[j], r[j]);
+		s->sa[j] = blend8(s->sa[j], rank[j], _mm256_and_si256(r[j], none));
+		s->held[j] =
+		    _mm256_add_epi16(s->held[j], _mm256_and_si256(r[j], _mm256_set1_epi16(16)));
+	}
+}
+
+/* Append x (below 2^len, p2 = 2^len) to the lanes: w gets their words, c the lanes whose word
+ * is complete (w is then the word, and the lane keeps the bits that spilled over). */
+static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m256i p2[2],
+                                       __m256i w[2], __m256i c[2])
+{
+	for (unsigned j = 0; j < 2; j++) {
+		w[j] = _mm256_or_si256(s->acc[j], _mm256_mullo_epi16(x[j], s->pw[j]));
+		const __m256i over = _mm256_mulhi_epu16(x[j], s->pw[j]);
+		const __m256i ql = _mm256_mullo_epi16(s->pw[j], p2[j]);
+		const __m256i qh = _mm256_mulhi_epu16(s->pw[j], p2[j]);
+		c[j] = _mm256_cmpeq_epi16(ql, _mm256_setzero_si256());
+		s->pw[j] = _mm256_or_si256(ql, qh);
+		s->acc[j] = blend8(w[j], over, c[j]);
+	}
+}
+
+/*
+ * Log the completed words (lanes c) with their oldest slots: entries word | (slot - base +
+ * 2^15) << 16, where base is 'next' at the start of the block. An open slot is never more than
+ * 28 steps of 64 words behind next (a lane holds at most 26 bits when it reserves a word, and
+ * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so the
+ * slots' values modulo 2^16 are enough.
+ */
+static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2])
+{
+	__m256i pk[4];
+	unsigned mk[4];
+	for (unsigned j = 0; j < 2; j++) {
+		const __m256i so = _mm256_add_epi16(s->sa[j], s->off);
+		pk[2 * j] = _mm256_unpacklo_epi16(w[j], so);
+		pk[2 * j + 1] = _mm256_unpackhi_epi16(w[j], so);
+		mk[2 * j] = em_bits(_mm256_unpacklo_epi16(c[j], c[j]));
+		mk[2 * j + 1] = em_bits(_mm256_unpackhi_epi16(c[j], c[j]));
+	}
+	s->n_log += ent16_compact(s->log + s->n_log, pk, mk);
+	for (unsigned j = 0; j < 2; j++)
+		s->sa[j] = blend8(s->sa[j], s->sb[j], c[j]);
+}
+
+/* A block of the log begins. */
+static SZ_ALWAYS_INLINE void ent16_block(ent16 *s)
+{
+	s->base = s->next;
+	s->off = _mm256_set1_epi16((short)(uint16_t)(SZ_E16_SLOT_BIAS - s->next));
+	s->n_log = 0;
+}
+
+/* Store the words of the block's log to their slots, four at a time: the log is padded with
+ * copies of its first entry (a second store of a word to its slot changes nothing). */
+static SZ_ALWAYS_INLINE void ent16_drain(const ent16 *s, uint8_t *words)
+{
+	if (!s->n_log)
+		return;
+	_mm_storeu_si128((__m128i *)(s->log + s->n_log), _mm_set1_epi32((int)s->log[0]));
+	/* the words' address less 2^16 bytes, as an integer: it may lie before 'words' */
+	const uintptr_t base = (uintptr_t)words + 2 * (uintptr_t)s->base - 2 * SZ_E16_SLOT_BIAS;
+	const uint8_t *o = (const uint8_t *)s->log; /* u16 word, u16 slot - base + 2^15 */
+	const uint8_t *const end = o + 4 * (size_t)s->n_log;
+	for (; o < end; o += 16)
+		for (unsigned j = 0; j < 16; j += 4)
+			splitzip_st16((uint8_t *)(base + 2 * (uintptr_t)splitzip_le16(o + j + 2)),
+			              splitzip_le16(o + j));
+}
+
+/* Phases B and R of a step with escapes (esc: the lanes, in lane order; bytes: bit 7 of hi):
+ * the reads before the raw bits, then the raw exponents (ex) as 8 bits each. */
+static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, uint32_t esc)
+{
+	const __m256i zero = _mm256_setzero_si256(), raw = _mm256_set1_epi16(8);
+	const __m256i eb = _mm256_cmpgt_epi8(zero, hi);
+	__m256i me[2], x[2], p2[2], r[2], w[2], c[2];
+	me[0] = _mm256_unpacklo_epi8(eb, eb);
+	me[1] = _mm256_unpackhi_epi8(eb, eb);
+	x[0] = _mm256_and_si256(_mm256_unpacklo_epi8(ex, zero), me[0]);
+	x[1] = _mm256_and_si256(_mm256_unpackhi_epi8(ex, zero), me[1]);
+	for (unsigned j = 0; j < 2; j++) /* the refill threshold before raw bits is their width */
+		r[j] = _mm256_and_si256(me[j], lt16(s->held[j], raw));
+	ent16_reserve(s, r);
+	for (unsigned j = 0; j < 2; j++) {
+		s->held[j] = _mm256_sub_epi16(s->held[j], _mm256_and_si256(me[j], raw));
+		p2[j] = blend8(_mm256_set1_epi16(1), _mm256_set1_epi16(256), me[j]);
+	}
+	ent16_put(s, x, p2, w, c);
+	ent16_complete(s, w, c);
+	return (size_t)__builtin_popcount(esc);
+}
+
+/* One step of 32 elements (or, 'partial', the first m of them). Returns its escape count. */
+static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint16_t *src,
+                                          uint8_t *sm, const int partial, unsigned m)
+{
+	__m256i ex, lo, hi, act = _mm256_set1_epi8(-1);
+	if (partial) {
+		uint16_t ibuf[SPLITZIP_ENTROPY_LANES] = {0};
+		uint8_t sbuf[SPLITZIP_ENTROPY_LANES];
+		memcpy(ibuf, src, 2 * (size_t)m);
+		ent_enc_bytes(k, ibuf, sbuf, &ex, &lo, &hi);
+		memcpy(sm, sbuf, m);
+		const __m256i iota =
+		    _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+		                     18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+		act = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)m), iota);
+		lo = _mm256_and_si256(lo, act); /* inactive lanes: no bits (len 0, 2^len 1) */
+		hi = _mm256_and_si256(hi, act);
+	} else {
+		ent_enc_bytes(k, src, sm, &ex, &lo, &hi);
+	}
+	const __m256i lenb = _mm256_and_si256(_mm256_srli_epi16(hi, 3), _mm256_set1_epi8(0x0F));
+	const __m256i p2l = _mm256_shuffle_epi8(k->p2lo, lenb),
+	              p2h = _mm256_shuffle_epi8(k->p2hi, lenb);
+	const __m256i code = _mm256_set1_epi16(0x7FF), zero = _mm256_setzero_si256();
+	__m256i x[2], p2[2], len[2], r[2], w[2], c[2];
+	x[0] = _mm256_and_si256(_mm256_unpacklo_epi8(lo, hi), code);
+	x[1] = _mm256_and_si256(_mm256_unpackhi_epi8(lo, hi), code);
+	p2[0] = _mm256_unpacklo_epi8(p2l, p2h);
+	p2[1] = _mm256_unpackhi_epi8(p2l, p2h);
+	len[0] = _mm256_unpacklo_epi8(lenb, zero);
+	len[1] = _mm256_unpackhi_epi8(lenb, zero);
+	for (unsigned j = 0; j < 2; j++) { /* phase A */
+		r[j] = lt16(s->held[j], _mm256_set1_epi16(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+		if (partial)
+			r[j] = _mm256_and_si256(r[j], j ? _mm256_unpackhi_epi8(act, act)
+			                                : _mm256_unpacklo_epi8(act, act));
+	}
+	ent16_reserve(s, r);
+	for (unsigned j = 0; j < 2; j++)
+		s->held[j] = _mm256_sub_epi16(s->held[j], len[j]);
+	ent16_put(s, x, p2, w, c); /* phase D: the codes */
+	ent16_complete(s, w, c);
+	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(hi); /* bit 15 of an entry */
+	if (SZ_LIKELY(!esc))
+		return 0;
+	return ent16_escapes(s, ex, hi, esc);
+}
+
+/* The last bits of each lane, zero-padded, then zero words for slots never needed. */
+static void ent16_flush(const ent16 *s, uint8_t *words)
+{
+	uint16_t held[2][16], acc[2][16], pw[2][16], sa[2][16], sb[2][16];
+	for (unsigned j = 0; j < 2; j++) {
+		_mm256_storeu_si256((__m256i *)held[j], s->held[j]);
+		_mm256_storeu_si256((__m256i *)acc[j], s->acc[j]);
+		_mm256_storeu_si256((__m256i *)pw[j], s->pw[j]);
+		_mm256_storeu_si256((__m256i *)sa[j], s->sa[j]);
+		_mm256_storeu_si256((__m256i *)sb[j], s->sb[j]);
+	}
+	for (unsigned j = 0; j < 2; j++)
+		for (unsigned p = 0; p < 16; p++) {
+			const unsigned open = (held[j][p] + (unsigned)__builtin_ctz(pw[j][p])) / 16;
+			/* the slots, from their values modulo 2^16: both are at most 2^15 below
+			 * next */
+			const size_t a = s->next - ((s->next - sa[j][p]) & 0xFFFFu);
+			const size_t b = s->next - ((s->next - sb[j][p]) & 0xFFFFu);
+			if (open > 0)
+				splitzip_st16(words + 2 * a, acc[j][p]);
+			if (open > 1)
+				splitzip_st16(words + 2 * b, 0);
+		}
+}
+
+static size_t avx2_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, const uint16_t *src,
+                                        size_t n, uint8_t *sm, uint8_t *words, size_t *n_words)
+{
+	uint32_t log[SZ_E16_LOG];
+	ent16 s;
+	ent_ek k;
+	ent_enc_init(&k, t);
+	for (unsigned j = 0; j < 2; j++) {
+		s.held[j] = s.acc[j] = s.sa[j] = s.sb[j] = _mm256_setzero_si256();
+		s.pw[j] = _mm256_set1_epi16(1);
+	}
+	s.next = 0;
+	s.log = log;
+	size_t n_esc = 0, i = 0;
+	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
+	while (i < full) {
+		const size_t end = full - i > SZ_E16_BLOCK * SPLITZIP_ENTROPY_LANES
+		                       ? i + SZ_E16_BLOCK * SPLITZIP_ENTROPY_LANES
+		                       : full;
+		ent16_block(&s);
+		for (; i < end; i += SPLITZIP_ENTROPY_LANES)
+			n_esc += ent16_step(&k, &s, src + i, sm + i, 0, 0);
+		ent16_drain(&s, words);
+	}
+	if (i < n) {
+		ent16_block(&s);
+		n_esc += ent16_step(&k, &s, src + i, sm + i, 1, (unsigned)(n - i));
+		ent16_drain(&s, words);
+	}
+	ent16_flush(&s, words);
+	*n_words = s.next;
+	return n_esc;
+}
+
+#undef SZ_E16_BLOCK
+#undef SZ_E16_LOG
+#undef SZ_E16_SLOT_BIAS
