@@ -253,21 +253,9 @@ START_TEST(pages_inventory)
 }
 END_TEST
 
-typedef sz_pg_dst pg_dst;
-
-static pg_dst pg_alloc(const splitzip_page_entry *e, size_t n)
-{
-	return sz_vec_pages_alloc(e, n, 4096, 0);
-}
-
-static void pg_free(pg_dst *d)
-{
-	sz_vec_pages_free(d);
-}
-
 /* The stream of the decoded pages, encoded again with the parameters its header records:
  * encoding, chunk size, checksums, and a fixed table (the frames' own) with its id. */
-static void pages_reencode(const char *name, const blob *sz, const pg_dst *d)
+static void pages_reencode(const char *name, const blob *sz, const sz_pg_dst *d)
 {
 	splitzip_pages_info info;
 	ck_assert_int_eq(splitzip_pages_get_info(sz->p, sz->n, &info), SPLITZIP_OK);
@@ -316,31 +304,14 @@ START_TEST(pages_valid)
 	blob sz, raw;
 	ck_assert(read_blob("pages/valid", name, ".szpg", &sz));
 	ck_assert_msg(read_blob("pages/valid", name, ".bf16", &raw), "%s has no .bf16", name);
-	uint64_t n = 0;
-	ck_assert_int_eq(splitzip_pages_get_manifest(sz.p, sz.n, NULL, 0, &n), SPLITZIP_OK);
-	splitzip_page_entry *e = (splitzip_page_entry *)calloc(n + 1, sizeof *e);
-	ck_assert_int_eq(splitzip_pages_get_manifest(sz.p, sz.n, e, n, NULL), SPLITZIP_OK);
+	size_t n = 0;
+	splitzip_page_entry *e = sz_vec_pages_manifest(&sz, &n);
 	open_contexts();
 	for (size_t c = 0; c < n_ctx; c++) {
-		pg_dst d = pg_alloc(e, n);
-		size_t got = 0;
-		splitzip_status st =
-		    splitzip_pages_decompress(ctxs[c], sz.p, sz.n, n, d.p, d.caps,
-		                              SPLITZIP_PAGES_EXACT, d.sizes, d.states, &got);
-		ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name,
-		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
-		size_t at = 0;
-		for (size_t i = 0; i < n; i++) {
-			ck_assert(d.states[i] == SPLITZIP_PAGE_WRITTEN &&
-			          d.sizes[i] == e[i].page_bytes);
-			ck_assert(at + d.sizes[i] <= raw.n &&
-			          memcmp(d.p[i], raw.p + at, d.sizes[i]) == 0);
-			at += d.sizes[i];
-		}
-		ck_assert_uint_eq(at, raw.n);
+		sz_pg_dst d = sz_vec_pages_decode_check(ctxs[c], name, &sz, e, n, &raw, 0);
 		if (c == 0)
 			pages_reencode(name, &sz, &d);
-		pg_free(&d);
+		sz_vec_pages_free(&d);
 	}
 	close_contexts();
 	free(e);
@@ -356,15 +327,8 @@ START_TEST(pages_invalid)
 	blob sz;
 	ck_assert(read_blob("pages/invalid", name, ".szpg", &sz));
 	open_contexts();
-	for (size_t c = 0; c < n_ctx; c++) {
-		pg_dst d = pg_alloc(NULL, 16); /* room for any page of the tiny stream */
-		size_t got = 0;
-		splitzip_status st = splitzip_pages_decompress(ctxs[c], sz.p, sz.n, 16, d.p, d.caps,
-		                                               0, d.sizes, d.states, &got);
-		ck_assert_msg((int)st == expect, "%s [%s]: %s", name,
-		              splitzip_ctx_backend_name(ctxs[c]), splitzip_status_name(st));
-		pg_free(&d);
-	}
+	for (size_t c = 0; c < n_ctx; c++) /* room for any page of the tiny stream */
+		sz_vec_pages_check_rejected(ctxs[c], name, &sz, 16, 4096, expect);
 	close_contexts();
 	free(sz.p);
 }

@@ -150,3 +150,51 @@ void sz_vec_pages_free(sz_pg_dst *d)
 	free(d->sizes);
 	free(d->states);
 }
+
+splitzip_page_entry *sz_vec_pages_manifest(const sz_blob *stream, size_t *n_out)
+{
+	uint64_t n = 0;
+	ck_assert_int_eq(splitzip_pages_get_manifest(stream->p, stream->n, NULL, 0, &n),
+	                 SPLITZIP_OK);
+	splitzip_page_entry *e = (splitzip_page_entry *)calloc((size_t)n + 1, sizeof *e);
+	ck_assert(e != NULL);
+	ck_assert_int_eq(splitzip_pages_get_manifest(stream->p, stream->n, e, (size_t)n, NULL),
+	                 SPLITZIP_OK);
+	*n_out = (size_t)n;
+	return e;
+}
+
+sz_pg_dst sz_vec_pages_decode_check(splitzip_ctx *ctx, const char *name, const sz_blob *stream,
+                                    const splitzip_page_entry *e, size_t n, const sz_blob *content,
+                                    size_t offset)
+{
+	sz_pg_dst d = sz_vec_pages_alloc(e, n, 0, offset);
+	size_t got = 0, at = 0;
+	splitzip_status st =
+	    splitzip_pages_decompress(ctx, stream->p, stream->n, n, d.p, d.caps,
+	                              SPLITZIP_PAGES_EXACT, d.sizes, d.states, &got);
+	ck_assert_msg(st == SPLITZIP_OK, "%s [%s]: %s", name, splitzip_ctx_backend_name(ctx),
+	              splitzip_status_name(st));
+	ck_assert_uint_eq(got, n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(d.states[i] == SPLITZIP_PAGE_WRITTEN && d.sizes[i] == e[i].page_bytes);
+		ck_assert_msg(at + d.sizes[i] <= content->n &&
+		                  memcmp(d.p[i], content->p + at, d.sizes[i]) == 0,
+		              "%s [%s]: page %zu differs", name, splitzip_ctx_backend_name(ctx), i);
+		at += d.sizes[i];
+	}
+	ck_assert_uint_eq(at, content->n);
+	return d;
+}
+
+void sz_vec_pages_check_rejected(splitzip_ctx *ctx, const char *name, const sz_blob *stream,
+                                 size_t n_dst, size_t cap, int expect)
+{
+	sz_pg_dst d = sz_vec_pages_alloc(NULL, n_dst, cap, 0);
+	size_t got = 0;
+	splitzip_status st = splitzip_pages_decompress(ctx, stream->p, stream->n, n_dst, d.p,
+	                                               d.caps, 0, d.sizes, d.states, &got);
+	ck_assert_msg((int)st == expect, "%s [%s]: %s", name, splitzip_ctx_backend_name(ctx),
+	              splitzip_status_name(st));
+	sz_vec_pages_free(&d);
+}

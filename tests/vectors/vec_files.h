@@ -54,4 +54,18 @@ typedef struct sz_pg_dst {
 sz_pg_dst sz_vec_pages_alloc(const splitzip_page_entry *e, size_t n, size_t cap, size_t offset);
 void sz_vec_pages_free(sz_pg_dst *d);
 
+/* The manifest of a valid page stream: its n_out entries, malloc()ed (the caller frees). */
+splitzip_page_entry *sz_vec_pages_manifest(const sz_blob *stream, size_t *n_out);
+
+/* A valid page stream decoded with ctx into pages of the manifest's sizes at 'offset' into
+ * their allocations, with exact geometry: OK, every page written with its size, the pages'
+ * concatenation equal to 'content'. Returns the pages (sz_vec_pages_free() frees them). */
+sz_pg_dst sz_vec_pages_decode_check(splitzip_ctx *ctx, const char *name, const sz_blob *stream,
+                                    const splitzip_page_entry *e, size_t n, const sz_blob *content,
+                                    size_t offset);
+
+/* An invalid page stream fails with 'expect' on ctx, into n_dst pages of 'cap' bytes each. */
+void sz_vec_pages_check_rejected(splitzip_ctx *ctx, const char *name, const sz_blob *stream,
+                                 size_t n_dst, size_t cap, int expect);
+
 #endif
