@@ -23,6 +23,7 @@ extern "C" {
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(SZ_SIMT_SANITIZED)
@@ -634,6 +635,31 @@ template <int W> static void test_pages_destinations()
 	for (size_t i = 0; i < l.n; i++)
 		CHECK(mis.sizes[i] == 12345 && mis.states[i] == 0xCC,
 		      "misaligned: outputs touched");
+	/* A stream of version 3 (FP16 pages), which the host decodes: the kernels code BF16 pages
+	 * only and report it as a reader of none of the dtypes 2-5 does (UNSUPPORTED_FORMAT,
+	 * FORMAT.md §12.5 step 2), every page untouched. */
+	splitzip_ctx *ctx = host_ctx(params());
+	const void *pp[2] = {l.p[0], l.p[1]};
+	const size_t pb[2] = {l.bytes[0], l.bytes[1]};
+	std::vector<uint8_t> v3(splitzip_pages_bound_dtype(SPLITZIP_DTYPE_FP16, 2, l.bytes[1]));
+	size_t size = 0;
+	CHECK(splitzip_pages_compress_dtype(ctx, SPLITZIP_DTYPE_FP16, 0, 0, 2, pp, pb, v3.data(),
+	                                    v3.size(), &size) == SPLITZIP_OK,
+	      "host FP16 page stream");
+	splitzip_ctx_free(ctx);
+	v3.resize(size);
+	const std::vector<size_t> caps3(pb, pb + 2);
+	const dec_out host3 = host_unpack(v3.data(), v3.size(), caps3, true);
+	CHECK(host3.status == SPLITZIP_OK && same(host3.pages[1].data(), l.p[1], pb[1]),
+	      "host decode of version 3: %d", host3.status);
+	const dec_out dev3 = sim_unpack<W>(v3.data(), v3.size(), caps3);
+	CHECK(dev3.status == SPLITZIP_ERROR_UNSUPPORTED_FORMAT, "version 3 on the device: %d",
+	      dev3.status);
+	for (size_t i = 0; i < 2; i++)
+		CHECK(dev3.states[i] == SPLITZIP_PAGE_UNTOUCHED &&
+		          std::count(dev3.pages[i].begin(), dev3.pages[i].end(), 0xEE) ==
+		              (std::ptrdiff_t)pb[i],
+		      "version 3 on the device: page %zu touched", i);
 	pu_free(&l);
 }
 
