@@ -13,22 +13,10 @@
 #ifndef SZ_DTYPE_H
 #define SZ_DTYPE_H
 
+#include "sz_dtype_layout.h"
 #include "sz_entropy.h"
 #include "sz_kernels.h"
 #include "sz_layout.h"
-
-/* Rest sections (FORMAT.md §2.3). */
-enum { SZ_REST_SM, SZ_REST_LO8, SZ_REST_LO16, SZ_REST_NIB, SZ_REST_PL3 };
-
-/* One row of the dtype table of FORMAT.md §2.2. */
-typedef struct splitzip_dtype_desc {
-	unsigned code;    /* Dtype */
-	unsigned width;   /* w, bytes per element */
-	unsigned ebits;   /* e, exponent bits */
-	int split4;       /* mode 1 defined */
-	unsigned n_rest;  /* rest sections */
-	unsigned rest[2]; /* SZ_REST_*, in frame order */
-} splitzip_dtype_desc;
 
 /* The row of Dtype 'code' (1-5), or NULL for a reserved value. */
 SZ_INTERNAL const splitzip_dtype_desc *splitzip_dtype_desc_of(unsigned code);
