@@ -48,6 +48,11 @@ SZ_INTERNAL splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const
                                                         size_t src_size, size_t *src_consumed,
                                                         uint16_t *dst, size_t dst_cap_elems,
                                                         size_t *n_elems);
+/* The same for one frame of any dtype (dst: dst_cap_bytes bytes, any alignment). */
+SZ_INTERNAL splitzip_status splitzip_device_host_decode_dtype(splitzip_ctx *ctx, const void *src,
+                                                              size_t src_size, size_t *src_consumed,
+                                                              void *dst, size_t dst_cap_bytes,
+                                                              size_t *n_elems);
 
 /* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
 static inline int sz_api_aligned(const void *p, size_t a)
@@ -71,8 +76,8 @@ SZ_INTERNAL splitzip_status splitzip_api_workspace_check(splitzip_status st, siz
  * frame's dtype for the later ones, then the truncation check. */
 SZ_INTERNAL splitzip_status splitzip_api_stream_header(const uint8_t *src, size_t size, size_t off,
                                                        unsigned first_dtype, splitzip_header *h);
-/* Decode one frame of a dtype other than BF16 whose header 'h' is valid (steps 12-15);
- * UNSUPPORTED_FORMAT on a device context. */
+/* Decode one frame of a dtype other than BF16 whose header 'h' is valid (steps 12-15); on a
+ * device context through the device's kernels. */
 SZ_INTERNAL splitzip_status splitzip_api_dtype_decode(splitzip_ctx *ctx, const splitzip_header *h,
                                                       const uint8_t *src, size_t src_size,
                                                       size_t *src_consumed, void *dst,

@@ -228,6 +228,57 @@ splitzip_status splitzip_decompress_batch_async(splitzip_ctx *ctx, size_t n_fram
 	return m->decompress(&a, n_frames, max_dst_elems, stream);
 }
 
+/* ---- Frames of every dtype (backends/gpu/sz_gpu_dtype_dec.cuh) ---------------------------- */
+
+splitzip_status splitzip_decompress_dtype_async(splitzip_ctx *ctx, const void *d_src,
+                                                size_t src_size, void *d_dst, size_t dst_cap_bytes,
+                                                size_t *d_n_elems, int32_t *d_status,
+                                                void *d_workspace, size_t ws_bytes, void *stream)
+{
+	const splitzip_gpu_module *m = NULL;
+	splitzip_status st = check_async(ctx, 1, 0, 1, d_workspace, ws_bytes, &m);
+	if (st != SPLITZIP_OK)
+		return st;
+	if (!d_src || !results_ok(d_n_elems, d_status) || (!d_dst && dst_cap_bytes))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	sz_gpu_dt_dec a;
+	memset(&a, 0, sizeof a);
+	a.frames.one.src = d_src;
+	a.frames.one.size = src_size;
+	a.frames.one.dst = d_dst;
+	a.frames.one.cap = dst_cap_bytes;
+	a.frames.out_elems = d_n_elems;
+	a.frames.statuses = d_status;
+	a.ws = (uint8_t *)d_workspace;
+	return m->dtype_decompress(&a, 1, dst_cap_bytes, stream);
+}
+
+splitzip_status splitzip_decompress_dtype_batch_async(
+    splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+    void *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_bytes, size_t *d_n_elems,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream)
+{
+	const splitzip_gpu_module *m = NULL;
+	splitzip_status st = check_async(ctx, n_frames, 0, 1, d_workspace, ws_bytes, &m);
+	if (st != SPLITZIP_OK)
+		return st;
+	if (!arrays_ok(d_srcs, d_src_sizes, d_dsts, d_dst_caps) ||
+	    !results_ok(d_n_elems, d_statuses))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	if (n_frames == 0)
+		return SPLITZIP_OK;
+	sz_gpu_dt_dec a;
+	memset(&a, 0, sizeof a);
+	a.frames.srcs = d_srcs;
+	a.frames.src_sizes = d_src_sizes;
+	a.frames.dsts = d_dsts;
+	a.frames.dst_caps = d_dst_caps;
+	a.frames.out_elems = d_n_elems;
+	a.frames.statuses = d_statuses;
+	a.ws = (uint8_t *)d_workspace;
+	return m->dtype_decompress(&a, n_frames, max_dst_bytes, stream);
+}
+
 /* ---- Host-memory calls on a device context (api/sz_api_host.c) ---------------------------- */
 
 splitzip_status splitzip_device_host_compress(splitzip_ctx *ctx, const uint16_t *src, size_t n,
@@ -249,4 +300,15 @@ splitzip_status splitzip_device_host_decode(splitzip_ctx *ctx, const void *src, 
 	if (!m)
 		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
 	return m->host_decompress_frame(src, src_size, src_consumed, dst, dst_cap_elems, n_elems);
+}
+
+splitzip_status splitzip_device_host_decode_dtype(splitzip_ctx *ctx, const void *src,
+                                                  size_t src_size, size_t *src_consumed, void *dst,
+                                                  size_t dst_cap_bytes, size_t *n_elems)
+{
+	const splitzip_gpu_module *m = splitzip_gpu_module_of(ctx->backend);
+	if (!m)
+		return SPLITZIP_ERROR_BACKEND_UNAVAILABLE;
+	return m->dtype_host_decompress_frame(src, src_size, src_consumed, dst, dst_cap_bytes,
+	                                      n_elems);
 }

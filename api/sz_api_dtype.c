@@ -90,12 +90,14 @@ splitzip_status splitzip_api_dtype_decode(splitzip_ctx *ctx, const splitzip_head
                                           const uint8_t *src, size_t src_size, size_t *src_consumed,
                                           void *dst, size_t dst_cap_elems, size_t *n_elems)
 {
-	if (!ctx->backend->host)
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
 	if (h->frame_size > src_size)
 		return SPLITZIP_ERROR_TRUNCATED;
 	if (h->n_elems > dst_cap_elems)
 		return SPLITZIP_ERROR_DST_TOO_SMALL;
+	if (!ctx->backend->host) /* the device's kernels (backends/gpu/sz_gpu_dtype_dec.cuh) */
+		return splitzip_device_host_decode_dtype(
+		    ctx, src, src_size, src_consumed, dst,
+		    dst_cap_elems * splitzip_dtype_width(h->dtype), n_elems);
 	splitzip_status st = splitzip_dtype_decode(ctx->backend->host, h, src, dst);
 	if (st != SPLITZIP_OK)
 		return st;

@@ -594,8 +594,9 @@ SPLITZIP_API splitzip_status splitzip_frame_decompress(splitzip_ctx *ctx, const 
  * (splitzip_get_frame_info() tells it; every frame of a stream has the first frame's, else
  * CORRUPT_STREAM), '*n_elems' counts elements of that dtype, and DST_TOO_SMALL means that they
  * do not fit in dst_cap_bytes. Frames of dtypes other than BF16 are decoded in one thread by
- * portable C, with n_elems bytes of temporary memory; a device context decodes BF16 frames
- * only (UNSUPPORTED_FORMAT for the others). Other arguments, errors and guarantees as
+ * portable C, with n_elems bytes of temporary memory; a device context decodes them with its
+ * kernels (splitzip_decompress_dtype_async(), copying each frame through the device). Other
+ * arguments, errors and guarantees as
  * splitzip_decompress(). The context may be shared between threads.
  */
 SPLITZIP_API splitzip_status splitzip_decompress_dtype(splitzip_ctx *ctx, const void *src,
@@ -757,6 +758,29 @@ SPLITZIP_API splitzip_status splitzip_compress_batch_async(
 SPLITZIP_API splitzip_status splitzip_decompress_batch_async(
     splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
     uint16_t *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_elems, size_t *d_n_elems,
+    int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
+
+/*
+ * splitzip_decompress_dtype_async() is splitzip_decompress_async() for a frame of any dtype
+ * (doc/FORMAT.md 1.3: BF16, FP8 E4M3 and E5M2, FP16, FP32): the output 'd_dst' is
+ * 'dst_cap_bytes' bytes of device memory at any alignment (so FP8 elements can go anywhere),
+ * the elements are written as little-endian patterns of the frame's dtype, '*d_n_elems' counts
+ * elements of that dtype, and DST_TOO_SMALL means they do not fit in dst_cap_bytes. The status
+ * is any that splitzip_frame_decompress_dtype() returns for the same bytes. One frame per call
+ * (a stream of several frames: one call per frame, splitzip_frame_get_info() gives the sizes).
+ * The workspace is splitzip_decompress_workspace_size(ctx, 1). See the contract above.
+ * splitzip_decompress_dtype_batch_async() decodes 'n_frames' frames of any dtypes (they may
+ * differ): d_srcs[i] ('d_src_sizes[i]' bytes) into d_dsts[i] ('d_dst_caps[i]' bytes, at most
+ * 'max_dst_bytes', any alignment), writing d_n_elems[i] and d_statuses[i]; device arrays of
+ * n_frames entries, the workspace splitzip_decompress_workspace_size(ctx, n_frames).
+ * The context may be shared between threads; a workspace serves one call at a time.
+ */
+SPLITZIP_API splitzip_status splitzip_decompress_dtype_async(
+    splitzip_ctx *ctx, const void *d_src, size_t src_size, void *d_dst, size_t dst_cap_bytes,
+    size_t *d_n_elems, int32_t *d_status, void *d_workspace, size_t ws_bytes, void *stream);
+SPLITZIP_API splitzip_status splitzip_decompress_dtype_batch_async(
+    splitzip_ctx *ctx, size_t n_frames, const void *const *d_srcs, const size_t *d_src_sizes,
+    void *const *d_dsts, const size_t *d_dst_caps, size_t max_dst_bytes, size_t *d_n_elems,
     int32_t *d_statuses, void *d_workspace, size_t ws_bytes, void *stream);
 
 /* ==================================================================== */

@@ -56,7 +56,9 @@ struct sz_ent_dec_smem {
 };
 
 /*
- * The code of the entropy frame 'fr' (FORMAT.md §4.3.3, §5.3), by every thread of the block;
+ * The code of an entropy frame (FORMAT.md §4.3.3, §5.3) from its code-length section at 'lens'
+ * (exponents lo..hi) and its Escape_Length, by every thread of the block (frames of every
+ * dtype: lo..hi lie below 2^e, which the header checks);
  * begins and ends with a barrier. E.ok says whether the code lengths are valid (§4.3.6 rule 2:
  * nibbles at most 11, the first and the last nonzero, a complete code); only then is the
  * lookup table built. Canonical decoding without per-symbol codes: the symbols sorted by
@@ -64,11 +66,10 @@ struct sz_ent_dec_smem {
  * as the most significant) starts with the code of length l whose value v >> (11 - l) lies in
  * [first[l], first[l] + cnt[l]).
  */
-SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
+SZ_DEVICE void sz_ent_table_of(sz_ent_dec_smem &E, const uint8_t *lens, unsigned lo, unsigned hi,
+                               unsigned esc_len)
 {
 	const unsigned t = threadIdx.x;
-	const unsigned lo = fr.h.table_first, hi = fr.h.table_last;
-	const uint8_t *lens = fr.src + fr.ent.lengths_off;
 	sz_syncthreads();
 	for (unsigned i = t; i < (SZ_ENTROPY_L + 1) * SZ_ENT_SYM_WORDS; i += SZ_GPU_THREADS)
 		E.mask[i / SZ_ENT_SYM_WORDS][i % SZ_ENT_SYM_WORDS] = 0;
@@ -79,7 +80,7 @@ SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
 	for (unsigned s = t; s < SPLITZIP_ENTROPY_SYMBOLS; s += SZ_GPU_THREADS) {
 		uint32_t l = 0;
 		if (s == SPLITZIP_ENTROPY_ESC) {
-			l = fr.h.escape_length; /* 1..11: the header checks it */
+			l = esc_len; /* 1..11: the header checks it */
 		} else if (s >= lo && s <= hi) {
 			const unsigned k = s - lo;
 			l = (sz_gldro_u8(lens + k / 2) >> (4 * (k & 1))) & 0xFu;
@@ -148,6 +149,13 @@ SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
 		E.lut[x] = (uint16_t)entry;
 	}
 	sz_syncthreads();
+}
+
+/* The code of the entropy frame 'fr' (sz_ent_table_of on its code-length section). */
+SZ_DEVICE void sz_ent_table(sz_ent_dec_smem &E, const sz_dec_frame &fr)
+{
+	sz_ent_table_of(E, fr.src + fr.ent.lengths_off, fr.h.table_first, fr.h.table_last,
+	                fr.h.escape_length);
 }
 
 /* Element i of 8 (sign/mantissa bytes in sm, exponents in x, element 0 in the low byte). */

@@ -12,6 +12,7 @@
 #define SZ_GPU_MODULE_CUH
 
 #include "sz_gpu_driver.cuh"
+#include "sz_gpu_dtype_dec.cuh"
 #include "sz_gpu_module.h"
 #include "sz_gpu_pages.cuh"
 
@@ -265,6 +266,79 @@ splitzip_status mod_pages_decompress(const sz_gpu_pages_dec *a, void *stream)
 	return w == 32 ? run_pages_decompress<32>(a, stream) : SPLITZIP_ERROR_DEVICE;
 }
 
+/* Frames of every dtype (sz_gpu_dtype_dec.cuh). */
+template <int W>
+splitzip_status run_dtype_decompress(const sz_gpu_dt_dec *a, uint64_t nf, uint64_t max_dst,
+                                     void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_dt_decompress<W>(lc, *a, nf, max_dst);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_dtype_decompress(const sz_gpu_dt_dec *a, uint64_t nf, uint64_t max_dst,
+                                     void *stream)
+{
+	const int w = sz_gpu_kernel_width(sz_rt_warp_size(), SZ_GPU_HAVE_W64);
+#if SZ_GPU_HAVE_W64
+	if (w == 64)
+		return run_dtype_decompress<64>(a, nf, max_dst, stream);
+#endif
+	return w == 32 ? run_dtype_decompress<32>(a, nf, max_dst, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
+/* One frame of any dtype through the device: the header read on the host only to size the
+ * copies (the device reports every error itself, as mod_host_decompress_frame). */
+splitzip_status mod_dtype_host_decompress_frame(const void *src, size_t src_size,
+                                                size_t *src_consumed, void *dst,
+                                                size_t dst_cap_bytes, size_t *n_elems)
+{
+	const uint8_t *s8 = static_cast<const uint8_t *>(src);
+	splitzip_header h;
+	splitzip_dtype_desc d{};
+	d.width = 1;
+	uint64_t bytes = 0, fsize = 0;
+	if (src_size >= SPLITZIP_FRAME_HEADER_SIZE &&
+	    sz_dt_header_parse_checked(s8, splitzip_header_checksum(s8), &h) == SZ_HDR_OK &&
+	    h.frame_size <= src_size && sz_dt_desc_get(h.dtype, &d)) {
+		bytes = d.width * h.n_elems;
+		fsize = h.frame_size;
+	}
+	const uint64_t cap = dst_cap_bytes < bytes ? dst_cap_bytes : bytes;
+	staging s;
+	const uint64_t o_src = s.take(src_size), o_dst = s.take(cap);
+	const uint64_t o_ws = s.take(sz_gpu_dec_workspace_size(1));
+	const uint64_t o_n = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
+	if (!s.alloc())
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	if (src_size && SZ_RT(Memcpy)(s.base + o_src, src, src_size, SZ_RT_H2D) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	sz_gpu_dt_dec a;
+	memset(&a, 0, sizeof a);
+	a.frames.one.src = s.base + o_src;
+	a.frames.one.size = src_size;
+	a.frames.one.dst = cap ? s.base + o_dst : nullptr;
+	a.frames.one.cap = cap;
+	a.frames.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.ws = s.base + o_ws;
+	splitzip_status st = mod_dtype_decompress(&a, 1, cap, nullptr);
+	if (st != SPLITZIP_OK)
+		return st;
+	size_t got = 0;
+	int32_t status = SPLITZIP_ERROR_DEVICE;
+	if (SZ_RT(Memcpy)(&got, s.base + o_n, sizeof got, SZ_RT_D2H) != SZ_RT_OK ||
+	    SZ_RT(Memcpy)(&status, s.base + o_st, sizeof status, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	if (status != SPLITZIP_OK)
+		return (splitzip_status)status;
+	if (got && SZ_RT(Memcpy)(dst, s.base + o_dst, d.width * got, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	*src_consumed = (size_t)fsize;
+	*n_elems = got;
+	return SPLITZIP_OK;
+}
+
 } /* namespace */
 
 extern "C" __attribute__((visibility("default"))) const splitzip_gpu_module *
@@ -280,6 +354,8 @@ splitzip_gpu_module_v1(void)
 	    mod_host_decompress_frame,
 	    mod_pages_compress,
 	    mod_pages_decompress,
+	    mod_dtype_decompress,
+	    mod_dtype_host_decompress_frame,
 	};
 	return &m;
 }

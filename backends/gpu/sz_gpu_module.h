@@ -8,6 +8,7 @@
 #define SZ_GPU_MODULE_H
 
 #include "sz_gpu_args.h"
+#include "sz_gpu_dtype_args.h"
 #include "sz_gpu_pages_args.h"
 
 #ifdef __cplusplus
@@ -15,7 +16,8 @@ extern "C" {
 #endif
 
 /*
- * Bumped whenever this struct or the argument structs change. 6: page stream version 2
+ * Bumped whenever this struct or the argument structs change. 7: the frames of every dtype
+ * (sz_gpu_dtype_args.h; dtype_decompress, dtype_host_decompress_frame). 6: page stream version 2
  * (sz_gpu_pages_args.h rewritten: candidates, pools, page states) and the device-memory tables
  * of the frame encoder (codebook_dev, table_dev). 5: the argument structs by role
  * (frames, split4 and entropy parameters, the driver's launch fields; no test setting). 4: the
@@ -24,7 +26,7 @@ extern "C" {
  * page stream entry points (sz_gpu_pages_args.h); 3 was either one alone, 2 the rewritten
  * kernels' argument structs or the page entry points alone.
  */
-#define SPLITZIP_GPU_MODULE_ABI 6u
+#define SPLITZIP_GPU_MODULE_ABI 7u
 #define SPLITZIP_GPU_MODULE_SYMBOL "splitzip_gpu_module_v1"
 
 typedef struct splitzip_gpu_module {
@@ -63,6 +65,19 @@ typedef struct splitzip_gpu_module {
 	 */
 	splitzip_status (*pages_compress)(const sz_gpu_pages_enc *a, void *stream);
 	splitzip_status (*pages_decompress)(const sz_gpu_pages_dec *a, void *stream);
+
+	/*
+	 * Frames of every dtype (doc/FORMAT.md 1.3; sz_gpu_dtype_dec.cuh): enqueue the decoding of
+	 * a batch into outputs of any alignment, capacities in bytes (max_dst_bytes: no frame's
+	 * more), with the statuses of splitzip_decompress_dtype(); and the host-memory call that
+	 * copies one frame through the device, synchronously. SPLITZIP_ERROR_DEVICE if the
+	 * runtime rejects a launch or a copy.
+	 */
+	splitzip_status (*dtype_decompress)(const sz_gpu_dt_dec *a, uint64_t n_frames,
+	                                    uint64_t max_dst_bytes, void *stream);
+	splitzip_status (*dtype_host_decompress_frame)(const void *src, size_t src_size,
+	                                               size_t *src_consumed, void *dst,
+	                                               size_t dst_cap_bytes, size_t *n_elems);
 } splitzip_gpu_module;
 
 typedef const splitzip_gpu_module *(*splitzip_gpu_module_get_fn)(void);
