@@ -508,6 +508,150 @@ static void test_alignment(void)
 	splitzip_ctx_free(ctx);
 }
 
+/* n elements of a dtype with a skewed exponent (a KV cache's shape), from the BF16 generator:
+ * FP32 gets a BF16 high half and random low bits, FP16 and FP8 the generator's high bytes. */
+static std::vector<uint8_t> dtype_elems(unsigned dtype, size_t n, uint64_t seed)
+{
+	const std::vector<uint16_t> b = gen(SZ_GEN_KV_SKEWED, seed, n);
+	const size_t w = splitzip_dtype_width(dtype);
+	std::vector<uint8_t> v(w * n);
+	uint64_t r = seed | 1;
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t x = sz_test_rand(&r);
+		const uint32_t e =
+		    dtype == SPLITZIP_DTYPE_FP32   ? (uint32_t)b[i] << 16 | (x & 0xFFFF)
+		    : dtype == SPLITZIP_DTYPE_BF16 ? b[i]
+		    : dtype == SPLITZIP_DTYPE_FP16 ? (uint32_t)(b[i] - 0x3000u) & 0xFFFF
+		                                   : (uint32_t)(b[i] >> 6) & 0xFF;
+		for (size_t k = 0; k < w; k++)
+			v[w * i + k] = (uint8_t)(e >> (8 * k));
+	}
+	return v;
+}
+
+/* A frame of every dtype on the scalar backend (the oracle). */
+static std::vector<uint8_t> oracle_dtype(unsigned dtype, const std::vector<uint8_t> &el,
+                                         splitzip_encoding enc)
+{
+	splitzip_params q;
+	splitzip_params_init(&q);
+	q.backend = SPLITZIP_BACKEND_SCALAR;
+	q.encoding = enc;
+	q.chunk_log2 = 10;
+	q.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
+	splitzip_ctx *ctx = nullptr;
+	splitzip_ctx_create(&q, &ctx);
+	const size_t n = el.size() / splitzip_dtype_width(dtype);
+	std::vector<uint8_t> f(splitzip_compress_bound_dtype(dtype, n));
+	size_t size = 0;
+	CHECK(splitzip_compress_dtype(ctx, dtype, el.data(), n, f.data(), f.size(), &size) ==
+	          SPLITZIP_OK,
+	      "oracle dtype %u", dtype);
+	f.resize(size);
+	splitzip_ctx_free(ctx);
+	return f;
+}
+
+/*
+ * Frames of every dtype through the public device calls: splitzip_decompress_dtype_async() into
+ * an odd device address, the batch form with frames of every dtype (one damaged), and the
+ * host-memory splitzip_decompress_dtype() on the device context (copied through the device):
+ * the oracle's elements and statuses; the host-side argument checks.
+ */
+static void test_dtypes(void)
+{
+	params p;
+	splitzip_ctx *ctx = make_ctx(k_dev, p);
+	const size_t n = pick(300000, 40000, 5000);
+	std::vector<std::vector<uint8_t>> els, frames;
+	for (unsigned dtype = 1; dtype <= 5; dtype++)
+		for (splitzip_encoding enc : {SPLITZIP_ENCODING_AUTO, SPLITZIP_ENCODING_ENTROPY}) {
+			els.push_back(dtype_elems(dtype, n + 17 * dtype, dtype));
+			frames.push_back(oracle_dtype(dtype, els.back(), enc));
+		}
+	size_t wsb = 0;
+	CHECK(splitzip_decompress_workspace_size(ctx, frames.size(), &wsb) == SPLITZIP_OK, "ws");
+	dbuf ws(wsb), res(16 * frames.size());
+	size_t *d_n = res.as<size_t>();
+	int32_t *d_st = (int32_t *)(res.as<char>() + 8 * frames.size());
+	for (size_t i = 0; i < frames.size(); i++) {
+		dbuf src(frames[i].data(), frames[i].size()), dst(els[i].size() + 1);
+		CHECK(splitzip_decompress_dtype_async(ctx, src.p, frames[i].size(),
+		                                      dst.as<uint8_t>() + 1, els[i].size(), d_n,
+		                                      d_st, ws.p, wsb, nullptr) == SPLITZIP_OK,
+		      "enqueue %zu", i);
+		RT(SZ_RT(DeviceSynchronize)());
+		const std::vector<uint64_t> nn = to_host<uint64_t>(d_n, 1);
+		const std::vector<int32_t> st = to_host<int32_t>(d_st, 1);
+		const std::vector<uint8_t> got =
+		    to_host<uint8_t>(dst.as<uint8_t>() + 1, els[i].size());
+		const size_t w = splitzip_dtype_width(frames[i][5]);
+		CHECK(st[0] == SPLITZIP_OK && nn[0] * w == els[i].size() && got == els[i],
+		      "frame %zu (dtype %u mode %u): status %d", i, frames[i][5], frames[i][6],
+		      st[0]);
+		std::vector<uint8_t> host(els[i].size());
+		size_t hn = 0;
+		CHECK(splitzip_decompress_dtype(ctx, frames[i].data(), frames[i].size(),
+		                                host.data(), host.size(), &hn) == SPLITZIP_OK &&
+		          host == els[i],
+		      "host-memory call on the device context, frame %zu", i);
+		CHECK(splitzip_decompress_dtype(ctx, frames[i].data(), frames[i].size(),
+		                                host.data(), host.size() - 1,
+		                                &hn) == SPLITZIP_ERROR_DST_TOO_SMALL,
+		      "host-memory call, a byte less");
+	}
+	/* the batch: every dtype at once, frame 4 damaged */
+	const size_t nf = frames.size();
+	frames[4][frames[4].size() / 2] ^= 0x20;
+	std::vector<dbuf *> srcs, dsts;
+	std::vector<const void *> sp;
+	std::vector<void *> dp;
+	std::vector<size_t> sizes, caps;
+	size_t max = 0;
+	for (size_t i = 0; i < nf; i++) {
+		srcs.push_back(new dbuf(frames[i].data(), frames[i].size()));
+		dsts.push_back(new dbuf(els[i].size()));
+		sp.push_back(srcs.back()->p);
+		dp.push_back(dsts.back()->p);
+		sizes.push_back(frames[i].size());
+		caps.push_back(els[i].size());
+		max = caps.back() > max ? caps.back() : max;
+	}
+	dbuf d_sp(sp.data(), nf * sizeof(void *)), d_dp(dp.data(), nf * sizeof(void *));
+	dbuf d_sizes(sizes.data(), nf * sizeof(size_t)), d_caps(caps.data(), nf * sizeof(size_t));
+	CHECK(splitzip_decompress_dtype_batch_async(
+	          ctx, nf, (const void *const *)d_sp.p, d_sizes.as<size_t>(), (void *const *)d_dp.p,
+	          d_caps.as<size_t>(), max, d_n, d_st, ws.p, wsb, nullptr) == SPLITZIP_OK,
+	      "batch enqueue");
+	RT(SZ_RT(DeviceSynchronize)());
+	const std::vector<int32_t> st = to_host<int32_t>(d_st, nf);
+	for (size_t i = 0; i < nf; i++) {
+		const std::vector<uint8_t> got = to_host<uint8_t>(dsts[i]->p, caps[i]);
+		std::vector<uint8_t> host(caps[i]);
+		size_t hn = 0;
+		splitzip_ctx *sc = make_ctx(SPLITZIP_BACKEND_SCALAR, p);
+		const int32_t hs = splitzip_decompress_dtype(sc, frames[i].data(), frames[i].size(),
+		                                             host.data(), host.size(), &hn);
+		splitzip_ctx_free(sc);
+		CHECK(st[i] == hs && (hs != SPLITZIP_OK || got == els[i]),
+		      "batch frame %zu: %d, host %d", i, st[i], hs);
+		delete srcs[i];
+		delete dsts[i];
+	}
+	CHECK(st[4] != SPLITZIP_OK, "the damaged frame decoded");
+	const int ia = SPLITZIP_ERROR_INVALID_ARGUMENT;
+	CHECK(splitzip_decompress_dtype_async(ctx, nullptr, 64, ws.p, 8, d_n, d_st, ws.p, wsb,
+	                                      nullptr) == ia,
+	      "NULL source");
+	CHECK(splitzip_decompress_dtype_async(ctx, ws.p, 64, ws.p, 8, d_n, d_st, ws.as<char>() + 8,
+	                                      wsb, nullptr) == ia,
+	      "workspace + 8");
+	CHECK(splitzip_decompress_dtype_async(ctx, ws.p, 64, ws.p, 8, d_n, d_st, ws.p, 255,
+	                                      nullptr) == ia,
+	      "workspace too small");
+	splitzip_ctx_free(ctx);
+}
+
 /*
  * Codebooks from the input of frames of 2^22 elements or more are predicted from a sample:
  * real KV (the prediction holds), frames whose sampled chunks differ from the rest (a second
@@ -565,6 +709,7 @@ int main(int argc, char **argv)
 	test_batch();
 	test_graph_and_streams();
 	test_alignment();
+	test_dtypes();
 	if (!quick)
 		test_prediction();
 	free(g_kv);

@@ -149,13 +149,15 @@ static std::vector<uint8_t> kv_like(unsigned dtype, size_t n, unsigned escape_ev
 	std::vector<uint8_t> v(d.width * n);
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t r = rnd();
-		int x = (int)centre + (int)(r % 5) - 2 - (int)((r >> 8) % 3 == 0 ? (r >> 10) % 4 : 0);
+		int x =
+		    (int)centre + (int)(r % 5) - 2 - (int)((r >> 8) % 3 == 0 ? (r >> 10) % 4 : 0);
 		if (escape_every && (r >> 20) % escape_every == 0)
 			x = (int)((r >> 32) % (top + 1));
 		x = x < 0 ? 0 : x > (int)top ? (int)top : x;
 		const uint64_t m = rnd();
-		const uint32_t p = sz_dt_join_of(dtype, (unsigned)x, sz_dt_rest_of(dtype, 0, (uint32_t)m),
-		                                 sz_dt_rest_of(dtype, 1, (uint32_t)m));
+		const uint32_t p =
+		    sz_dt_join_of(dtype, (unsigned)x, sz_dt_rest_of(dtype, 0, (uint32_t)m),
+		                  sz_dt_rest_of(dtype, 1, (uint32_t)m));
 		for (unsigned b = 0; b < d.width; b++)
 			v[d.width * i + b] = (uint8_t)(p >> (8 * b));
 	}
@@ -173,8 +175,9 @@ static std::vector<uint8_t> all_patterns(unsigned dtype, unsigned reps)
 			for (uint32_t x = 0; x < (1u << (8 * w)); x++)
 				p.push_back(x);
 	} else {
-		const uint32_t sp[] = {0, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u,
-		                       0x7F800001u, 1, 0x807FFFFFu, 0x3F800000u, 0xFFFFFFFFu};
+		const uint32_t sp[] = {0,           0x80000000u, 0x7F800000u, 0xFF800000u,
+		                       0x7FC00000u, 0x7F800001u, 1,           0x807FFFFFu,
+		                       0x3F800000u, 0xFFFFFFFFu};
 		for (uint32_t x : sp)
 			p.push_back(x);
 		for (unsigned k = 0; k < 5000 * reps; k++)
@@ -245,8 +248,8 @@ template <int W> static void test_dtype_roundtrip()
 						continue;
 					modes[f[6] % 3]++;
 					char what[96];
-					snprintf(what, sizeof what, "dtype %u mode %u n %zu ck %u", dtype,
-					         f[6], sizes[si], ck);
+					snprintf(what, sizeof what, "dtype %u mode %u n %zu ck %u",
+					         dtype, f[6], sizes[si], ck);
 					const sz_test_schedule &s = k_scheds[runs++ % 3];
 					agree<W>(f, el.size(), 0, s, what);
 					agree<W>(f, el.size() + 3, 1, s, what);
@@ -268,7 +271,8 @@ template <int W> static void test_dtype_all_patterns()
 				continue;
 			const std::vector<uint8_t> el = all_patterns(dtype, g_quick ? 1 : 3);
 			for (unsigned ck = 0; ck < 2; ck++) {
-				const std::vector<uint8_t> f = host_encode(dtype, el, enc, 12, ck != 0);
+				const std::vector<uint8_t> f =
+				    host_encode(dtype, el, enc, 12, ck != 0);
 				char what[64];
 				snprintf(what, sizeof what, "all patterns dtype %u enc %d", dtype,
 				         (int)enc);
@@ -290,8 +294,8 @@ template <int W> static void test_dtype_sizes()
 		agree<W>(f, 0, 0, s, "no room");
 		const dec_out g = gpu_decode<W>(f, el.size(), 0, s, true);
 		CHECK(g.status == SPLITZIP_ERROR_INVALID_ARGUMENT, "no output: %d", g.status);
-		for (size_t cut : {(size_t)0, (size_t)3, (size_t)63, (size_t)64, f.size() / 2,
-		                   f.size() - 1}) {
+		for (size_t cut :
+		     {(size_t)0, (size_t)3, (size_t)63, (size_t)64, f.size() / 2, f.size() - 1}) {
 			std::vector<uint8_t> t(f.begin(), f.begin() + (long)cut);
 			agree<W>(t, el.size(), 0, s, "truncated");
 		}
@@ -315,19 +319,23 @@ template <int W> static void test_dtype_mutations()
 				continue;
 			const std::vector<uint8_t> el = kv_like(dtype, 2500 + 37 * dtype, 60);
 			for (unsigned ck = 0; ck < 2; ck++) {
-				const std::vector<uint8_t> f = host_encode(dtype, el, enc, 10, ck != 0);
+				const std::vector<uint8_t> f =
+				    host_encode(dtype, el, enc, 10, ck != 0);
 				for (unsigned m = 0; m < per && f.size() > 64; m++) {
 					std::vector<uint8_t> g(f);
 					const uint64_t r = rnd();
-					const size_t at = r % 8 == 0 ? (size_t)(r >> 8) % 64
-					                             : 64 + (size_t)(r >> 8) % (g.size() - 64);
+					const size_t at =
+					    r % 8 == 0 ? (size_t)(r >> 8) % 64
+					               : 64 + (size_t)(r >> 8) % (g.size() - 64);
 					if (r % 3 == 0)
 						g[at] = (uint8_t)(r >> 40);
 					else
 						g[at] ^= (uint8_t)(1u << ((r >> 40) % 8));
-					const bool ok = agree<W>(g, el.size(), (unsigned)(r >> 50) % 3,
-					                         k_scheds[runs++ % 3], "mutation");
-					(host_decode(g, el.size()).status == SPLITZIP_OK ? n_ok : n_bad)++;
+					const bool ok =
+					    agree<W>(g, el.size(), (unsigned)(r >> 50) % 3,
+					             k_scheds[runs++ % 3], "mutation");
+					(host_decode(g, el.size()).status == SPLITZIP_OK ? n_ok
+					                                                 : n_bad)++;
 					(void)ok;
 				}
 			}
@@ -342,7 +350,8 @@ template <int W> static void test_dtype_vectors()
 	const char *root = getenv("SZ_VECTORS_DIR");
 	unsigned seen = 0;
 	for (const char *kind : {"valid", "invalid"}) {
-		const std::string dir = std::string(root ? root : "tests/vectors") + "/dtypes/" + kind;
+		const std::string dir =
+		    std::string(root ? root : "tests/vectors") + "/dtypes/" + kind;
 		DIR *d = opendir(dir.c_str());
 		CHECK(d != nullptr, "no vectors at %s (SZ_VECTORS_DIR)", dir.c_str());
 		if (!d)
@@ -352,7 +361,8 @@ template <int W> static void test_dtype_vectors()
 			if (name.size() < 4 || name.compare(name.size() - 3, 3, ".sz"))
 				continue;
 			size_t size = 0;
-			uint8_t *p = (uint8_t *)sz_test_read_file((dir + "/" + name).c_str(), &size);
+			uint8_t *p =
+			    (uint8_t *)sz_test_read_file((dir + "/" + name).c_str(), &size);
 			CHECK(p != nullptr, "read %s", name.c_str());
 			if (!p)
 				continue;
@@ -411,7 +421,8 @@ template <int W> static void test_dtype_batch()
 			const dec_out h = host_decode(frames[i], caps[i]);
 			CHECK(st[i] == h.status, "frame %zu: %d, host %d", i, st[i], h.status);
 			CHECK(h.status != SPLITZIP_OK ||
-			          (n[i] == h.n && !memcmp(outs[i].data() + 1, h.bytes.data(), caps[i])),
+			          (n[i] == h.n &&
+			           !memcmp(outs[i].data() + 1, h.bytes.data(), caps[i])),
 			      "frame %zu: elements", i);
 		}
 	}
