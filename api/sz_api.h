@@ -54,6 +54,13 @@ SZ_INTERNAL splitzip_status splitzip_device_host_decode_dtype(splitzip_ctx *ctx,
                                                               void *dst, size_t dst_cap_bytes,
                                                               size_t *n_elems);
 
+/* api/sz_api_device_dtype_enc.c: splitzip_compress_dtype() of Dtype 2-5 on a context bound to a
+ * device backend: the host checks of splitzip_dtype_encode(), then a copy through the device. */
+SZ_INTERNAL splitzip_status splitzip_device_dtype_host_compress(splitzip_ctx *ctx, unsigned dtype,
+                                                                const void *src, size_t n_elems,
+                                                                void *dst, size_t dst_cap,
+                                                                size_t *dst_size);
+
 /* Whether p is a multiple of a (a power of two); NULL passes (checked separately). */
 static inline int sz_api_aligned(const void *p, size_t a)
 {

@@ -62,8 +62,9 @@ splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned dtype, const
 	if (!ctx || !dst || !dst_size || (!src && n_elems) || !splitzip_dtype_desc_of(dtype) ||
 	    (uint64_t)n_elems > SPLITZIP_MAX_FRAME_ELEMS)
 		return SPLITZIP_ERROR_INVALID_ARGUMENT;
-	if (!ctx->backend->host) /* the device kernels implement BF16 only */
-		return SPLITZIP_ERROR_UNSUPPORTED_FORMAT;
+	if (!ctx->backend->host) /* the GPU kernels of the dtypes, through the device */
+		return splitzip_device_dtype_host_compress(ctx, dtype, src, n_elems, dst, dst_cap,
+		                                           dst_size);
 	const splitzip_params *p = &ctx->params;
 	splitzip_dtype_encoder e;
 	e.dtype = dtype;

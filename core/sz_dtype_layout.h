@@ -155,14 +155,16 @@ typedef struct sz_dt_layout {
 SPLITZIP_HD uint64_t sz_dt_rest_layout(const splitzip_dtype_desc *d, uint64_t n, uint64_t start,
                                        sz_dt_layout *L)
 {
-	uint64_t o = start;
+	/* Two explicit steps, no loop: an array indexed at run time went to scratch memory on
+	 * the GPU (every dtype has one or two sections). */
+	L->rest[0] = splitzip_align16(start);
+	L->rest_end[0] = L->rest[0] + sz_dt_rest_size(d->rest[0], n);
 	L->rest[1] = L->rest_end[1] = 0;
-	for (unsigned k = 0; k < d->n_rest; k++) {
-		L->rest[k] = splitzip_align16(o);
-		L->rest_end[k] = L->rest[k] + sz_dt_rest_size(d->rest[k], n);
-		o = L->rest_end[k];
-	}
-	return o;
+	if (d->n_rest < 2)
+		return L->rest_end[0];
+	L->rest[1] = splitzip_align16(L->rest_end[0]);
+	L->rest_end[1] = L->rest[1] + sz_dt_rest_size(d->rest[1], n);
+	return L->rest_end[1];
 }
 
 /* The layout of a split4 frame of n elements, chunks of 2^log2, E escapes. */

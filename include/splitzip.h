@@ -534,10 +534,13 @@ SPLITZIP_API splitzip_status splitzip_compress(splitzip_ctx *ctx, const uint16_t
  * 2^e, no code for an exponent of 2^e or more), else BAD_CODEBOOK. A dst_cap of
  * splitzip_compress_bound_dtype(dtype, n_elems) always suffices. Frames of dtypes other than
  * BF16 are encoded in one thread with portable C (n_threads does not apply) and use about
- * 3.5 bytes of temporary memory per element (entropy; 1 for split4). Errors: as
- * splitzip_compress(), INVALID_ARGUMENT for a dtype outside splitzip_dtype,
- * UNSUPPORTED_FORMAT for a dtype other than BF16 on a device context. The context may be
- * shared between threads as for splitzip_compress().
+ * 3.5 bytes of temporary memory per element (entropy; 1 for split4). On a device context
+ * (backend "cuda" or "hip") the GPU kernels encode them: the elements are copied to the
+ * device, encoded there and the frame copied back before the call returns (the same frame,
+ * byte for byte; device memory for the input, the frame and the workspace is allocated and
+ * freed by the call). Errors: as splitzip_compress(), INVALID_ARGUMENT for a dtype outside
+ * splitzip_dtype, DEVICE if the GPU runtime fails. The context may be shared between threads
+ * as for splitzip_compress().
  */
 SPLITZIP_API splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned dtype,
                                                      const void *src, size_t n_elems, void *dst,
@@ -549,6 +552,44 @@ SPLITZIP_API splitzip_status splitzip_compress_dtype(splitzip_ctx *ctx, unsigned
  * 0 if n_elems exceeds SPLITZIP_MAX_FRAME_ELEMS or dtype is not a splitzip_dtype.
  */
 SPLITZIP_API size_t splitzip_compress_bound_dtype(unsigned dtype, size_t n_elems);
+
+/*
+ * splitzip_workspace_size_dtype() is splitzip_workspace_size() for a frame of 'dtype': it
+ * stores in '*bytes' the device workspace that one splitzip_compress_dtype_async() of up to
+ * 'max_elems' elements of 'dtype' needs with this context's parameters (for the dtypes other
+ * than BF16 a few KiB plus 8 bytes per chunk, whatever the encoding; for BF16 exactly
+ * splitzip_workspace_size()). Works on any context. Errors: INVALID_ARGUMENT (NULL, a dtype
+ * outside splitzip_dtype, max_elems above SPLITZIP_MAX_FRAME_ELEMS, a size that overflows
+ * size_t).
+ */
+SPLITZIP_API splitzip_status splitzip_workspace_size_dtype(const splitzip_ctx *ctx, unsigned dtype,
+                                                           size_t max_elems, size_t *bytes);
+
+/*
+ * splitzip_compress_dtype_async() is splitzip_compress_async() for elements of any dtype: it
+ * enqueues on 'stream' the compression of 'n_elems' little-endian patterns of 'dtype' at
+ * 'd_src' (device memory, any alignment; BF16: exactly splitzip_compress_async(), 2-byte
+ * aligned) into one frame at 'd_dst' ('dst_cap' bytes; splitzip_compress_bound_dtype(dtype,
+ * n_elems) always suffices), and writes the frame size to '*d_dst_size' and the status to
+ * '*d_status' when the kernels run: OK, or DST_TOO_SMALL (size 0, nothing written to d_dst)
+ * exactly when splitzip_compress_dtype() gives it for the same capacity. The frame is
+ * byte-identical to splitzip_compress_dtype()'s with the same context parameters. The
+ * workspace is splitzip_workspace_size_dtype(ctx, dtype, n_elems) bytes (or more), aligned to
+ * SPLITZIP_WORKSPACE_ALIGN. Returned by the host before anything is enqueued (then no result
+ * is written): INVALID_ARGUMENT (NULL or misaligned arguments, d_src NULL with n_elems > 0, a
+ * dtype outside splitzip_dtype, the split4 encoding for SPLITZIP_DTYPE_FP8_E4M3, n_elems
+ * above SPLITZIP_MAX_FRAME_ELEMS, a workspace too small), BAD_CODEBOOK (a fixed codebook or
+ * table not valid for the dtype), BACKEND_UNAVAILABLE (not a device context), DEVICE (a
+ * launch the runtime rejects). See the contract of the device-memory API below (ownership,
+ * no allocation or wait, streams); the context may be used from several threads, a workspace
+ * by one call at a time.
+ */
+SPLITZIP_API splitzip_status splitzip_compress_dtype_async(splitzip_ctx *ctx, unsigned dtype,
+                                                           const void *d_src, size_t n_elems,
+                                                           void *d_dst, size_t dst_cap,
+                                                           size_t *d_dst_size, int32_t *d_status,
+                                                           void *d_workspace, size_t ws_bytes,
+                                                           void *stream);
 
 /*
  * splitzip_decompressed_size() sums the element counts of all frames in 'src' (one frame or a

@@ -77,7 +77,7 @@ template <int W> struct sz_dt_smem {
 	uint32_t wbad[NW], wesc[NW];
 	uint32_t bad;
 	uint8_t hdr[SPLITZIP_FRAME_HEADER_SIZE];
-	uint8_t xs[SZ_DT_GROUPS][SZ_DT_BATCH];        /* a batch's exponents, per group */
+	uint8_t xs[SZ_DT_GROUPS][SZ_DT_BATCH];       /* a batch's exponents, per group */
 	uint64_t row[SZ_DT_GROUPS][SZ_DT_ROW_WORDS]; /* a batch's output bytes, per group */
 };
 
@@ -186,8 +186,9 @@ SZ_DEVICE bool sz_dt_rest_pad_bad(const sz_dt_frame &fr, unsigned k)
 	bool bad = false;
 	for (uint64_t i = fr.n; i % 64; i++)
 		for (unsigned q = 0; q < 3; q++)
-			bad |= ((sz_gldro_u8(sec + 24 * (i / 64) + 8 * q + (i % 64) / 8) >> (i % 8)) &
-			        1u) != 0;
+			bad |=
+			    ((sz_gldro_u8(sec + 24 * (i / 64) + 8 * q + (i % 64) / 8) >> (i % 8)) &
+			     1u) != 0;
 	return bad;
 }
 
@@ -206,7 +207,8 @@ SZ_DEVICE_COLD bool sz_dt_padding_bad(const sz_dt_frame &fr, unsigned t)
 	const uint64_t next = s4 ? L.table : L.lengths;
 	bool bad = false;
 	for (unsigned k = 0; k < fr.d.n_rest; k++) {
-		bad |= sz_dt_gap_bad(fr, L.rest_end[k], k + 1 < fr.d.n_rest ? L.rest[k + 1] : next, t);
+		bad |=
+		    sz_dt_gap_bad(fr, L.rest_end[k], k + 1 < fr.d.n_rest ? L.rest[k + 1] : next, t);
 		bad |= t == 0 && sz_dt_rest_pad_bad(fr, k);
 	}
 	bad |= sz_dt_gap_bad(fr, L.table + 4 * L.n_chunks, s4 ? L.positions : L.stream, t);
@@ -270,7 +272,8 @@ SZ_DEVICE unsigned sz_dt_rest_at(const sz_dt_frame &fr, unsigned k, uint64_t i)
 	default: {
 		unsigned r = 0;
 		for (unsigned q = 0; q < 3; q++)
-			r |= ((sz_gldro_u8(sec + 24 * (i / 64) + 8 * q + (i % 64) / 8) >> (i % 8)) & 1u)
+			r |= ((sz_gldro_u8(sec + 24 * (i / 64) + 8 * q + (i % 64) / 8) >> (i % 8)) &
+			      1u)
 			     << q;
 		return r;
 	}
@@ -285,15 +288,15 @@ SZ_DEVICE unsigned sz_dt_code_at(const sz_dt_frame &fr, uint64_t i)
 
 /* What a group carries through one chunk. */
 struct sz_dt_chunk_state {
-	uint64_t c, base; /* chunk, its first element */
-	uint32_t len;     /* elements (0: no chunk for this group) */
-	uint32_t r0, r1;  /* split4: its escape records; entropy: its words [r0, r1) */
-	uint32_t cur;     /* split4: the next record (group-uniform) */
+	uint64_t c, base;         /* chunk, its first element */
+	uint32_t len;             /* elements (0: no chunk for this group) */
+	uint32_t r0, r1;          /* split4: its escape records; entropy: its words [r0, r1) */
+	uint32_t cur;             /* split4: the next record (group-uniform) */
 	uint32_t buf, bits, next; /* entropy: this lane's bit buffer, the group's next word */
-	bool dead;        /* absent or broken: no more reads or stores */
-	bool fail;        /* this lane broke a rule in the current batch */
-	uint32_t nesc;    /* entropy: this lane's escapes */
-	uint64_t acc;     /* this lane's hash lane */
+	bool dead;                /* absent or broken: no more reads or stores */
+	bool fail;                /* this lane broke a rule in the current batch */
+	uint32_t nesc;            /* entropy: this lane's escapes */
+	uint64_t acc;             /* this lane's hash lane */
 };
 
 /* The chunk table entries of chunk c, checked (§4.2.7 rule 2 for split4, §4.3.6 rule 3 for
@@ -337,9 +340,11 @@ SZ_DEVICE void sz_dt_patch(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint32_t
 		const uint64_t z = ~(uint64_t)m & ((uint64_t)m + 1); /* the lowest lane not in */
 		const uint32_t take = (uint32_t)sz_popc64(z - 1);
 		if (hl < take) {
-			const bool order = r > k.r0 && pos <= sz_gld_le16(P + 2 * (uint64_t)(r - 1));
+			const bool order =
+			    r > k.r0 && pos <= sz_gld_le16(P + 2 * (uint64_t)(r - 1));
 			k.fail |= order || pos >= k.len || x >= (1u << fr.ebits) ||
-			          ((fr.incb[x / 32] >> (x % 32)) & 1u) || sz_dt_code_at(fr, k.base + pos);
+			          ((fr.incb[x / 32] >> (x % 32)) & 1u) ||
+			          sz_dt_code_at(fr, k.base + pos);
 			if (pos - i0 < SZ_DT_BATCH)
 				xs[pos - i0] = (uint8_t)x;
 		}
@@ -463,7 +468,8 @@ SZ_DEVICE void sz_dt_put_batch(const uint8_t *from, bool global, uint8_t *to, ui
 			v = sz_gldro_u64(from + q);
 		else
 			for (unsigned b = 0; b < nb; b++)
-				v |= (uint64_t)(global ? sz_gldro_u8(from + q + b) : from[q + b]) << (8 * b);
+				v |= (uint64_t)(global ? sz_gldro_u8(from + q + b) : from[q + b])
+				     << (8 * b);
 		if (store) {
 			if (nb == 8 && sz_aligned(to + q, 8))
 				sz_gst_u64(to + q, v);
@@ -485,8 +491,7 @@ SZ_DEVICE void sz_dt_chunk_end(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint
 	const unsigned hl = sz_lane<W>() & 31u, sh = sz_lane<W>() & 32u;
 	const bool live = k.len != 0;
 	const bool left = (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), k.buf != 0) >> sh) != 0;
-	if (fr.mode == SPLITZIP_MODE_ENTROPY && live && !k.dead &&
-	    (k.next != k.r1 - k.r0 || left))
+	if (fr.mode == SPLITZIP_MODE_ENTROPY && live && !k.dead && (k.next != k.r1 - k.r0 || left))
 		k.dead = true;
 	if (fr.mode == SPLITZIP_MODE_SPLIT4 && live && !k.dead && k.cur != k.r1)
 		k.dead = true;
@@ -529,7 +534,8 @@ SZ_DEVICE void sz_dt_chunk(sz_dt_smem<W> &S, const sz_ent_dec_smem *E, uint64_t 
 	uint8_t *row = reinterpret_cast<uint8_t *>(S.row[g]);
 	for (uint32_t b = 0; b < (nb > nbo ? nb : nbo); b++) {
 		const uint32_t i0 = SZ_DT_BATCH * b;
-		const uint32_t v = k.len > i0 ? (k.len - i0 < SZ_DT_BATCH ? k.len - i0 : SZ_DT_BATCH) : 0;
+		const uint32_t v =
+		    k.len > i0 ? (k.len - i0 < SZ_DT_BATCH ? k.len - i0 : SZ_DT_BATCH) : 0;
 		if (fr.mode == SPLITZIP_MODE_SPLIT4)
 			sz_dt_batch_split4<W>(fr, k, i0, S.xs[g]);
 		else if (fr.mode == SPLITZIP_MODE_ENTROPY)
@@ -598,8 +604,7 @@ template <int W> SZ_DEVICE void sz_dt_chunks(sz_dt_smem<W> &S, sz_ent_dec_smem &
  * One frame (blockIdx.y + frame0) by gridDim.x blocks; the last block to finish writes the
  * status (sz_dec_status: a broken body rule, then the escape total, then the checksum).
  */
-template <int W>
-SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_decode(sz_gpu_dt_dec a)
+template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_decode(sz_gpu_dt_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dt_smem<W>, S, 1);
@@ -654,8 +659,8 @@ void sz_gpu_dt_decompress(Launcher &lc, sz_gpu_dt_dec a, uint64_t n_frames, uint
 		const unsigned nf = sz_gpu_launch_frames(n_frames, f0);
 		a.run.frame0 = (uint32_t)f0;
 		lc.launch("dt_dec_init", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_dt_dec_init<W>, a);
-		lc.launch("dt_decode", sz_gpu_grid(lc, sz_k_dt_decode<W>, nf, groups), SZ_GPU_THREADS,
-		          sz_k_dt_decode<W>, a);
+		lc.launch("dt_decode", sz_gpu_grid(lc, sz_k_dt_decode<W>, nf, groups),
+		          SZ_GPU_THREADS, sz_k_dt_decode<W>, a);
 	}
 }
 

@@ -13,6 +13,7 @@
 
 #include "sz_gpu_driver.cuh"
 #include "sz_gpu_dtype_dec.cuh"
+#include "sz_gpu_dtype_enc.cuh"
 #include "sz_gpu_module.h"
 #include "sz_gpu_pages.cuh"
 
@@ -339,6 +340,67 @@ splitzip_status mod_dtype_host_decompress_frame(const void *src, size_t src_size
 	return SPLITZIP_OK;
 }
 
+/* Frames of Dtype 2-5 (sz_gpu_dtype_enc.cuh). */
+template <int W>
+splitzip_status run_dtype_compress(const sz_gpu_dt_enc *a, uint64_t nf, void *stream)
+{
+	rt_launcher lc{(sz_rt_stream)stream, SZ_RT_OK};
+	sz_gpu_dt_compress<W>(lc, *a, nf);
+	return lc.err == SZ_RT_OK ? SPLITZIP_OK : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_dtype_compress(const sz_gpu_dt_enc *a, uint64_t nf, void *stream)
+{
+	const int w = sz_gpu_kernel_width(sz_rt_warp_size(), SZ_GPU_HAVE_W64);
+#if SZ_GPU_HAVE_W64
+	if (w == 64)
+		return run_dtype_compress<64>(a, nf, stream);
+#endif
+	return w == 32 ? run_dtype_compress<32>(a, nf, stream) : SPLITZIP_ERROR_DEVICE;
+}
+
+splitzip_status mod_dtype_host_compress(const sz_gpu_dt_enc *p, const void *src, size_t n,
+                                        void *dst, size_t dst_cap, size_t *dst_size)
+{
+	splitzip_dtype_desc d;
+	if (!sz_dt_desc_get(p->dtype, &d))
+		return SPLITZIP_ERROR_INVALID_ARGUMENT;
+	const uint64_t bytes = (uint64_t)d.width * n, bound = sz_dt_stored_size(&d, n);
+	const uint64_t cap = dst_cap < bound ? dst_cap : bound;
+	staging s;
+	const uint64_t o_src = s.take(bytes), o_dst = s.take(cap);
+	const uint64_t o_ws = s.take(sz_gpu_dt_workspace_size(1, n, p->chunk_log2));
+	const uint64_t o_size = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
+	if (!s.alloc())
+		return SPLITZIP_ERROR_OUT_OF_MEMORY;
+	if (n && SZ_RT(Memcpy)(s.base + o_src, src, bytes, SZ_RT_H2D) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	sz_gpu_dt_enc a = *p;
+	a.frames = sz_gpu_dt_frames{};
+	a.frames.one.src = n ? s.base + o_src : nullptr;
+	a.frames.one.n = n;
+	a.frames.one.dst = s.base + o_dst;
+	a.frames.one.cap = cap;
+	a.frames.out_sizes = reinterpret_cast<size_t *>(s.base + o_size);
+	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
+	a.ws = s.base + o_ws;
+	a.max_elems = n;
+	splitzip_status st = mod_dtype_compress(&a, 1, nullptr);
+	if (st != SPLITZIP_OK)
+		return st;
+	size_t size = 0;
+	int32_t status = SPLITZIP_ERROR_DEVICE;
+	if (SZ_RT(Memcpy)(&size, s.base + o_size, sizeof size, SZ_RT_D2H) != SZ_RT_OK ||
+	    SZ_RT(Memcpy)(&status, s.base + o_st, sizeof status, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	if (status != SPLITZIP_OK)
+		return (splitzip_status)status;
+	if (SZ_RT(Memcpy)(dst, s.base + o_dst, size, SZ_RT_D2H) != SZ_RT_OK)
+		return SPLITZIP_ERROR_DEVICE;
+	*dst_size = size;
+	return SPLITZIP_OK;
+}
+
 } /* namespace */
 
 extern "C" __attribute__((visibility("default"))) const splitzip_gpu_module *
@@ -356,6 +418,8 @@ splitzip_gpu_module_v1(void)
 	    mod_pages_decompress,
 	    mod_dtype_decompress,
 	    mod_dtype_host_decompress_frame,
+	    mod_dtype_compress,
+	    mod_dtype_host_compress,
 	};
 	return &m;
 }

@@ -9,6 +9,7 @@
 
 #include "sz_gpu_args.h"
 #include "sz_gpu_dtype_args.h"
+#include "sz_gpu_dtype_enc_args.h"
 #include "sz_gpu_pages_args.h"
 
 #ifdef __cplusplus
@@ -78,6 +79,20 @@ typedef struct splitzip_gpu_module {
 	splitzip_status (*dtype_host_decompress_frame)(const void *src, size_t src_size,
 	                                               size_t *src_consumed, void *dst,
 	                                               size_t dst_cap_bytes, size_t *n_elems);
+
+	/*
+	 * Frames of Dtype 2-5 (sz_gpu_dtype_enc_args.h): enqueue the compression of a batch on
+	 * 'stream' (the dispatcher has checked the host-side arguments, the workspace is
+	 * sz_gpu_dt_workspace_size() bytes; SPLITZIP_ERROR_DEVICE if the runtime rejects a
+	 * launch), or, for a host-memory call on a device context (splitzip_compress_dtype),
+	 * copy n_elems elements of p->dtype to the device, run the kernels and copy the frame
+	 * back, synchronously ('p' carries the parameters; its frames, workspace and max_elems
+	 * are ignored).
+	 */
+	splitzip_status (*dtype_compress)(const sz_gpu_dt_enc *a, uint64_t n_frames, void *stream);
+	splitzip_status (*dtype_host_compress)(const sz_gpu_dt_enc *p, const void *src,
+	                                       size_t n_elems, void *dst, size_t dst_cap,
+	                                       size_t *dst_size);
 } splitzip_gpu_module;
 
 typedef const splitzip_gpu_module *(*splitzip_gpu_module_get_fn)(void);
