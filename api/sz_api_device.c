@@ -73,11 +73,10 @@ static splitzip_status check_async(splitzip_ctx *ctx, size_t n_frames, size_t ma
 	const splitzip_status s = splitzip_api_gpu_module(ctx, m);
 	if (s != SPLITZIP_OK)
 		return s;
-	size_t need = 0;
-	return splitzip_api_workspace_check(
-	    dec ? splitzip_decompress_workspace_size(ctx, n_frames, &need)
-	        : ws_bytes_for(ctx, n_frames, max_elems, &need),
-	    need, ws, ws_bytes);
+	size_t need = 0; /* the size first: an argument's order of evaluation is unspecified */
+	const splitzip_status sz = dec ? splitzip_decompress_workspace_size(ctx, n_frames, &need)
+	                               : ws_bytes_for(ctx, n_frames, max_elems, &need);
+	return splitzip_api_workspace_check(sz, need, ws, ws_bytes);
 }
 
 /* The GPU kernels write every encoding (split4, entropy, auto); this stays the one place that

@@ -76,9 +76,9 @@ splitzip_status splitzip_compress_dtype_async(splitzip_ctx *ctx, unsigned dtype,
 	splitzip_status st = splitzip_api_gpu_module(ctx, &m);
 	if (st != SPLITZIP_OK)
 		return st;
-	size_t need = 0;
-	st = splitzip_api_workspace_check(splitzip_workspace_size_dtype(ctx, dtype, n_elems, &need),
-	                                  need, d_workspace, ws_bytes);
+	size_t need = 0; /* the size first: an argument's order of evaluation is unspecified */
+	st = splitzip_workspace_size_dtype(ctx, dtype, n_elems, &need);
+	st = splitzip_api_workspace_check(st, need, d_workspace, ws_bytes);
 	if (st != SPLITZIP_OK)
 		return st;
 	if (!d_dst || !d_dst_size || !d_status || !sz_api_aligned(d_dst_size, sizeof(size_t)) ||

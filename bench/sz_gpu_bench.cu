@@ -8,7 +8,8 @@
  *
  * Sets of rows: full (the default, below); check (what ci/gpu-check.sh measures in its one
  * run: frames of 512 MiB and 4 GiB, 1 and 5 % escapes, the checksum on and off, 4096 x 128 KiB
- * and 32768 x 16 KiB pages, entropy frames encoded and decoded); ncu (each hot kernel a few
+ * and 32768 x 16 KiB pages, entropy frames encoded and decoded, 128 MiB of FP16, FP32 and FP8
+ * in the entropy encoding); ncu (each hot kernel a few
  * times on 512 MiB, for one Nsight Compute pass: no timing of interest).
  *
  * Data: the real BF16 KV files given, tiled to each size. The fixed codebook is calibrated on
@@ -25,6 +26,8 @@
  * input (the stored fallback); a 4 MiB frame replayed as a CUDA graph. Prints Markdown tables
  * (doc/BENCHMARKS.md, GPU section).
  */
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include "splitzip.h"
@@ -604,6 +607,8 @@ static void frame_row(bench &b, size_t mib, double esc, bool checksum, const std
 	print_row(row, run_frame(b, make_input(b, mib << 19, esc, false), checksum, row));
 }
 
+static void dtype_rows(bench &b);
+
 /* The rows of ci/gpu-check.sh (doc/BENCHMARKS.md, the GPU table). */
 static void check_rows(bench &b)
 {
@@ -631,6 +636,109 @@ static void check_rows(bench &b)
 	frame_row(b, 512, 0, true, "entropy, content checksum");
 	frame_row(b, 512, 0.01, false, "entropy, +1 % escapes");
 	b.entropy = false;
+	dtype_rows(b);
+}
+
+/* n elements of 'dtype' made from the measured BF16 KV as an engine makes its caches: FP32 the
+ * values with random low mantissa bits (as a model's FP32 has), FP16 and FP8 rounded to
+ * nearest-even from them (FP8 saturating, the per-tensor scale 1). */
+static std::vector<uint8_t> dtype_input(const bench &b, unsigned dtype, size_t n)
+{
+	const size_t w = splitzip_dtype_width(dtype);
+	std::vector<uint8_t> v(w * n);
+	uint64_t x = 0x2545F4914F6CDD1Dull;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		uint32_t u = (uint32_t)b.kv[i % b.kv.size()] << 16 | (uint32_t)(x & 0xFFFF);
+		float f;
+		memcpy(&f, &u, 4);
+		if (dtype == SPLITZIP_DTYPE_FP16) {
+			const __half h = __float2half_rn(f);
+			memcpy(&u, &h, 2);
+		} else if (dtype == SPLITZIP_DTYPE_FP8_E4M3) {
+			u = __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3);
+		} else if (dtype == SPLITZIP_DTYPE_FP8_E5M2) {
+			u = __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2);
+		}
+		memcpy(&v[w * i], &u, w);
+	}
+	return v;
+}
+
+/*
+ * One frame of 'dtype' (splitzip_compress_dtype_async, the table from the input, and
+ * splitzip_decompress_dtype_async), next to a copy of the same bytes: the frame checked byte
+ * for byte against the CPU's, the output against the input.
+ */
+static figures run_dtype(bench &b, unsigned dtype, const std::vector<uint8_t> &h,
+                         splitzip_encoding enc, const std::string &row)
+{
+	const size_t bytes = h.size(), n = bytes / splitzip_dtype_width(dtype);
+	const size_t cap = splitzip_compress_bound_dtype(dtype, n);
+	splitzip_params p;
+	splitzip_params_init(&p);
+	p.encoding = enc;
+	splitzip_ctx *cpu = nullptr, *dev = nullptr;
+	SZ(splitzip_ctx_create(&p, &cpu));
+	p.backend = SPLITZIP_BACKEND_CUDA;
+	SZ(splitzip_ctx_create(&p, &dev));
+	std::vector<uint8_t> want(cap);
+	size_t wsize = 0, wsb = 0, wsdb = 0;
+	SZ(splitzip_compress_dtype(cpu, dtype, h.data(), n, want.data(), cap, &wsize));
+	want.resize(wsize);
+	SZ(splitzip_workspace_size_dtype(dev, dtype, n, &wsb));
+	SZ(splitzip_decompress_workspace_size(dev, 1, &wsdb));
+	dmem src(bytes), copy(bytes), out(bytes), dst(cap), ws(wsb), wsd(wsdb), res(64);
+	RT(cudaMemcpy(src.p, h.data(), bytes, cudaMemcpyHostToDevice));
+	figures f = {0, 0, 0, 0, 0};
+	f.copy =
+	    gbs(bytes, time_ms(b, [&] {
+		        RT(cudaMemcpyAsync(copy.p, src.p, bytes, cudaMemcpyDeviceToDevice, b.s));
+	        }));
+	f.enc_fi = gbs(bytes, time_ms(b, [&] {
+		               SZ(splitzip_compress_dtype_async(
+		                   dev, dtype, src.p, n, dst.p, cap, res.as<size_t>(),
+		                   (int32_t *)(res.as<size_t>() + 1), ws.p, ws.n, b.s));
+	               }));
+	check_frame(b, dst, res, want, row);
+	f.dec = gbs(bytes, time_ms(b, [&] {
+		            SZ(splitzip_decompress_dtype_async(
+		                dev, dst.p, wsize, out.p, bytes, res.as<size_t>() + 2,
+		                (int32_t *)(res.as<size_t>() + 3), wsd.p, wsd.n, b.s));
+	            }));
+	size_t r[2];
+	RT(cudaMemcpy(r, res.as<size_t>() + 2, sizeof r, cudaMemcpyDeviceToHost));
+	std::vector<uint8_t> back(bytes);
+	RT(cudaMemcpy(back.data(), out.p, bytes, cudaMemcpyDeviceToHost));
+	check(b, (int32_t)r[1] == SPLITZIP_OK && r[0] == n && back == h, "decoded output", row);
+	f.ratio = (double)bytes / (double)wsize;
+	splitzip_ctx_free(cpu);
+	splitzip_ctx_free(dev);
+	return f;
+}
+
+/* The dtype rows of the check set: 128 MiB of each dtype in the entropy encoding (the CPU
+ * oracle that checks each frame codes them in one thread: the rows stay within the check's
+ * time). */
+static void dtype_rows(bench &b)
+{
+	printf("\nOther dtypes (the table from the input; the fixed-table column is not measured)."
+	       "\n\n");
+	printf("| workload | D2D copy GB/s | - | encode GB/s (x copy) | decode GB/s (x copy) | "
+	       "ratio |\n");
+	printf("|---|---:|---:|---:|---:|---:|\n");
+	const size_t mib = b.max_mib < 128 ? b.max_mib : 128;
+	for (unsigned dtype : {SPLITZIP_DTYPE_FP16, SPLITZIP_DTYPE_FP32, SPLITZIP_DTYPE_FP8_E4M3,
+	                       SPLITZIP_DTYPE_FP8_E5M2})
+		for (splitzip_encoding enc : {SPLITZIP_ENCODING_ENTROPY}) {
+			const std::string row =
+			    std::to_string(mib) + " MiB " + splitzip_dtype_name(dtype) +
+			    (enc == SPLITZIP_ENCODING_AUTO ? ", auto" : ", entropy");
+			const size_t n = (mib << 20) / splitzip_dtype_width(dtype);
+			print_row(row, run_dtype(b, dtype, dtype_input(b, dtype, n), enc, row));
+		}
 }
 
 /* Each hot kernel a few times, for one Nsight Compute pass (ci/gpu-check.sh). */

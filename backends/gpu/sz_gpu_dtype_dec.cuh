@@ -28,11 +28,15 @@
 
 #include "../../core/sz_dtype_layout.h"
 #include "sz_gpu_dtype_args.h"
-#include "sz_gpu_entropy_dec.cuh"
+#include "sz_gpu_driver.cuh" /* sz_dec_status, the launch geometry */
 
 /* Elements of a batch, and the bytes of its output row (the widest dtype: 4 bytes). */
 #define SZ_DT_BATCH 256u
 #define SZ_DT_ROW_WORDS (SZ_DT_BATCH * 4u / 8u)
+/* Blocks per multiprocessor sz_k_dt_decode asks for (CUDA): a register budget of 85, under
+ * which ptxas allocates it without spills on sm_80..sm_120 (with no budget it kept 64 and
+ * spilled 50 bytes on sm_80). */
+#define SZ_DT_DEC_BLOCKS 3
 
 /* The frame's arguments at any alignment. */
 SZ_DEVICE const uint8_t *sz_dtd_src(const sz_gpu_dt_dec &a, uint64_t f)
@@ -258,7 +262,7 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_dec_ini
 /* ---- Chunks (sz_k_dt_decode) --------------------------------------------------------------- */
 
 /* The rest field of element i in section k (§2.3). */
-SZ_DEVICE unsigned sz_dt_rest_at(const sz_dt_frame &fr, unsigned k, uint64_t i)
+SZ_DEVICE unsigned sz_dt_dec_rest_at(const sz_dt_frame &fr, unsigned k, uint64_t i)
 {
 	const uint8_t *sec = fr.src + fr.lay.rest[k];
 	switch (fr.d.rest[k]) {
@@ -323,7 +327,8 @@ SZ_DEVICE bool sz_dt_chunk_range(const sz_dt_frame &fr, sz_dt_chunk_state &k)
  * warp has a full 32 records in its batch (wave-uniform).
  */
 template <int W>
-SZ_DEVICE void sz_dt_patch(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint32_t i0, uint8_t *xs)
+SZ_DEVICE void sz_dt_patch(const sz_dt_frame &fr, const sz_dt_frame &sfr, sz_dt_chunk_state &k,
+                           uint32_t i0, uint8_t *xs)
 {
 	const unsigned hl = sz_lane<W>() & 31u, sh = sz_lane<W>() & 32u;
 	const uint8_t *P = fr.src + fr.lay.positions, *X = fr.src + fr.lay.exponents;
@@ -343,7 +348,7 @@ SZ_DEVICE void sz_dt_patch(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint32_t
 			const bool order =
 			    r > k.r0 && pos <= sz_gld_le16(P + 2 * (uint64_t)(r - 1));
 			k.fail |= order || pos >= k.len || x >= (1u << fr.ebits) ||
-			          ((fr.incb[x / 32] >> (x % 32)) & 1u) ||
+			          ((sfr.incb[x / 32] >> (x % 32)) & 1u) ||
 			          sz_dt_code_at(fr, k.base + pos);
 			if (pos - i0 < SZ_DT_BATCH)
 				xs[pos - i0] = (uint8_t)x;
@@ -358,18 +363,20 @@ SZ_DEVICE void sz_dt_patch(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint32_t
 /* Split4: the batch's exponents from the codes, then the escapes (thread hl: elements hl,
  * hl + 32, ... of the batch). */
 template <int W>
-SZ_DEVICE void sz_dt_batch_split4(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint32_t i0,
-                                  uint8_t *xs)
+SZ_DEVICE void sz_dt_batch_split4(const sz_dt_frame &fr, const sz_dt_frame &sfr,
+                                  sz_dt_chunk_state &k, uint32_t i0, uint8_t *xs)
 {
 	const unsigned hl = sz_lane<W>() & 31u;
-	if (!k.dead)
-		for (uint32_t j = 0; j < SZ_DT_BATCH / 32; j++) {
-			const uint32_t p = 32 * j + hl;
-			if (i0 + p < k.len)
-				xs[p] = fr.cb[sz_dt_code_at(fr, k.base + i0 + p)];
-		}
+	/* rolled: unrolled, it took the split4 kernel past 96 VGPRs on gfx942 */
+	const uint32_t m = k.dead ? 0u : SZ_DT_BATCH / 32;
+	SPLITZIP_ROLLED
+	for (uint32_t j = 0; j < m; j++) {
+		const uint32_t p = 32 * j + hl;
+		if (i0 + p < k.len)
+			xs[p] = sfr.cb[sz_dt_code_at(fr, k.base + i0 + p)];
+	}
 	sz_syncwarp<W>(sz_full_mask<W>());
-	sz_dt_patch<W>(fr, k, i0, xs);
+	sz_dt_patch<W>(fr, sfr, k, i0, xs);
 }
 
 /* Entropy: a lane's refill from the group's words (a ballot in lane order); false if the
@@ -443,18 +450,20 @@ SZ_DEVICE void sz_dt_join_batch(const sz_dt_frame &fr, const sz_dt_chunk_state &
 		if (p >= v)
 			break;
 		const uint64_t i = k.base + i0 + p;
-		const unsigned r1 = fr.d.n_rest > 1 ? sz_dt_rest_at(fr, 1, i) : 0;
-		const uint32_t e = sz_dt_join_of(fr.d.code, xs[p], sz_dt_rest_at(fr, 0, i), r1);
+		const unsigned r1 = fr.d.n_rest > 1 ? sz_dt_dec_rest_at(fr, 1, i) : 0;
+		const uint32_t e = sz_dt_join_of(fr.d.code, xs[p], sz_dt_dec_rest_at(fr, 0, i), r1);
 		for (unsigned b = 0; b < w; b++)
 			row[w * p + b] = (uint8_t)(e >> (8 * b));
 	}
 }
 
 /* Step 3: the B bytes of a batch, from 'from' (shared memory, or the frame body of a stored
- * frame: global), stored at 'to' unless the chunk is dead, and hashed: thread hl takes words
- * hl, hl + 32, ... (hash lane hl), the last one zero-padded. */
-SZ_DEVICE void sz_dt_put_batch(const uint8_t *from, bool global, uint8_t *to, uint32_t B,
-                               unsigned hl, unsigned w, bool store, bool hash, uint64_t &acc)
+ * frame: GLOBAL), stored at 'to' and hashed: thread hl takes words hl, hl + 32, ... (hash
+ * lane hl), the last one zero-padded. One address space per instance (a pointer that may be
+ * either is a flat access on AMD). */
+template <bool GLOBAL>
+SZ_DEVICE void sz_dt_put_batch(const uint8_t *from, uint8_t *to, uint32_t B, unsigned hl,
+                               unsigned w, bool hash, uint64_t &acc)
 {
 	for (unsigned r = 0; r < w; r++) {
 		const uint32_t q = 8 * (hl + 32 * r);
@@ -462,21 +471,19 @@ SZ_DEVICE void sz_dt_put_batch(const uint8_t *from, bool global, uint8_t *to, ui
 			break;
 		const uint32_t nb = B - q < 8 ? B - q : 8;
 		uint64_t v = 0;
-		if (!global && nb == 8)
+		if (!GLOBAL && nb == 8)
 			__builtin_memcpy(&v, from + q, 8);
-		else if (nb == 8 && sz_aligned(from + q, 8))
+		else if (GLOBAL && nb == 8 && sz_aligned(from + q, 8))
 			v = sz_gldro_u64(from + q);
 		else
 			for (unsigned b = 0; b < nb; b++)
-				v |= (uint64_t)(global ? sz_gldro_u8(from + q + b) : from[q + b])
+				v |= (uint64_t)(GLOBAL ? sz_gldro_u8(from + q + b) : from[q + b])
 				     << (8 * b);
-		if (store) {
-			if (nb == 8 && sz_aligned(to + q, 8))
-				sz_gst_u64(to + q, v);
-			else
-				for (unsigned b = 0; b < nb; b++)
-					sz_gst_u8(to + q + b, (uint8_t)(v >> (8 * b)));
-		}
+		if (nb == 8 && sz_aligned(to + q, 8))
+			sz_gst_u64(to + q, v);
+		else
+			for (unsigned b = 0; b < nb; b++)
+				sz_gst_u8(to + q + b, (uint8_t)(v >> (8 * b)));
 		if (hash)
 			acc = splitzip_hash_round(acc, v);
 	}
@@ -510,11 +517,10 @@ SZ_DEVICE void sz_dt_chunk_end(const sz_dt_frame &fr, sz_dt_chunk_state &k, uint
  * Chunk c (live: c < C) by this thread's group, in batches; every group of a warp runs the
  * same number of batches (the longer chunk's at W = 64). Adds to csum, nesc and bad.
  */
-template <int W>
-SZ_DEVICE void sz_dt_chunk(sz_dt_smem<W> &S, const sz_ent_dec_smem *E, uint64_t c, bool live,
-                           uint64_t &csum, uint32_t &nesc, bool &bad)
+template <int W, bool ENT>
+SZ_DEVICE void sz_dt_chunk(sz_dt_smem<W> &S, const sz_dt_frame &fr, const sz_ent_dec_smem *E,
+                           uint64_t c, bool live, uint64_t &csum, uint32_t &nesc, bool &bad)
 {
-	const sz_dt_frame &fr = S.fr;
 	const unsigned hl = sz_lane<W>() & 31u, g = sz_linear_tid() / 32u, sh = sz_lane<W>() & 32u;
 	const bool a2 = sz_aligned(fr.src, 2);
 	sz_dt_chunk_state k;
@@ -524,7 +530,7 @@ SZ_DEVICE void sz_dt_chunk(sz_dt_smem<W> &S, const sz_ent_dec_smem *E, uint64_t 
 	k.len = live ? (uint32_t)splitzip_chunk_len(fr.n, fr.L, c) : 0u;
 	k.dead = !live;
 	k.acc = splitzip_hash_lane_init(hl);
-	if (live && fr.mode != SPLITZIP_MODE_STORED && !sz_dt_chunk_range(fr, k))
+	if (live && (ENT || fr.mode != SPLITZIP_MODE_STORED) && !sz_dt_chunk_range(fr, k))
 		k.dead = true;
 	k.cur = k.r0;
 	const uint32_t nb = (k.len + SZ_DT_BATCH - 1) / SZ_DT_BATCH;
@@ -536,46 +542,84 @@ SZ_DEVICE void sz_dt_chunk(sz_dt_smem<W> &S, const sz_ent_dec_smem *E, uint64_t 
 		const uint32_t i0 = SZ_DT_BATCH * b;
 		const uint32_t v =
 		    k.len > i0 ? (k.len - i0 < SZ_DT_BATCH ? k.len - i0 : SZ_DT_BATCH) : 0;
-		if (fr.mode == SPLITZIP_MODE_SPLIT4)
-			sz_dt_batch_split4<W>(fr, k, i0, S.xs[g]);
-		else if (fr.mode == SPLITZIP_MODE_ENTROPY)
+		if (ENT)
 			sz_dt_batch_entropy<W>(*E, fr, k, i0, S.xs[g], a2);
+		else if (fr.mode == SPLITZIP_MODE_SPLIT4)
+			sz_dt_batch_split4<W>(fr, S.fr, k, i0, S.xs[g]);
 		k.dead |= (uint32_t)(sz_ballot<W>(sz_full_mask<W>(), k.fail) >> sh) != 0;
 		k.fail = false;
 		sz_syncwarp<W>(sz_full_mask<W>());
-		const bool stored = fr.mode == SPLITZIP_MODE_STORED;
+		const bool stored = !ENT && fr.mode == SPLITZIP_MODE_STORED;
 		if (!k.dead && !stored)
 			sz_dt_join_batch<W>(fr, k, i0, v, S.xs[g], row);
 		sz_syncwarp<W>(sz_full_mask<W>());
-		if (!k.dead)
-			sz_dt_put_batch(stored ? body + fr.width * i0 : row, stored,
-			                out + fr.width * i0, fr.width * v, hl, fr.width, true,
-			                fr.hash != 0, k.acc);
+		if (!k.dead && stored)
+			sz_dt_put_batch<true>(body + fr.width * i0, out + fr.width * i0,
+			                      fr.width * v, hl, fr.width, fr.hash != 0, k.acc);
+		else if (!k.dead)
+			sz_dt_put_batch<false>(row, out + fr.width * i0, fr.width * v, hl, fr.width,
+			                       fr.hash != 0, k.acc);
 		sz_syncwarp<W>(sz_full_mask<W>());
 	}
 	sz_dt_chunk_end<W>(fr, k, csum, bad);
 	nesc += k.nesc;
 }
 
+/* The fields of the frame the chunk loops use, as warp-uniform locals (HIP: scalar registers,
+ * which hold the VGPR count down; sz_dec_frame_hot does the same for BF16). The codebook and
+ * its bit set stay in shared memory (indexed at run time). */
+template <int W> SZ_DEVICE void sz_dt_frame_hot(sz_dt_frame &d, const sz_dt_frame &s)
+{
+	__builtin_memset(&d, 0, sizeof d);
+	d.src = sz_uniform_ptr<W>(s.src);
+	d.dst = sz_uniform_ptr<W>(s.dst);
+	d.n = sz_uniform_u64<W>(s.n);
+	d.C = sz_uniform_u64<W>(s.C);
+	d.E = sz_uniform_u64<W>(s.E);
+	d.L = sz_uniform_u32<W>(s.L);
+	d.mode = sz_uniform_u32<W>(s.mode);
+	d.hash = sz_uniform_u32<W>(s.hash);
+	d.width = sz_uniform_u32<W>(s.width);
+	d.ebits = sz_uniform_u32<W>(s.ebits);
+	d.d.code = sz_uniform_u32<W>(s.d.code);
+	d.d.width = d.width;
+	d.d.ebits = d.ebits;
+	d.d.n_rest = sz_uniform_u32<W>(s.d.n_rest);
+	d.d.rest[0] = sz_uniform_u32<W>(s.d.rest[0]);
+	d.d.rest[1] = sz_uniform_u32<W>(s.d.rest[1]);
+	d.lay.codes = sz_uniform_u64<W>(s.lay.codes);
+	d.lay.rest[0] = sz_uniform_u64<W>(s.lay.rest[0]);
+	d.lay.rest[1] = sz_uniform_u64<W>(s.lay.rest[1]);
+	d.lay.table = sz_uniform_u64<W>(s.lay.table);
+	d.lay.positions = sz_uniform_u64<W>(s.lay.positions);
+	d.lay.exponents = sz_uniform_u64<W>(s.lay.exponents);
+	d.lay.stream = sz_uniform_u64<W>(s.lay.stream);
+	d.h.n_words = sz_uniform_u32<W>(s.h.n_words);
+}
+
 /* The block's chunks c = (blockIdx.x + i gridDim.x) * GROUPS + group; the block's sums end
  * with thread 0 (S.bad, S.wsum[0], S.wesc[0]). */
-template <int W> SZ_DEVICE void sz_dt_chunks(sz_dt_smem<W> &S, sz_ent_dec_smem &E)
+template <int W, bool ENT> SZ_DEVICE void sz_dt_dec_chunks(sz_dt_smem<W> &S, sz_ent_dec_smem *E)
 {
 	enum { NW = sz_dt_smem<W>::NW };
 	const unsigned warp = sz_warp<W>(), lane = sz_lane<W>(), g = sz_linear_tid() / 32u;
 	uint64_t csum = 0;
 	uint32_t nesc = 0;
 	bool bad = false, ok = true;
-	if (S.fr.mode == SPLITZIP_MODE_ENTROPY) { /* block-uniform */
-		sz_ent_table_of(E, S.fr.src + S.fr.lay.lengths, S.fr.h.table_first,
+	if (ENT) {
+		sz_ent_table_of(*E, S.fr.src + S.fr.lay.lengths, S.fr.h.table_first,
 		                S.fr.h.table_last, S.fr.h.escape_length);
-		ok = E.ok != 0; /* FORMAT.md §4.3.6 rule 2 */
+		ok = E->ok != 0; /* FORMAT.md §4.3.6 rule 2 */
 		bad = !ok;
 	}
 	const uint64_t step = (uint64_t)gridDim.x * SZ_DT_GROUPS;
+	sz_dt_frame hot;
+	if (SZ_HOIST_UNIFORM)
+		sz_dt_frame_hot<W>(hot, S.fr);
+	const sz_dt_frame &fr = SZ_HOIST_UNIFORM ? hot : S.fr;
 	if (ok)
-		for (uint64_t cb = (uint64_t)blockIdx.x * SZ_DT_GROUPS; cb < S.fr.C; cb += step)
-			sz_dt_chunk<W>(S, &E, cb + g, cb + g < S.fr.C, csum, nesc, bad);
+		for (uint64_t cb = (uint64_t)blockIdx.x * SZ_DT_GROUPS; cb < fr.C; cb += step)
+			sz_dt_chunk<W, ENT>(S, fr, E, cb + g, cb + g < fr.C, csum, nesc, bad);
 	nesc = sz_warp_sum<W>(nesc);
 	csum = sz_warp_sum<W>(csum);
 	bad = sz_any<W>(sz_full_mask<W>(), bad) != 0;
@@ -602,13 +646,17 @@ template <int W> SZ_DEVICE void sz_dt_chunks(sz_dt_smem<W> &S, sz_ent_dec_smem &
 
 /*
  * One frame (blockIdx.y + frame0) by gridDim.x blocks; the last block to finish writes the
- * status (sz_dec_status: a broken body rule, then the escape total, then the checksum).
+ * status (sz_dec_status: a broken body rule, then the escape total, then the checksum). ENT:
+ * the entropy frames, else the stored and split4 frames (the other kernel's frames are left
+ * alone), so that each has its own registers and shared memory (as sz_k_decode).
  */
-template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_decode(sz_gpu_dt_dec a)
+template <int W, bool ENT>
+SZ_GLOBAL SZ_LAUNCH_BOUNDS_BLOCKS(SZ_GPU_THREADS,
+                                  SZ_DT_DEC_BLOCKS) void sz_k_dt_decode(sz_gpu_dt_dec a)
 {
 	SZ_WARP_GUARD(W);
 	SZ_SHARED_ARRAY(sz_dt_smem<W>, S, 1);
-	SZ_SHARED_ARRAY(sz_ent_dec_smem, E, 1);
+	SZ_SHARED_ARRAY(sz_ent_dec_part<ENT>, E, 1);
 	const uint64_t f = a.run.frame0 + blockIdx.y;
 	sz_gpu_dec_state *st = reinterpret_cast<sz_gpu_dec_state *>(a.ws + a.run.ws_stride * f);
 	if (threadIdx.x == 0) { /* written by sz_k_dt_dec_init */
@@ -616,14 +664,17 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_decode(
 		if (S[0].fr.status == SPLITZIP_OK) {
 			splitzip_header h;
 			sz_gld_words(&h, &st->h, sizeof h);
-			sz_dt_setup(S[0].fr, a, f, h);
+			if (sz_dec_mine(ENT, SPLITZIP_OK, h))
+				sz_dt_setup(S[0].fr, a, f, h);
+			else
+				S[0].fr.status = SZ_DEC_NOT_MINE;
 		}
 		S[0].bad = 0;
 	}
 	sz_syncthreads();
 	if (S[0].fr.status != SPLITZIP_OK) /* block-uniform */
 		return;
-	sz_dt_chunks<W>(S[0], E[0]);
+	sz_dt_dec_chunks<W, ENT>(S[0], sz_ent_dec_of(E[0]));
 	if (threadIdx.x != 0)
 		return;
 	const uint32_t G = gridDim.x;
@@ -645,8 +696,9 @@ template <int W> SZ_GLOBAL SZ_LAUNCH_BOUNDS(SZ_GPU_THREADS) void sz_k_dt_decode(
 
 /*
  * Decode n_frames frames of any dtype: per launch of up to SZ_GPU_FRAMES_PER_LAUNCH frames,
- * dt_dec_init (a block per frame) and dt_decode (per frame at most a block per 8 chunks of
- * 4096 elements of the largest output, max_dst_bytes bytes, within one wave).
+ * dt_dec_init (a block per frame), dt_decode (stored and split4 frames) and dt_decode_ent
+ * (entropy frames; each per frame at most a block per 8 chunks of 4096 elements of the largest
+ * output, max_dst_bytes bytes, within one wave).
  */
 template <int W, class Launcher>
 void sz_gpu_dt_decompress(Launcher &lc, sz_gpu_dt_dec a, uint64_t n_frames, uint64_t max_dst_bytes)
@@ -659,8 +711,10 @@ void sz_gpu_dt_decompress(Launcher &lc, sz_gpu_dt_dec a, uint64_t n_frames, uint
 		const unsigned nf = sz_gpu_launch_frames(n_frames, f0);
 		a.run.frame0 = (uint32_t)f0;
 		lc.launch("dt_dec_init", sz_gpu_dim{1, nf}, SZ_GPU_THREADS, sz_k_dt_dec_init<W>, a);
-		lc.launch("dt_decode", sz_gpu_grid(lc, sz_k_dt_decode<W>, nf, groups),
-		          SZ_GPU_THREADS, sz_k_dt_decode<W>, a);
+		lc.launch("dt_decode", sz_gpu_grid(lc, sz_k_dt_decode<W, false>, nf, groups),
+		          SZ_GPU_THREADS, sz_k_dt_decode<W, false>, a);
+		lc.launch("dt_decode_ent", sz_gpu_grid(lc, sz_k_dt_decode<W, true>, nf, groups),
+		          SZ_GPU_THREADS, sz_k_dt_decode<W, true>, a);
 	}
 }
 

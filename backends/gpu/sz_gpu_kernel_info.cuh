@@ -16,6 +16,7 @@
 #ifndef SZ_GPU_KERNEL_INFO_CUH
 #define SZ_GPU_KERNEL_INFO_CUH
 
+#include "sz_gpu_dtype_dec.cuh"
 #include "sz_gpu_kernels.cuh"
 
 enum sz_gpu_kernel_kind {
@@ -56,6 +57,9 @@ template <int W, bool ENT> constexpr unsigned sz_gpu_dec_smem_bytes()
 	"latency-bound by its loads"
 #define SZ_WHY_ENT_COUNT "replays the decoder's refills per element: issue-bound, not load-bound"
 #define SZ_WHY_ENT_HIST "within 10 % of the need; one pass of a few per frame"
+#define SZ_WHY_DT_DEC                                                                              \
+	"frames of every dtype, not tuned yet: a group per chunk, rest fields by byte loads, a "   \
+	"lane's entropy bit stream serial; 3 blocks; issue-bound"
 
 /* The kernels of the frame codec at warp width W (the page-stream kernels are not here). */
 template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_table(size_t *n)
@@ -90,6 +94,13 @@ template <int W> const sz_gpu_kernel_info *sz_gpu_kernel_table(size_t *n)
 	    {"sz_k_decode_pages<W, true>", SZ_KFN_((sz_k_decode_pages<W, true>)), SZ_GPU_K_STREAM,
 	     SZ_DEC_BLOCKS(1), sz_gpu_dec_smem_bytes<W, true>(), SZ_ENT_DEC_LOAD_BYTES, 1.35, 2.0,
 	     SZ_WHY_ENT_DEC},
+	    {"sz_k_dt_dec_init<W>", SZ_KFN_(sz_k_dt_dec_init<W>), SZ_GPU_K_FRAME, 0,
+	     sizeof(sz_dt_smem<W>), 0, 0, 0, nullptr},
+	    {"sz_k_dt_decode<W, false>", SZ_KFN_((sz_k_dt_decode<W, false>)), SZ_GPU_K_STREAM,
+	     SZ_DT_DEC_BLOCKS, (unsigned)sizeof(sz_dt_smem<W>), 4, 1.5, 2.0, SZ_WHY_DT_DEC},
+	    {"sz_k_dt_decode<W, true>", SZ_KFN_((sz_k_dt_decode<W, true>)), SZ_GPU_K_STREAM,
+	     SZ_DT_DEC_BLOCKS, (unsigned)(sizeof(sz_dt_smem<W>) + sizeof(sz_ent_dec_smem)), 4, 1.35,
+	     2.0, SZ_WHY_DT_DEC},
 	    {"sz_k_ent_init<W>", SZ_KFN_(sz_k_ent_init<W>), SZ_GPU_K_FRAME, 0,
 	     sizeof(sz_ent_enc_smem), 0, 0, 0, nullptr},
 	    {"sz_k_ent_hist<W>", SZ_KFN_(sz_k_ent_hist<W>), SZ_GPU_K_STREAM, SZ_ENT_BLOCKS, 257 * 4,

@@ -492,6 +492,12 @@ static void test_alignment(void)
 	                                in.size(), (size_t *)r, (int32_t *)(r + 8), w + 8, 256,
 	                                nullptr) == ia,
 	      "decompress: odd output, workspace + 8");
+	CHECK(splitzip_compress_async(ctx, s, in.size(), dst.p, cap, (size_t *)r,
+	                              (int32_t *)(r + 8), w, wsb - 1, nullptr) == ia,
+	      "a workspace one byte short");
+	CHECK(splitzip_decompress_async(ctx, dst.p, cap, (uint16_t *)src.p, in.size(), (size_t *)r,
+	                                (int32_t *)(r + 8), w, 255, nullptr) == ia,
+	      "decompress: a workspace one byte short");
 	/* an odd address in a batch's device array: that frame only */
 	dev_batch b(ctx, kv_pages(4, 4096));
 	std::vector<const void *> srcs = to_host<const void *>(b.d_srcs->p, 4);
@@ -529,18 +535,57 @@ static std::vector<uint8_t> dtype_elems(unsigned dtype, size_t n, uint64_t seed)
 	return v;
 }
 
-/* A frame of every dtype on the scalar backend (the oracle). */
-static std::vector<uint8_t> oracle_dtype(unsigned dtype, const std::vector<uint8_t> &el,
-                                         splitzip_encoding enc)
+/* The context of the dtype tests: chunks of 2^10, content checksums, 'enc'. */
+static splitzip_ctx *dtype_ctx(splitzip_backend_id id, splitzip_encoding enc)
 {
 	splitzip_params q;
 	splitzip_params_init(&q);
-	q.backend = SPLITZIP_BACKEND_SCALAR;
+	q.backend = id;
 	q.encoding = enc;
 	q.chunk_log2 = 10;
 	q.flags = SPLITZIP_FLAG_CONTENT_CHECKSUM;
 	splitzip_ctx *ctx = nullptr;
-	splitzip_ctx_create(&q, &ctx);
+	return splitzip_ctx_create(&q, &ctx) == SPLITZIP_OK ? ctx : nullptr;
+}
+
+/* The frame of the elements from splitzip_compress_dtype_async() on a device context. */
+static std::vector<uint8_t> dev_compress_dtype(unsigned dtype, const std::vector<uint8_t> &el,
+                                               splitzip_encoding enc, size_t cap, int32_t *status)
+{
+	splitzip_ctx *ctx = dtype_ctx(k_dev, enc);
+	const size_t n = el.size() / splitzip_dtype_width(dtype);
+	size_t wsb = 0;
+	CHECK(splitzip_workspace_size_dtype(ctx, dtype, n, &wsb) == SPLITZIP_OK, "ws size");
+	dbuf src(el.data(), el.size() + 2), dst(cap), res(16), ws(wsb);
+	/* the source one byte past an allocation's start: any alignment (BF16: two bytes) */
+	const size_t off = dtype == SPLITZIP_DTYPE_BF16 ? 2 : 1;
+	RT(SZ_RT(Memcpy)(src.as<uint8_t>() + off, el.data(), el.size(), SZ_RT_H2D));
+	CHECK(splitzip_compress_dtype_async(ctx, dtype, src.as<uint8_t>() + off, n, dst.p, cap,
+	                                    res.as<size_t>(), (int32_t *)(res.as<char>() + 8), ws.p,
+	                                    wsb, nullptr) == SPLITZIP_OK,
+	      "enqueue dtype %u", dtype);
+	RT(SZ_RT(DeviceSynchronize)());
+	const std::vector<uint64_t> r = to_host<uint64_t>(res.p, 2);
+	*status = (int32_t)r[1];
+	std::vector<uint8_t> f;
+	if (*status == SPLITZIP_OK)
+		f = to_host<uint8_t>(dst.p, r[0]);
+	/* the host-memory call on the device context gives the same frame */
+	std::vector<uint8_t> h(splitzip_compress_bound_dtype(dtype, n));
+	size_t hs = 0;
+	CHECK(*status != SPLITZIP_OK || (splitzip_compress_dtype(ctx, dtype, el.data(), n, h.data(),
+	                                                         h.size(), &hs) == SPLITZIP_OK &&
+	                                 (h.resize(hs), h == f)),
+	      "host-memory compress on the device context, dtype %u", dtype);
+	splitzip_ctx_free(ctx);
+	return f;
+}
+
+/* A frame of every dtype on the scalar backend (the oracle). */
+static std::vector<uint8_t> oracle_dtype(unsigned dtype, const std::vector<uint8_t> &el,
+                                         splitzip_encoding enc)
+{
+	splitzip_ctx *ctx = dtype_ctx(SPLITZIP_BACKEND_SCALAR, enc);
 	const size_t n = el.size() / splitzip_dtype_width(dtype);
 	std::vector<uint8_t> f(splitzip_compress_bound_dtype(dtype, n));
 	size_t size = 0;
@@ -553,7 +598,9 @@ static std::vector<uint8_t> oracle_dtype(unsigned dtype, const std::vector<uint8
 }
 
 /*
- * Frames of every dtype through the public device calls: splitzip_decompress_dtype_async() into
+ * Frames of every dtype through the public device calls: splitzip_compress_dtype_async() (from
+ * an odd device address; the oracle's frame, DST_TOO_SMALL a byte short) and the host-memory
+ * splitzip_compress_dtype() on the device context, splitzip_decompress_dtype_async() into
  * an odd device address, the batch form with frames of every dtype (one damaged), and the
  * host-memory splitzip_decompress_dtype() on the device context (copied through the device):
  * the oracle's elements and statuses; the host-side argument checks.
@@ -568,6 +615,14 @@ static void test_dtypes(void)
 		for (splitzip_encoding enc : {SPLITZIP_ENCODING_AUTO, SPLITZIP_ENCODING_ENTROPY}) {
 			els.push_back(dtype_elems(dtype, n + 17 * dtype, dtype));
 			frames.push_back(oracle_dtype(dtype, els.back(), enc));
+			int32_t st = -1;
+			const std::vector<uint8_t> f =
+			    dev_compress_dtype(dtype, els.back(), enc, frames.back().size(), &st);
+			CHECK(st == SPLITZIP_OK && f == frames.back(),
+			      "device frame of dtype %u, encoding %d: status %d", dtype, (int)enc,
+			      st);
+			dev_compress_dtype(dtype, els.back(), enc, frames.back().size() - 1, &st);
+			CHECK(st == SPLITZIP_ERROR_DST_TOO_SMALL, "a byte less: status %d", st);
 		}
 	size_t wsb = 0;
 	CHECK(splitzip_decompress_workspace_size(ctx, frames.size(), &wsb) == SPLITZIP_OK, "ws");
@@ -646,9 +701,9 @@ static void test_dtypes(void)
 	CHECK(splitzip_decompress_dtype_async(ctx, ws.p, 64, ws.p, 8, d_n, d_st, ws.as<char>() + 8,
 	                                      wsb, nullptr) == ia,
 	      "workspace + 8");
-	CHECK(splitzip_decompress_dtype_async(ctx, ws.p, 64, ws.p, 8, d_n, d_st, ws.p, 255,
-	                                      nullptr) == ia,
-	      "workspace too small");
+	const splitzip_status small =
+	    splitzip_decompress_dtype_async(ctx, ws.p, 64, ws.p, 8, d_n, d_st, ws.p, 255, nullptr);
+	CHECK(small == ia, "workspace too small: %d", (int)small);
 	splitzip_ctx_free(ctx);
 }
 
