@@ -184,38 +184,33 @@ splitzip_status mod_host_compress(const sz_gpu_enc *p, const uint16_t *src, size
 	return SPLITZIP_OK;
 }
 
-splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size_t *src_consumed,
-                                          uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
+/*
+ * One frame decoded through the device (the host-memory calls): 'src' copied in, the frame
+ * 'one' of a decoder's arguments A (sz_gpu_dec, sz_gpu_dt_dec) set by fill(a, d_src, d_dst)
+ * with room for cap_bytes, run(a) launched, the status and the elements (of 'width' bytes)
+ * copied back. The device reports every error itself; fsize is the frame's size (from its
+ * header, read on the host only to size the copies).
+ */
+template <class A, class Fill, class Run>
+splitzip_status host_decode_through(const void *src, size_t src_size, uint64_t fsize,
+                                    uint64_t cap_bytes, unsigned width, void *dst,
+                                    size_t *src_consumed, size_t *n_elems, Fill fill, Run run)
 {
-	/* The device reports every header error itself; the host reads the header only to size
-	 * the output, which a frame that fits its input keeps below src_size elements. */
-	splitzip_header h;
-	uint64_t n = 0, fsize = 0;
-	if (src_size >= SPLITZIP_FRAME_HEADER_SIZE &&
-	    splitzip_header_parse(static_cast<const uint8_t *>(src), &h) == SZ_HDR_OK &&
-	    h.frame_size <= src_size) {
-		n = h.n_elems;
-		fsize = h.frame_size;
-	}
-	const uint64_t cap = dst_cap_elems < n ? dst_cap_elems : n;
 	staging s;
-	const uint64_t o_src = s.take(src_size), o_dst = s.take(2 * cap);
+	const uint64_t o_src = s.take(src_size), o_dst = s.take(cap_bytes);
 	const uint64_t o_ws = s.take(sz_gpu_dec_workspace_size(1));
 	const uint64_t o_n = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
 	if (!s.alloc())
 		return SPLITZIP_ERROR_OUT_OF_MEMORY;
 	if (src_size && SZ_RT(Memcpy)(s.base + o_src, src, src_size, SZ_RT_H2D) != SZ_RT_OK)
 		return SPLITZIP_ERROR_DEVICE;
-	sz_gpu_dec a;
+	A a;
 	memset(&a, 0, sizeof a);
-	a.frames.one.src = s.base + o_src;
-	a.frames.one.size = src_size;
-	a.frames.one.dst = cap ? reinterpret_cast<uint16_t *>(s.base + o_dst) : nullptr;
-	a.frames.one.cap = cap;
+	fill(a, s.base + o_src, cap_bytes ? s.base + o_dst : nullptr);
 	a.frames.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
 	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
 	a.ws = s.base + o_ws;
-	splitzip_status st = mod_decompress(&a, 1, cap, nullptr);
+	splitzip_status st = run(a);
 	if (st != SPLITZIP_OK)
 		return st;
 	size_t got = 0;
@@ -225,11 +220,36 @@ splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size
 		return SPLITZIP_ERROR_DEVICE;
 	if (status != SPLITZIP_OK)
 		return (splitzip_status)status;
-	if (got && SZ_RT(Memcpy)(dst, s.base + o_dst, 2 * got, SZ_RT_D2H) != SZ_RT_OK)
+	if (got && SZ_RT(Memcpy)(dst, s.base + o_dst, width * got, SZ_RT_D2H) != SZ_RT_OK)
 		return SPLITZIP_ERROR_DEVICE;
 	*src_consumed = (size_t)fsize;
 	*n_elems = got;
 	return SPLITZIP_OK;
+}
+
+splitzip_status mod_host_decompress_frame(const void *src, size_t src_size, size_t *src_consumed,
+                                          uint16_t *dst, size_t dst_cap_elems, size_t *n_elems)
+{
+	/* The host reads the header only to size the output, which a frame that fits its input
+	 * keeps below src_size elements. */
+	splitzip_header h;
+	uint64_t n = 0, fsize = 0;
+	if (src_size >= SPLITZIP_FRAME_HEADER_SIZE &&
+	    splitzip_header_parse(static_cast<const uint8_t *>(src), &h) == SZ_HDR_OK &&
+	    h.frame_size <= src_size) {
+		n = h.n_elems;
+		fsize = h.frame_size;
+	}
+	const uint64_t cap = dst_cap_elems < n ? dst_cap_elems : n;
+	return host_decode_through<sz_gpu_dec>(
+	    src, src_size, fsize, 2 * cap, 2, dst, src_consumed, n_elems,
+	    [&](sz_gpu_dec &a, uint8_t *d_src, uint8_t *d_dst) {
+		    a.frames.one.src = d_src;
+		    a.frames.one.size = src_size;
+		    a.frames.one.dst = reinterpret_cast<uint16_t *>(d_dst);
+		    a.frames.one.cap = cap;
+	    },
+	    [&](const sz_gpu_dec &a) { return mod_decompress(&a, 1, cap, nullptr); });
 }
 
 /* Page streams (sz_gpu_pages.cuh): the same launcher, the kernels for the device's warp size. */
@@ -288,8 +308,7 @@ splitzip_status mod_dtype_decompress(const sz_gpu_dt_dec *a, uint64_t nf, uint64
 	return w == 32 ? run_dtype_decompress<32>(a, nf, max_dst, stream) : SPLITZIP_ERROR_DEVICE;
 }
 
-/* One frame of any dtype through the device: the header read on the host only to size the
- * copies (the device reports every error itself, as mod_host_decompress_frame). */
+/* One frame of any dtype through the device (host_decode_through). */
 splitzip_status mod_dtype_host_decompress_frame(const void *src, size_t src_size,
                                                 size_t *src_consumed, void *dst,
                                                 size_t dst_cap_bytes, size_t *n_elems)
@@ -306,38 +325,15 @@ splitzip_status mod_dtype_host_decompress_frame(const void *src, size_t src_size
 		fsize = h.frame_size;
 	}
 	const uint64_t cap = dst_cap_bytes < bytes ? dst_cap_bytes : bytes;
-	staging s;
-	const uint64_t o_src = s.take(src_size), o_dst = s.take(cap);
-	const uint64_t o_ws = s.take(sz_gpu_dec_workspace_size(1));
-	const uint64_t o_n = s.take(sizeof(size_t)), o_st = s.take(sizeof(int32_t));
-	if (!s.alloc())
-		return SPLITZIP_ERROR_OUT_OF_MEMORY;
-	if (src_size && SZ_RT(Memcpy)(s.base + o_src, src, src_size, SZ_RT_H2D) != SZ_RT_OK)
-		return SPLITZIP_ERROR_DEVICE;
-	sz_gpu_dt_dec a;
-	memset(&a, 0, sizeof a);
-	a.frames.one.src = s.base + o_src;
-	a.frames.one.size = src_size;
-	a.frames.one.dst = cap ? s.base + o_dst : nullptr;
-	a.frames.one.cap = cap;
-	a.frames.out_elems = reinterpret_cast<size_t *>(s.base + o_n);
-	a.frames.statuses = reinterpret_cast<int32_t *>(s.base + o_st);
-	a.ws = s.base + o_ws;
-	splitzip_status st = mod_dtype_decompress(&a, 1, cap, nullptr);
-	if (st != SPLITZIP_OK)
-		return st;
-	size_t got = 0;
-	int32_t status = SPLITZIP_ERROR_DEVICE;
-	if (SZ_RT(Memcpy)(&got, s.base + o_n, sizeof got, SZ_RT_D2H) != SZ_RT_OK ||
-	    SZ_RT(Memcpy)(&status, s.base + o_st, sizeof status, SZ_RT_D2H) != SZ_RT_OK)
-		return SPLITZIP_ERROR_DEVICE;
-	if (status != SPLITZIP_OK)
-		return (splitzip_status)status;
-	if (got && SZ_RT(Memcpy)(dst, s.base + o_dst, d.width * got, SZ_RT_D2H) != SZ_RT_OK)
-		return SPLITZIP_ERROR_DEVICE;
-	*src_consumed = (size_t)fsize;
-	*n_elems = got;
-	return SPLITZIP_OK;
+	return host_decode_through<sz_gpu_dt_dec>(
+	    src, src_size, fsize, cap, d.width, dst, src_consumed, n_elems,
+	    [&](sz_gpu_dt_dec &a, uint8_t *d_src, uint8_t *d_dst) {
+		    a.frames.one.src = d_src;
+		    a.frames.one.size = src_size;
+		    a.frames.one.dst = d_dst;
+		    a.frames.one.cap = cap;
+	    },
+	    [&](const sz_gpu_dt_dec &a) { return mod_dtype_decompress(&a, 1, cap, nullptr); });
 }
 
 /* Frames of Dtype 2-5 (sz_gpu_dtype_enc.cuh). */

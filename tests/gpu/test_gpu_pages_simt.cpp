@@ -14,6 +14,7 @@
 #include "sz_simt_compat.h"
 
 #include "sz_gpu_pages.cuh"
+#include "gpu_simt_launcher.h"
 #include "sz_simt_testing.h"
 
 extern "C" {
@@ -38,51 +39,14 @@ static const bool k_sanitized = false;
  * sz_k_encode_pages / sz_k_decode_pages, for batches of at least half a wave), 'resident' of
  * them run interleaved in the harness.
  */
-struct schedule {
-	sz_simt_lane_order lanes;
-	sz_simt_block_order blocks;
-	uint64_t seed;
-	int fill;
-	unsigned wave, resident;
-};
+typedef sz_test_schedule schedule;
+typedef sz_test_launcher simt_launcher;
 /* Batches of 3 pages or more go through the batched kernels. */
 static const schedule k_default_sched = {
     SZ_SIMT_LANES_FORWARD, SZ_SIMT_BLOCKS_INCREASING, 0, 0xA5, 6, 1};
 /* Batches below 32 pages go through the per-frame kernels (several blocks per frame). */
 static const schedule k_other_sched = {
     SZ_SIMT_LANES_SEEDED, SZ_SIMT_BLOCKS_SHUFFLED, 11, 0x00, 64, 3};
-
-struct simt_launcher {
-	int warp;
-	schedule sched;
-	bool failed = false;
-	sz_simt_result first{};
-	template <typename... P> unsigned resident(void (*)(P...))
-	{
-		return sched.wave;
-	}
-	template <typename... P, typename... A>
-	void launch(const char *, sz_gpu_dim g, unsigned block, void (*k)(P...), A... args)
-	{
-		if (failed)
-			return;
-		sz_simt_config c;
-		c.warp = warp;
-		c.grid = sz_simt_dim(g.x, g.y);
-		c.block = sz_simt_dim(block);
-		c.lane_order = sched.lanes;
-		c.block_order = sched.blocks;
-		c.seed = sched.seed;
-		c.fill = sched.fill;
-		c.resident = sched.resident;
-		c.spin_budget = 200000;
-		sz_simt_result r = sz_simt_launch(c, k, args...);
-		if (r.code != SZ_SIMT_OK) {
-			failed = true;
-			first = r;
-		}
-	}
-};
 
 struct params {
 	unsigned log2 = 12;
