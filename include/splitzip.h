@@ -448,7 +448,9 @@ typedef enum splitzip_mode {
  * Element types (doc/FORMAT.md §2.2, the header's Dtype). Values are ABI. BF16 frames run on
  * every backend's kernels; frames of the other dtypes are encoded and decoded by portable C
  * that every host backend shares (byte-identical by construction, single-threaded, one frame
- * per call); device (CUDA/HIP) contexts and the page-stream calls support BF16 only.
+ * per call); device (CUDA/HIP) contexts code them with GPU kernels of their own
+ * (splitzip_compress_dtype_async(), splitzip_decompress_dtype_async()); the page-stream calls
+ * on device memory support BF16 only (the host page calls every dtype).
  */
 typedef enum splitzip_dtype {
 	SPLITZIP_DTYPE_BF16 = 1,     /* 2 bytes: sign, 8 exponent, 7 mantissa bits */
