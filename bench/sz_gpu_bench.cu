@@ -221,6 +221,14 @@ static void print_row(const std::string &row, const figures &f)
 	fflush(stdout);
 }
 
+/* GB/s of a device-to-device copy of 'bytes' bytes from src to copy (the reference). */
+static double time_copy(bench &b, const dmem &src, const dmem &copy, size_t bytes)
+{
+	return gbs(bytes, time_ms(b, [&] {
+		           RT(cudaMemcpyAsync(copy.p, src.p, bytes, cudaMemcpyDeviceToDevice, b.s));
+	           }));
+}
+
 /* Time one compress_async of src into dst (results in res) with ctx, and check the frame. */
 static double time_encode(bench &b, splitzip_ctx *ctx, const dmem &src, size_t n, const dmem &dst,
                           const dmem &ws, const dmem &res, const std::vector<uint8_t> &want,
@@ -268,10 +276,7 @@ static figures run_frame(bench &b, const std::vector<uint16_t> &h, bool checksum
 	dmem src(bytes), copy(bytes), out(bytes), dst(cap), ws(wsb), wsd(wsdb), res(64);
 	RT(cudaMemcpy(src.p, h.data(), bytes, cudaMemcpyHostToDevice));
 	figures f = {0, 0, 0, 0, 0};
-	f.copy =
-	    gbs(bytes, time_ms(b, [&] {
-		        RT(cudaMemcpyAsync(copy.p, src.p, bytes, cudaMemcpyDeviceToDevice, b.s));
-	        }));
+	f.copy = time_copy(b, src, copy, bytes);
 	f.enc_fi = time_encode(b, fi, src, n, dst, ws, res, cpu_frame(b, h, false, checksum), row);
 	const std::vector<uint8_t> want = cpu_frame(b, h, true, checksum);
 	f.enc_fixed = time_encode(b, fx, src, n, dst, ws, res, want, row);
@@ -693,10 +698,7 @@ static figures run_dtype(bench &b, unsigned dtype, const std::vector<uint8_t> &h
 	dmem src(bytes), copy(bytes), out(bytes), dst(cap), ws(wsb), wsd(wsdb), res(64);
 	RT(cudaMemcpy(src.p, h.data(), bytes, cudaMemcpyHostToDevice));
 	figures f = {0, 0, 0, 0, 0};
-	f.copy =
-	    gbs(bytes, time_ms(b, [&] {
-		        RT(cudaMemcpyAsync(copy.p, src.p, bytes, cudaMemcpyDeviceToDevice, b.s));
-	        }));
+	f.copy = time_copy(b, src, copy, bytes);
 	f.enc_fi = gbs(bytes, time_ms(b, [&] {
 		               SZ(splitzip_compress_dtype_async(
 		                   dev, dtype, src.p, n, dst.p, cap, res.as<size_t>(),
