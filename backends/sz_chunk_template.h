@@ -34,26 +34,44 @@
  *   SZ_DEC_CONSTS      the type of the decoder's constants
  *   SZ_DEC_INIT(k, thi, tlo)    sets *k up from the 16-entry tables thi[c] = codebook[c] >> 1
  *                               and tlo[c] = (codebook[c] & 1) << 7 (uint8_t[16] each)
+ *   SZ_CNT             the code counter of encode_count_chunk (below): per pair table of the
+ *                      watch (splitzip_watch), the table and the totals of its two codes
+ *   SZ_CNT_ACC         its byte counters: per pair table a vector, two codes per byte (one per
+ *                      nibble); a separate small object, so that it stays in registers
+ *   SZ_CNT_INIT(cs, acc, w, np) sets *cs and *acc up for the first np (2 or 4) pair tables of
+ *                      the watch w
+ *   SZ_CNT_FLUSH(cs, acc, np)   adds the byte counters to the totals and clears them
+ *   SZ_CNT_FINISH(cs, np, cnt)  after a flush: cnt[j] += the total of watched code j, j < 2 np
+ *   SZ_CNT_BLOCK_ADDS  the most a block kernel adds to one nibble counter (1 or 2): the
+ *                      template flushes before a nibble could pass 15
  *   SZ_ENC_BLOCK, SZ_DEC_BLOCK  the block kernels, k a const pointer to the constants:
  *     SZ_CHUNK_MASKED 1:
  *       size_t SZ_ENC_BLOCK(k, s, i0, codes, sm, esc_pos, esc_exp, n_esc, path, partial, valid,
- *                           stream): encode the first 'valid' elements of the block at s (all
- *           SZ_CHUNK_VL of them unless 'partial'), chunk position i0: (valid + 1) / 2 code
- *           bytes (a zero nibble after an odd end) and 'valid' sign/mantissa bytes; append its
- *           escapes at esc_pos/esc_exp + n_esc; return the new escape count
- *       void SZ_DEC_BLOCK(k, codes, sm, dst, partial, valid, stream): decode the first 'valid'
- *           elements of the block
- *     SZ_CHUNK_MASKED 0:
- *       uint64_t SZ_ENC_BLOCK(k, s, codes, sm, path, stream): encode SZ_CHUNK_VL elements;
- *           return the escapes as SZ_CHUNK_ESC_BITS says
- *       void SZ_DEC_BLOCK(k, codes, sm, dst, stream): decode SZ_CHUNK_VL elements
- *   'path' and 'stream' are compile-time constants in every call, so each kernel compiles to
- *   one specialised copy per (path, stream).
+ *                           stream, cs, acc, np): encode the first 'valid' elements of the block at
+ * s (all SZ_CHUNK_VL of them unless 'partial'), chunk position i0: (valid + 1) / 2 code bytes (a
+ * zero nibble after an odd end) and 'valid' sign/mantissa bytes; append its escapes at
+ * esc_pos/esc_exp + n_esc; with np > 0, add the codes of its 'valid' elements to the byte counters
+ * *acc (tables in *cs); return the new escape count void SZ_DEC_BLOCK(k, codes, sm, dst, partial,
+ * valid, stream): decode the first 'valid' elements of the block SZ_CHUNK_MASKED 0: uint64_t
+ * SZ_ENC_BLOCK(k, s, codes, sm, path, stream, cs, acc, np): encode SZ_CHUNK_VL elements (with np >
+ * 0, add their codes to *acc); return the escapes as SZ_CHUNK_ESC_BITS says void SZ_DEC_BLOCK(k,
+ * codes, sm, dst, stream): decode SZ_CHUNK_VL elements 'path', 'stream' and 'np' (0: no counting,
+ * cs and acc unused) are compile-time constants in every call, so each kernel compiles to one
+ * specialised copy per (path, stream, np).
+ *
+ * The counter. encode_count_chunk (the frame driver's one-pass encode with a predicted codebook)
+ * counts up to 8 watched codes as it encodes: each pair table maps a code to 1 or 16 (the first
+ * or the second code of the pair) or 0, so a block costs one table lookup and one byte add per
+ * code vector and pair table, with no branch; every 15 / SZ_CNT_BLOCK_ADDS blocks the nibbles
+ * are added up into wider totals. In a streaming pass the lookups run in the shadow of the
+ * memory traffic (doc/BENCHMARKS.md, "One-pass encode from the input").
  */
 #if !defined(SZ_CHUNK_PREFIX) || !defined(SZ_CHUNK_VL) || !defined(SZ_CHUNK_STREAM) ||             \
     !defined(SZ_CHUNK_WINDOW32) || !defined(SZ_CHUNK_MASKED) || !defined(SZ_ENC_CONSTS) ||         \
     !defined(SZ_ENC_INIT) || !defined(SZ_DEC_CONSTS) || !defined(SZ_DEC_INIT) ||                   \
-    !defined(SZ_ENC_BLOCK) || !defined(SZ_DEC_BLOCK)
+    !defined(SZ_ENC_BLOCK) || !defined(SZ_DEC_BLOCK) || !defined(SZ_CNT) ||                        \
+    !defined(SZ_CNT_INIT) || !defined(SZ_CNT_FLUSH) || !defined(SZ_CNT_FINISH) ||                  \
+    !defined(SZ_CNT_BLOCK_ADDS) || !defined(SZ_CNT_ACC)
 #error "sz_chunk_template.h: a parameter is missing (see the list at the top)"
 #endif
 #if SZ_CHUNK_STREAM && (SZ_CHUNK_VL != 64 || !defined(SZ_CHUNK_SFENCE))
@@ -108,20 +126,40 @@ static size_t SZ_CN(emit_escapes)(const splitzip_enc_tables *t, uint64_t m, cons
 #endif
 #endif
 
+/* The counter of a chunk: the tables and totals, and the blocks added since the last flush. */
+typedef struct SZ_CN(cnt_run) {
+	SZ_CNT cs;
+	unsigned pend;
+} SZ_CN(cnt_run);
+
+/* Before a block adds to the counter: flush it if the block could overflow a nibble. */
+static SZ_ALWAYS_INLINE void SZ_CN(cnt_step)(SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np)
+{
+	if (np) {
+		if (r->pend + SZ_CNT_BLOCK_ADDS > 15) {
+			SZ_CNT_FLUSH(&r->cs, acc, np);
+			r->pend = 0;
+		}
+		r->pend += SZ_CNT_BLOCK_ADDS;
+	}
+}
+
 /* Encode the whole block of elements i .. i + SZ_CHUNK_VL - 1 of the chunk. */
 static SZ_ALWAYS_INLINE size_t SZ_CN(enc_block)(const SZ_ENC_CONSTS *k,
                                                 const splitzip_enc_tables *t, const uint16_t *src,
                                                 size_t i, uint8_t *codes, uint8_t *sm,
                                                 uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
-                                                const int path, const int stream)
+                                                const int path, const int stream,
+                                                SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np)
 {
+	SZ_CN(cnt_step)(r, acc, np);
 #if SZ_CHUNK_MASKED
 	(void)t;
 	return SZ_ENC_BLOCK(k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc, path, 0,
-	                    SZ_CHUNK_VL, stream);
+	                    SZ_CHUNK_VL, stream, &r->cs, acc, np);
 #else
 	(void)stream; /* a kernel without streaming stores may ignore it */
-	uint64_t m = SZ_ENC_BLOCK(k, src + i, codes + i / 2, sm + i, path, stream);
+	uint64_t m = SZ_ENC_BLOCK(k, src + i, codes + i / 2, sm + i, path, stream, &r->cs, acc, np);
 	if (SZ_UNLIKELY(m))
 		n_esc = SZ_CN(emit_escapes)(t, m, src + i, SZ_CHUNK_VL, i, esc_pos, esc_exp, n_esc);
 	return n_esc;
@@ -132,22 +170,29 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(enc_block)(const SZ_ENC_CONSTS *k,
  * Encode the partial block of rem < SZ_CHUNK_VL elements at chunk position i (the streaming
  * head, the end of the chunk) with ordinary stores. Without masked kernels, through the same
  * kernel on a zero-padded copy: only the first rem results are kept, and the code nibble after
- * an odd last element stays zero (FORMAT.md §4.2).
+ * an odd last element stays zero (FORMAT.md §4.2); the counter then counted the padding too,
+ * SZ_CHUNK_VL - rem elements 0 with the code t->code_of[0], which '*pad' collects.
  */
 static SZ_ALWAYS_INLINE size_t SZ_CN(enc_tail)(const SZ_ENC_CONSTS *k, const splitzip_enc_tables *t,
                                                const uint16_t *src, size_t i, size_t rem,
                                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
-                                               uint8_t *esc_exp, size_t n_esc, const int path)
+                                               uint8_t *esc_exp, size_t n_esc, const int path,
+                                               SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np,
+                                               size_t *pad)
 {
+	SZ_CN(cnt_step)(r, acc, np);
 #if SZ_CHUNK_MASKED
 	(void)t;
+	(void)pad;
 	return SZ_ENC_BLOCK(k, src + i, i, codes + i / 2, sm + i, esc_pos, esc_exp, n_esc, path, 1,
-	                    rem, 0);
+	                    rem, 0, &r->cs, acc, np);
 #else
 	uint16_t buf[SZ_CHUNK_VL] = {0};
 	uint8_t cbuf[SZ_CHUNK_VL / 2], sbuf[SZ_CHUNK_VL];
 	memcpy(buf, src + i, rem * 2);
-	uint64_t m = SZ_ENC_BLOCK(k, buf, cbuf, sbuf, path, 0);
+	uint64_t m = SZ_ENC_BLOCK(k, buf, cbuf, sbuf, path, 0, &r->cs, acc, np);
+	if (np)
+		*pad += SZ_CHUNK_VL - rem;
 #if SZ_CHUNK_ESC_BITS
 	m &= (1ull << rem) - 1; /* the zero padding is no escape */
 #endif
@@ -187,13 +232,25 @@ static SZ_ALWAYS_INLINE void SZ_CN(prefetch_dec)(const uint8_t *codes, const uin
 }
 #endif
 
+/*
+ * Encode a chunk; with np > 0 (the pair tables of the watch w in use), add the counts of the
+ * watched codes to cnt.
+ */
 static SZ_ALWAYS_INLINE size_t SZ_CN(encode_impl)(const splitzip_enc_tables *t, const uint16_t *src,
                                                   size_t n, uint8_t *codes, uint8_t *sm,
                                                   uint16_t *esc_pos, uint8_t *esc_exp,
-                                                  const int path, int stream)
+                                                  const int path, int stream,
+                                                  const splitzip_watch *w, uint64_t *cnt,
+                                                  const int np)
 {
 	SZ_ENC_CONSTS k;
 	SZ_ENC_INIT(&k, t, path);
+	SZ_CN(cnt_run) r;
+	SZ_CNT_ACC acc;
+	size_t pad = 0; /* elements of zero padding counted (unmasked kernels) */
+	r.pend = 0;
+	if (np)
+		SZ_CNT_INIT(&r.cs, &acc, w, np);
 	size_t n_esc = 0, i = 0;
 #if SZ_CHUNK_STREAM
 	if (stream) {
@@ -204,7 +261,7 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(encode_impl)(const splitzip_enc_tables *t, 
 		stream = h % 2 == 0 && h < n;
 		if (stream && h) {
 			n_esc = SZ_CN(enc_tail)(&k, t, src, 0, h, codes, sm, esc_pos, esc_exp,
-			                        n_esc, path);
+			                        n_esc, path, &r, &acc, np, &pad);
 			i = h;
 		}
 	}
@@ -212,47 +269,71 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(encode_impl)(const splitzip_enc_tables *t, 
 		for (; i + SZ_CHUNK_VL <= n; i += SZ_CHUNK_VL) {
 			SZ_CN(prefetch_enc)(src + i);
 			n_esc = SZ_CN(enc_block)(&k, t, src, i, codes, sm, esc_pos, esc_exp, n_esc,
-			                         path, 1);
+			                         path, 1, &r, &acc, np);
 		}
 		SZ_CHUNK_SFENCE();
 	} else {
 		for (; i + SZ_CHUNK_VL <= n; i += SZ_CHUNK_VL)
 			n_esc = SZ_CN(enc_block)(&k, t, src, i, codes, sm, esc_pos, esc_exp, n_esc,
-			                         path, 0);
+			                         path, 0, &r, &acc, np);
 	}
 #else
 	(void)stream;
 	for (; i + SZ_CHUNK_VL <= n; i += SZ_CHUNK_VL)
-		n_esc =
-		    SZ_CN(enc_block)(&k, t, src, i, codes, sm, esc_pos, esc_exp, n_esc, path, 0);
+		n_esc = SZ_CN(enc_block)(&k, t, src, i, codes, sm, esc_pos, esc_exp, n_esc, path, 0,
+		                         &r, &acc, np);
 #endif
 	if (i < n)
-		n_esc =
-		    SZ_CN(enc_tail)(&k, t, src, i, n - i, codes, sm, esc_pos, esc_exp, n_esc, path);
+		n_esc = SZ_CN(enc_tail)(&k, t, src, i, n - i, codes, sm, esc_pos, esc_exp, n_esc,
+		                        path, &r, &acc, np, &pad);
+	if (np) {
+		uint64_t loc[SPLITZIP_WATCH_MAX] = {0};
+		SZ_CNT_FLUSH(&r.cs, &acc, np);
+		SZ_CNT_FINISH(&r.cs, np, loc);
+		const unsigned pad_slot = w->slot[t->code_of[0]];
+		if (pad_slot)
+			loc[pad_slot - 1] -= pad;
+		for (unsigned j = 0; j < w->n; j++)
+			cnt[j] += loc[j];
+	}
 	return n_esc;
 }
 
-/* The encoder path of the codebook: one copy of the chunk loop per path. */
+/* The encoder path of the codebook: one copy of the chunk loop per path (and stream, np). */
 static SZ_ALWAYS_INLINE size_t SZ_CN(encode_dispatch)(const splitzip_enc_tables *t,
                                                       const uint16_t *src, size_t n, uint8_t *codes,
                                                       uint8_t *sm, uint16_t *esc_pos,
-                                                      uint8_t *esc_exp, const int stream)
+                                                      uint8_t *esc_exp, const int stream,
+                                                      const splitzip_watch *w, uint64_t *cnt,
+                                                      const int np)
 {
 	if (t->contiguous)
 		return SZ_CN(encode_impl)(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW16,
-		                          stream);
+		                          stream, w, cnt, np);
 #if SZ_CHUNK_WINDOW32
 	if (t->codebook[15] - t->base < 32)
 		return SZ_CN(encode_impl)(t, src, n, codes, sm, esc_pos, esc_exp, SZ_WINDOW32,
-		                          stream);
+		                          stream, w, cnt, np);
 #endif
-	return SZ_CN(encode_impl)(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY, stream);
+	return SZ_CN(encode_impl)(t, src, n, codes, sm, esc_pos, esc_exp, SZ_ANY, stream, w, cnt,
+	                          np);
 }
 
 static size_t SZ_CN(encode_chunk)(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
                                   uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
 {
-	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 0);
+	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 0, NULL, NULL, 0);
+}
+
+/* The counting encoder with two or four pair tables. */
+static size_t SZ_CN(encode_count_chunk)(const splitzip_enc_tables *t, const splitzip_watch *w,
+                                        const uint16_t *src, size_t n, uint8_t *codes, uint8_t *sm,
+                                        uint16_t *esc_pos, uint8_t *esc_exp,
+                                        uint64_t cnt[SPLITZIP_WATCH_MAX])
+{
+	if (w->n_pairs <= 2)
+		return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 0, w, cnt, 2);
+	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 0, w, cnt, 4);
 }
 
 #if SZ_CHUNK_STREAM
@@ -260,7 +341,18 @@ static size_t SZ_CN(encode_chunk_stream)(const splitzip_enc_tables *t, const uin
                                          size_t n, uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
                                          uint8_t *esc_exp)
 {
-	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 1);
+	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 1, NULL, NULL, 0);
+}
+
+static size_t SZ_CN(encode_count_chunk_stream)(const splitzip_enc_tables *t,
+                                               const splitzip_watch *w, const uint16_t *src,
+                                               size_t n, uint8_t *codes, uint8_t *sm,
+                                               uint16_t *esc_pos, uint8_t *esc_exp,
+                                               uint64_t cnt[SPLITZIP_WATCH_MAX])
+{
+	if (w->n_pairs <= 2)
+		return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 1, w, cnt, 2);
+	return SZ_CN(encode_dispatch)(t, src, n, codes, sm, esc_pos, esc_exp, 1, w, cnt, 4);
 }
 #endif
 
@@ -361,3 +453,9 @@ static void SZ_CN(decode_chunk_stream)(const uint8_t codebook[16], const uint8_t
 #undef SZ_DEC_INIT
 #undef SZ_ENC_BLOCK
 #undef SZ_DEC_BLOCK
+#undef SZ_CNT
+#undef SZ_CNT_INIT
+#undef SZ_CNT_FLUSH
+#undef SZ_CNT_FINISH
+#undef SZ_CNT_BLOCK_ADDS
+#undef SZ_CNT_ACC

@@ -63,6 +63,18 @@ void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16]
 	t->contiguous = codebook[15] == codebook[0] + 15; /* ascending + distinct => a window */
 }
 
+void splitzip_watch_init(splitzip_watch *w, const uint8_t *codes, unsigned n)
+{
+	memset(w, 0, sizeof *w);
+	w->n = n;
+	w->n_pairs = n <= 4 ? 2 : 4;
+	for (unsigned j = 0; j < n; j++) {
+		w->code[j] = codes[j];
+		w->slot[codes[j]] = (uint8_t)(j + 1);
+		w->pair[j / 2][codes[j]] = j % 2 ? 16 : 1;
+	}
+}
+
 /* ---- Codebook file: "SZCB", version, dtype, entry count, reserved, 16 exponents, checksum -- */
 
 #define SZ_CB_MAGIC 0x42435A53u /* bytes 53 5A 43 42: "SZCB" */

@@ -157,14 +157,33 @@ typedef struct splitzip_split4_enc {
 	uint32_t *counts; /* scratch: escapes per chunk */
 	uint32_t
 	    *hits;     /* scratch, a chunk per worker: the recoder's codes (a predicted codebook) */
-	int count;     /* count the codes (a predicted codebook) */
+	int count;     /* what the pass counts: SZ_COUNT_* (sz_driver_split4.c) */
 	int want_sum;  /* fold the content checksum in */
 	uint64_t csum; /* the checksum folds */
 	uint64_t E;    /* escapes */
-	uint64_t wstart[SZ_MAX_WORKERS]; /* where each worker's escapes are in scratch */
-	uint64_t wcount[SZ_MAX_WORKERS]; /* escapes per worker */
-	uint64_t whits[SZ_MAX_WORKERS][16];
+	splitzip_encode_count_chunk_fn encode_count; /* the pass's encoder when it watches */
+	splitzip_watch watch;                        /* the watched codes (watch.n may be 0) */
+	uint64_t wstart[SZ_MAX_WORKERS];    /* where each worker's escapes are in scratch */
+	uint64_t wcount[SZ_MAX_WORKERS];    /* escapes per worker */
+	uint64_t whits[SZ_MAX_WORKERS][16]; /* every code, per worker */
+	uint64_t wwatch[SZ_MAX_WORKERS][SPLITZIP_WATCH_MAX]; /* the watched codes, per worker */
+	uint64_t wsparse[SZ_MAX_WORKERS][16]; /* every code of the sparse batches, per worker */
+	uint64_t wsparse_esc[SZ_MAX_WORKERS]; /* the escapes of the sparse batches, per worker */
 } splitzip_split4_enc;
+
+/*
+ * What the last predicted split4 encode pass of the calling thread did (tests and benchmarks
+ * read it to see which way a frame went; the frame is the canonical one whichever it was).
+ */
+typedef struct splitzip_split4_trace {
+	int count; /* what the pass counted: 1 watched codes and sparse batches, 2 every code */
+	unsigned watched;  /* codes watched */
+	int counted_after; /* 1: the watch proved too little, every code was counted after the pass
+	                    */
+	int recoded;       /* 1: the prediction was wrong and the pass was recoded */
+	int encoded_again; /* 1: the prediction was wrong and the input was encoded again */
+} splitzip_split4_trace;
+SZ_INTERNAL splitzip_split4_trace splitzip_split4_last_trace(void);
 
 /*
  * Inputs from which a split4 encoder with the codebook from the input predicts the codebook

@@ -9,17 +9,36 @@
  * table and escape sections are written behind them (splitzip_split4_finish).
  *
  * The codebook from the input is the exact top 16 of the whole frame (§5.1). Without one
- * given, the pass predicts it from a sample of the input and, while it encodes, counts the
- * codes it writes (count_codes, on each batch of chunks while its codes are still in the
- * cache); the codes and the escapes' own exponents give the exact histogram of the frame. If its
- * canonical codebook is the prediction, the frame is done after one read of the input. A sample
- * gets the frequent exponents right but not always the order of the rarest members of the
- * codebook (on real KV caches a few dozen elements in a million decide it), so otherwise the
- * pass's output is recoded to the canonical codebook: every 4-bit code is mapped to its new code,
- * the elements whose exponent left the codebook become escapes and the escapes whose exponent
- * entered it get codes (recode_codes, then a merge of the escape lists in position order), a
- * pass over a quarter of the input's size instead of the input. Either way the frame is the
- * canonical one (§6.2).
+ * given, the pass predicts it from a sample of the input and proves or corrects the prediction
+ * with what it counts as it encodes, so that the input is read once:
+ *
+ *   - Escapes are listed with their exponents anyway, so the count of every exponent outside
+ *     the predicted codebook is exact after the pass; M is the largest of them.
+ *   - A member whose count is above M ranks above every non-member, so it is in the canonical
+ *     codebook whatever the exact counts of the others. On real KV caches all but the 3-5
+ *     rarest members count more than 16 M. For those, a lower bound is enough: the codes of
+ *     one batch in SZ_SPARSE_EVERY are counted in full (count_codes, while they are in the
+ *     cache), and a member whose count there exceeds M is proved in.
+ *   - The rare members, those the sample puts near M (at most SPLITZIP_WATCH_MAX), are
+ *     watched: the encode kernel counts their codes exactly in the same pass
+ *     (encode_count_chunk: a table lookup and a byte add per code vector and pair of codes,
+ *     which in a streaming pass hides behind the memory traffic).
+ *
+ * The watched members and the non-members then have exact counts, the others are proved in, so
+ * the canonical codebook is known exactly (watch_decide). If the sample puts more than
+ * SPLITZIP_WATCH_MAX members near M, the pass counts every code of every batch instead
+ * (count_codes on each batch of chunks while its codes are still in the cache, SZ_COUNT_FULL);
+ * if a member that was not watched cannot be proved in, the codes are counted in full after the
+ * pass. Either way the exact histogram of the frame follows without reading the input again.
+ *
+ * If the canonical codebook is the prediction, the frame is done. A sample gets the frequent
+ * exponents right but not always the order of the rarest members of the codebook (on real KV
+ * caches a few dozen elements in a million decide it), so otherwise the pass's output is
+ * recoded to the canonical codebook: every 4-bit code is mapped to its new code, the elements
+ * whose exponent left the codebook become escapes and the escapes whose exponent entered it get
+ * codes (recode_codes, then a merge of the escape lists in position order), a pass over a
+ * quarter of the input's size instead of the input. Either way the frame is the canonical one
+ * (§6.2).
  *
  * Decoding validates the chunk table and the paddings before any chunk is decoded, and every
  * escape before it is patched (§4.2.7, §8): a frame from outside never makes the decoder read
@@ -52,6 +71,47 @@ SZ_STATIC_ASSERT(SZ_PREDICT_MIN_ELEMS >= (uint64_t)SZ_SAMPLE_PIECES * SZ_SAMPLE_
 /* Elements per count_codes call of a pass that counts: their codes (32 KiB) are still in L1. */
 #define SZ_COUNT_BATCH_ELEMS ((uint64_t)1 << 16)
 
+/*
+ * What a pass counts: nothing (a given codebook or histogram); the watched codes and the sparse
+ * chunks (SZ_COUNT_WATCH); every code (SZ_COUNT_FULL).
+ */
+enum { SZ_COUNT_NONE = 0, SZ_COUNT_WATCH = 1, SZ_COUNT_FULL = 2 };
+
+/*
+ * A pass that watches counts every code of one batch of SZ_COUNT_BATCH_ELEMS elements in
+ * SZ_SPARSE_EVERY (the batches whose index is a multiple of it: the chunks of element e with
+ * (e / SZ_COUNT_BATCH_ELEMS) % SZ_SPARSE_EVERY == 0), one count_codes call per batch and
+ * worker, so that the counter's fixed cost per call is spread over many codes.
+ */
+#ifndef SZ_SPARSE_EVERY
+#define SZ_SPARSE_EVERY 8u
+#endif
+
+/* 1 if the chunk at element e0 is in a sparse batch. */
+static int in_sparse_batch(uint64_t e0)
+{
+	return (e0 / SZ_COUNT_BATCH_ELEMS) % SZ_SPARSE_EVERY == 0;
+}
+
+/*
+ * A member of the predicted codebook is watched when its count in the sample is below
+ * SZ_WATCH_FACTOR times (the largest count of a non-member in the sample + 2): the count of a
+ * member that is not watched must exceed M in the sparse batches, an eighth of the input, and
+ * the factor leaves it a margin of two for the noise of the sample and of the input's layout
+ * (a miss costs a count of every code after the pass, not a wrong frame). On real KV caches
+ * this watches 3-5 members.
+ */
+#ifndef SZ_WATCH_FACTOR
+#define SZ_WATCH_FACTOR (2u * SZ_SPARSE_EVERY)
+#endif
+
+static _Thread_local splitzip_split4_trace last_trace;
+
+splitzip_split4_trace splitzip_split4_last_trace(void)
+{
+	return last_trace;
+}
+
 int splitzip_split4_predicts(uint64_t n)
 {
 	return n >= SZ_PREDICT_MIN_ELEMS;
@@ -61,25 +121,47 @@ int splitzip_split4_predicts(uint64_t n)
 
 /*
  * Encode chunks [c0, c1) (one worker's range): its escapes to scratch at its range's first
- * element, their number to p->wcount[w], the code counts to p->whits[w] if p->count. Returns the
- * range's checksum folds (0 unless p->want_sum).
+ * element, their number to p->wcount[w], and what p->count asks to count to the worker's rows
+ * of whits, wwatch, wsparse and wsparse_esc. Returns the range's checksum folds (0 unless
+ * p->want_sum).
  */
 static uint64_t encode_range(splitzip_split4_enc *p, unsigned w, uint64_t c0, uint64_t c1)
 {
 	const unsigned log2 = p->log2;
 	const uint64_t base = c0 << log2;
-	uint64_t k = 0, h0 = base, csum = 0;
+	const int watch = p->count == SZ_COUNT_WATCH && p->watch.n > 0;
+	uint64_t k = 0, h0 = base, csum = 0, sparse_esc = 0;
 	for (uint64_t c = c0; c < c1; c++) {
 		const uint64_t e0 = c << log2, len = splitzip_chunk_len(p->n, log2, c);
 		const uint16_t *x = splitzip_in_chunk(&p->in, w, e0, len);
-		const size_t m = p->encode(p->t, x, (size_t)len, p->codes + e0 / 2, p->sm + e0,
-		                           p->spos + base + k, p->sexp + base + k);
+		uint8_t *codes = p->codes + e0 / 2;
+		const size_t m =
+		    watch ? p->encode_count(p->t, &p->watch, x, (size_t)len, codes, p->sm + e0,
+		                            p->spos + base + k, p->sexp + base + k, p->wwatch[w])
+		          : p->encode(p->t, x, (size_t)len, codes, p->sm + e0, p->spos + base + k,
+		                      p->sexp + base + k);
 		p->counts[c] = (uint32_t)m;
 		k += m;
 		if (p->want_sum)
 			csum += splitzip_hash_chunk_fold(p->k->hash_chunk(x, (size_t)len * 2), c);
 		/* Chunks start at even elements, so a batch's codes start at a byte. */
-		if (p->count && (e0 + len - h0 >= SZ_COUNT_BATCH_ELEMS || c + 1 == c1)) {
+		if (p->count == SZ_COUNT_WATCH) {
+			/* h0: the first element of the sparse batch being collected */
+			const uint64_t e1 = e0 + len;
+			if (!in_sparse_batch(e0)) {
+				h0 = e1;
+				continue;
+			}
+			sparse_esc += m;
+			if (e1 % SZ_COUNT_BATCH_ELEMS == 0 || c + 1 == c1) {
+				p->k->count_codes(p->codes + h0 / 2, (size_t)(e1 - h0),
+				                  p->wsparse[w]);
+				p->wsparse_esc[w] += sparse_esc;
+				sparse_esc = 0;
+				h0 = e1;
+			}
+		} else if (p->count == SZ_COUNT_FULL &&
+		           (e0 + len - h0 >= SZ_COUNT_BATCH_ELEMS || c + 1 == c1)) {
 			p->k->count_codes(p->codes + h0 / 2, (size_t)(e0 + len - h0), p->whits[w]);
 			h0 = e0 + len;
 		}
@@ -93,7 +175,12 @@ static uint64_t encode_range(splitzip_split4_enc *p, unsigned w, uint64_t c0, ui
 static uint64_t encode_workers(splitzip_split4_enc *p)
 {
 	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
-	memset(p->whits, 0, sizeof p->whits);
+	if (p->count != SZ_COUNT_NONE) {
+		memset(p->whits, 0, p->T * sizeof p->whits[0]);
+		memset(p->wwatch, 0, p->T * sizeof p->wwatch[0]);
+		memset(p->wsparse, 0, p->T * sizeof p->wsparse[0]);
+		memset(p->wsparse_esc, 0, p->T * sizeof p->wsparse_esc[0]);
+	}
 	if (p->T == 1) /* no parallel region: even a one-thread one costs ~0.5 us */
 		return encode_range(p, 0, 0, C);
 	uint64_t csum = 0;
@@ -107,23 +194,124 @@ static uint64_t encode_workers(splitzip_split4_enc *p)
 	return csum;
 }
 
-/*
- * The exact histogram of the input after a pass that counted its codes: each code k is
- * exponent codebook[k], except the escapes, which have code 0 and their own exponent.
- */
-static void counted_histogram(const splitzip_split4_enc *p, uint64_t hist[256])
+/* Count every code of the pass in p->whits, after it (a watching pass that proved too little). */
+static void count_all_codes(splitzip_split4_enc *p)
+{
+	const uint64_t C = splitzip_n_chunks(p->n, p->log2);
+	memset(p->whits, 0, p->T * sizeof p->whits[0]);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(p->T) schedule(static) if (p->T > 1)
+#endif
+	for (int64_t w = 0; w < (int64_t)p->T; w++) {
+		uint64_t e = splitzip_driver_range_start(C, p->T, (unsigned)w) << p->log2;
+		uint64_t e1 = splitzip_driver_range_start(C, p->T, (unsigned)w + 1) << p->log2;
+		e1 = e1 < p->n ? e1 : p->n;
+		for (; e < e1; e += SZ_COUNT_BATCH_ELEMS) { /* batches start at even elements */
+			const uint64_t len =
+			    e1 - e < SZ_COUNT_BATCH_ELEMS ? e1 - e : SZ_COUNT_BATCH_ELEMS;
+			p->k->count_codes(p->codes + e / 2, (size_t)len, p->whits[w]);
+		}
+	}
+}
+
+/* hist[e] = the number of escapes with exponent e (the exact count of every non-member). */
+static void escape_histogram(const splitzip_split4_enc *p, uint64_t hist[256])
 {
 	memset(hist, 0, 256 * sizeof hist[0]);
-	uint64_t E = 0;
 	for (unsigned w = 0; w < p->T; w++) {
 		const uint64_t base = p->wstart[w];
 		for (uint64_t j = 0; j < p->wcount[w]; j++)
 			hist[p->sexp[base + j]]++;
+	}
+}
+
+/*
+ * The exact histogram of the input after a pass that counted every code: each code k is
+ * exponent codebook[k], except the escapes, which have code 0 and their own exponent.
+ */
+static void counted_histogram(const splitzip_split4_enc *p, uint64_t hist[256])
+{
+	escape_histogram(p, hist);
+	uint64_t E = 0;
+	for (unsigned w = 0; w < p->T; w++) {
 		for (unsigned c = 0; c < 16; c++)
 			hist[p->t->codebook[c]] += p->whits[w][c];
 		E += p->wcount[w];
 	}
 	hist[p->t->codebook[0]] -= E;
+}
+
+/*
+ * After a watching pass: a histogram 'hist' that selects the canonical codebook of the input
+ * (FORMAT.md §5.1), or 0 if the counts do not prove it (then every code is to be counted). The
+ * non-members and the watched members get their exact counts; a member that was not watched
+ * and whose count in the sparse batches exceeds every non-member's count (M) gets n + 1, more
+ * than any count: it is in the canonical codebook whatever its exact count, since only the 15
+ * other members can rank above it. The selection from 'hist' is then the exact one. For
+ * recode_pass, p->whits gets the watched counts per worker (a code that leaves the codebook is
+ * a watched one).
+ */
+static int watch_decide(splitzip_split4_enc *p, uint64_t hist[256])
+{
+	escape_histogram(p, hist);
+	uint64_t M = 0, E = 0, E_sparse = 0, watched[16] = {0}, sparse[16] = {0};
+	for (unsigned x = 0; x < 256; x++)
+		M = hist[x] > M ? hist[x] : M; /* members have no escapes: 0 */
+	memset(p->whits, 0, p->T * sizeof p->whits[0]);
+	for (unsigned w = 0; w < p->T; w++) {
+		E += p->wcount[w];
+		E_sparse += p->wsparse_esc[w];
+		for (unsigned j = 0; j < p->watch.n; j++) {
+			watched[p->watch.code[j]] += p->wwatch[w][j];
+			p->whits[w][p->watch.code[j]] = p->wwatch[w][j];
+		}
+		for (unsigned c = 0; c < 16; c++)
+			sparse[c] += p->wsparse[w][c];
+	}
+	watched[0] -= p->watch.slot[0] ? E : 0; /* code 0 counts the escapes too */
+	sparse[0] -= E_sparse;
+	for (unsigned c = 0; c < 16; c++) {
+		const uint8_t x = p->t->codebook[c];
+		if (p->watch.slot[c])
+			hist[x] = watched[c];
+		else if (sparse[c] > M)
+			hist[x] = p->n + 1;
+		else
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * What a pass with the codebook predicted from the sample histogram hs counts: the members
+ * whose sample count is below SZ_WATCH_FACTOR (s_M + 2), s_M the largest sample count of a
+ * non-member, are watched, rarest first (ties: the smaller code); more than SPLITZIP_WATCH_MAX
+ * of them: every code.
+ */
+static int choose_count(splitzip_split4_enc *p, const uint64_t hs[256])
+{
+	uint64_t s_M = 0;
+	for (unsigned x = 0; x < 256; x++)
+		s_M = !p->t->is_escape[x] || hs[x] <= s_M ? s_M : hs[x];
+	const uint64_t limit = SZ_WATCH_FACTOR * (s_M + 2);
+	uint8_t risk[16];
+	unsigned n = 0;
+	for (unsigned c = 0; c < 16; c++)
+		if (hs[p->t->codebook[c]] < limit)
+			risk[n++] = (uint8_t)c;
+	if (n > SPLITZIP_WATCH_MAX)
+		return SZ_COUNT_FULL;
+	for (unsigned i = 1; i < n; i++) /* rarest first: an insertion sort of at most 8 */
+		for (unsigned j = i;
+		     j > 0 && hs[p->t->codebook[risk[j]]] < hs[p->t->codebook[risk[j - 1]]]; j--) {
+			const uint8_t r = risk[j];
+			risk[j] = risk[j - 1];
+			risk[j - 1] = r;
+		}
+	memset(&p->watch, 0, sizeof p->watch);
+	if (n)
+		splitzip_watch_init(&p->watch, risk, n);
+	return SZ_COUNT_WATCH;
 }
 
 /* Lay out the scratch of a pass (see splitzip_split4_enc); 'predict': with the recoder's. */
@@ -255,6 +443,8 @@ static void pass_init(splitzip_split4_enc *p, const splitzip_encoder *e, const s
 	const unsigned T = splitzip_driver_workers(e->n_threads, n, splitzip_n_chunks(n, log2));
 	p->k = e->k;
 	p->encode = 2 * n >= SZ_STREAM_MIN_BYTES ? e->k->encode_chunk_stream : e->k->encode_chunk;
+	p->encode_count = 2 * n >= SZ_STREAM_MIN_BYTES ? e->k->encode_count_chunk_stream
+	                                               : e->k->encode_count_chunk;
 	p->in = *in;
 	p->n = n;
 	p->log2 = log2;
@@ -291,19 +481,30 @@ splitzip_status splitzip_split4_run(splitzip_split4_enc *p, const splitzip_encod
 		splitzip_enc_tables_init(&p->own, cb);
 		p->t = &p->own;
 	}
-	p->count = predict;
+	p->count = predict ? choose_count(p, h) : SZ_COUNT_NONE;
 	p->csum = encode_workers(p);
 	if (predict) {
-		counted_histogram(p, h);
+		splitzip_split4_trace tr = {p->count, p->watch.n, 0, 0, 0};
+		if (p->count == SZ_COUNT_WATCH && !watch_decide(p, h)) {
+			count_all_codes(p);
+			p->count = SZ_COUNT_FULL;
+			tr.counted_after = 1;
+		}
+		if (p->count == SZ_COUNT_FULL)
+			counted_histogram(p, h);
 		splitzip_codebook_select(h, cb);
-		if (memcmp(cb, p->t->codebook, 16) != 0 && !recode_pass(p, cb)) {
+		tr.recoded = memcmp(cb, p->t->codebook, 16) != 0;
+		if (tr.recoded && !recode_pass(p, cb)) {
+			tr.recoded = 0;
+			tr.encoded_again = 1;
 			splitzip_enc_tables_init(&p->own, cb); /* encode again */
-			p->count = 0;
+			p->count = SZ_COUNT_NONE;
 			p->want_sum =
 			    0; /* the checksum depends on the input only: it is complete */
 			(void)encode_workers(p);
 			p->want_sum = (e->flags & SPLITZIP_FLAG_CONTENT_CHECKSUM) != 0;
 		}
+		last_trace = tr;
 	}
 	p->E = 0;
 	for (unsigned w = 0; w < p->T; w++)

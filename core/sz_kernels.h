@@ -49,6 +49,35 @@ typedef size_t (*splitzip_encode_chunk_fn)(const splitzip_enc_tables *t, const u
 typedef void (*splitzip_count_codes_fn)(const uint8_t *codes, size_t n, uint64_t hits[16]);
 
 /*
+ * The codes an encode pass counts while it writes them (splitzip_encode_count_chunk_fn): up to
+ * SPLITZIP_WATCH_MAX distinct code values, in pairs, so that a SIMD kernel counts two codes
+ * with one 16-entry table lookup and one byte add (one code in each nibble of a byte counter).
+ * The frame driver watches the members of a predicted codebook that are rare enough to be
+ * displaced by an escaped exponent (core/sz_driver_split4.c); built by splitzip_watch_init().
+ */
+#define SPLITZIP_WATCH_MAX 8
+typedef struct splitzip_watch {
+	uint8_t code[SPLITZIP_WATCH_MAX]; /* the watched codes, distinct, each < 16 */
+	unsigned n;                       /* 1..SPLITZIP_WATCH_MAX */
+	unsigned n_pairs;                 /* the tables in use: 2 (n <= 4) or 4 */
+	uint8_t slot[16];                 /* code -> its index in 'code' plus 1, or 0 */
+	/* pair[j][c]: 1 if c is code[2j], 16 if c is code[2j + 1], else 0 */
+	uint8_t pair[SPLITZIP_WATCH_MAX / 2][16];
+} splitzip_watch;
+
+/*
+ * encode_chunk, and in the same pass: cnt[j] += the number of the chunk's n codes, as written,
+ * equal to w->code[j], for j < w->n (code 0 counts the escapes too, which have code 0, as
+ * count_codes does). The output is encode_chunk's byte for byte; the counts must match
+ * splitzip_ref_encode_count_chunk().
+ */
+typedef size_t (*splitzip_encode_count_chunk_fn)(const splitzip_enc_tables *t,
+                                                 const splitzip_watch *w, const uint16_t *src,
+                                                 size_t n, uint8_t *codes, uint8_t *sm,
+                                                 uint16_t *esc_pos, uint8_t *esc_exp,
+                                                 uint64_t cnt[SPLITZIP_WATCH_MAX]);
+
+/*
  * Recode the n <= 65536 4-bit codes at 'codes' (laid out as for count_codes) in place: each
  * code c becomes map[c] (< 16); an odd n's last high nibble stays as it is. For each code i, in
  * ascending order, whose old value c has flag[c] != 0, appends i | c << 16 to hits and returns
@@ -150,6 +179,9 @@ typedef struct splitzip_host_kernels {
 	splitzip_encode_chunk_fn encode_chunk_stream;
 	splitzip_decode_chunk_fn decode_chunk_stream;
 	splitzip_hash_chunk_fn hash_chunk;
+	/* encode_chunk and encode_chunk_stream that count watched codes in the same pass */
+	splitzip_encode_count_chunk_fn encode_count_chunk;
+	splitzip_encode_count_chunk_fn encode_count_chunk_stream;
 	splitzip_count_codes_fn count_codes;
 	splitzip_recode_codes_fn recode_codes;
 	/*
@@ -175,6 +207,11 @@ SZ_INTERNAL void splitzip_ref_histogram(const uint16_t *src, size_t n, uint64_t 
 SZ_INTERNAL size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *src,
                                              size_t n, uint8_t *codes, uint8_t *sm,
                                              uint16_t *esc_pos, uint8_t *esc_exp);
+SZ_INTERNAL size_t splitzip_ref_encode_count_chunk(const splitzip_enc_tables *t,
+                                                   const splitzip_watch *w, const uint16_t *src,
+                                                   size_t n, uint8_t *codes, uint8_t *sm,
+                                                   uint16_t *esc_pos, uint8_t *esc_exp,
+                                                   uint64_t cnt[SPLITZIP_WATCH_MAX]);
 SZ_INTERNAL void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16]);
 SZ_INTERNAL size_t splitzip_ref_recode_codes(uint8_t *codes, size_t n, const uint8_t map[16],
                                              const uint8_t flag[16], uint32_t *hits);
@@ -196,5 +233,8 @@ SZ_INTERNAL uint64_t splitzip_hash_bytes(const void *p, size_t n);
 
 /* core/sz_codebook.c: encoder tables for a valid codebook. */
 SZ_INTERNAL void splitzip_enc_tables_init(splitzip_enc_tables *t, const uint8_t codebook[16]);
+
+/* core/sz_codebook.c: the watch of the n (1..SPLITZIP_WATCH_MAX) distinct codes < 16 at 'codes'. */
+SZ_INTERNAL void splitzip_watch_init(splitzip_watch *w, const uint8_t *codes, unsigned n);
 
 #endif /* SZ_KERNELS_H */

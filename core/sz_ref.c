@@ -35,6 +35,20 @@ size_t splitzip_ref_encode_chunk(const splitzip_enc_tables *t, const uint16_t *s
 	return n_esc;
 }
 
+size_t splitzip_ref_encode_count_chunk(const splitzip_enc_tables *t, const splitzip_watch *w,
+                                       const uint16_t *src, size_t n, uint8_t *codes, uint8_t *sm,
+                                       uint16_t *esc_pos, uint8_t *esc_exp,
+                                       uint64_t cnt[SPLITZIP_WATCH_MAX])
+{
+	const size_t n_esc = splitzip_ref_encode_chunk(t, src, n, codes, sm, esc_pos, esc_exp);
+	for (size_t i = 0; i < n; i++) {
+		const unsigned s = w->slot[(codes[i / 2] >> (4 * (i % 2))) & 0xF];
+		if (s)
+			cnt[s - 1]++;
+	}
+	return n_esc;
+}
+
 void splitzip_ref_count_codes(const uint8_t *codes, size_t n, uint64_t hits[16])
 {
 	for (size_t i = 0; i < n; i++)
@@ -275,6 +289,8 @@ const splitzip_host_kernels splitzip_kernels_scalar = {
     .encode_chunk_stream = splitzip_ref_encode_chunk,
     .decode_chunk_stream = splitzip_ref_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .encode_count_chunk = splitzip_ref_encode_count_chunk,
+    .encode_count_chunk_stream = splitzip_ref_encode_count_chunk,
     .count_codes = splitzip_ref_count_codes,
     .recode_codes = splitzip_ref_recode_codes,
     SPLITZIP_ENTROPY_SCALAR_KERNELS,

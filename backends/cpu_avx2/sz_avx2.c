@@ -96,11 +96,78 @@ static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_t
 }
 
 /*
- * Encode 64 elements: 32 code bytes and 64 sign/mantissa bytes; returns the escape mask
- * (bit j set if element j is an escape).
+ * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
+ * table in both 128-bit lanes, u64 totals (the first code's in the low 32 bits, the second's
+ * in the high 32 bits: a chunk has at most 2^16 elements, so the low half never carries into
+ * the high one) and byte counters (the first code in the low nibble, the second in the high).
+ */
+typedef struct cnt_state {
+	__m256i tab[SPLITZIP_WATCH_MAX / 2], tot[SPLITZIP_WATCH_MAX / 2];
+} cnt_state;
+typedef struct cnt_acc {
+	__m256i a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
+} cnt_acc;
+
+static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
+                                      const int np)
+{
+	for (int j = 0; j < np; j++) {
+		cs->tab[j] =
+		    _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)w->pair[j]));
+		cs->tot[j] = _mm256_setzero_si256();
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm256_setzero_si256();
+}
+
+/* 32 codes (bytes below 16): one vpshufb and one byte add per pair table. */
+static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, __m256i c, const int np)
+{
+	acc->a0 = _mm256_add_epi8(acc->a0, _mm256_shuffle_epi8(cs->tab[0], c));
+	acc->a1 = _mm256_add_epi8(acc->a1, _mm256_shuffle_epi8(cs->tab[1], c));
+	if (np > 2) {
+		acc->a2 = _mm256_add_epi8(acc->a2, _mm256_shuffle_epi8(cs->tab[2], c));
+		acc->a3 = _mm256_add_epi8(acc->a3, _mm256_shuffle_epi8(cs->tab[3], c));
+	}
+}
+
+/* The totals of one pair from its byte counters. */
+static SZ_ALWAYS_INLINE __m256i cnt_sum(__m256i tot, __m256i a)
+{
+	const __m256i m0f = _mm256_set1_epi8(0x0F), z = _mm256_setzero_si256();
+	const __m256i lo = _mm256_sad_epu8(_mm256_and_si256(a, m0f), z);
+	const __m256i hi = _mm256_sad_epu8(_mm256_and_si256(_mm256_srli_epi16(a, 4), m0f), z);
+	return _mm256_add_epi64(tot, _mm256_or_si256(lo, _mm256_slli_epi64(hi, 32)));
+}
+
+static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
+{
+	cs->tot[0] = cnt_sum(cs->tot[0], acc->a0);
+	cs->tot[1] = cnt_sum(cs->tot[1], acc->a1);
+	if (np > 2) {
+		cs->tot[2] = cnt_sum(cs->tot[2], acc->a2);
+		cs->tot[3] = cnt_sum(cs->tot[3], acc->a3);
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm256_setzero_si256();
+}
+
+static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
+{
+	for (int j = 0; j < np; j++) {
+		uint64_t q[4];
+		_mm256_storeu_si256((__m256i *)q, cs->tot[j]);
+		const uint64_t sum = q[0] + q[1] + q[2] + q[3];
+		cnt[2 * j] += sum & 0xFFFFFFFFu;
+		cnt[2 * j + 1] += sum >> 32;
+	}
+}
+
+/*
+ * Encode 64 elements: 32 code bytes and 64 sign/mantissa bytes; with np > 0, add their codes to
+ * the counter. Returns the escape mask (bit j set if element j is an escape).
  */
 static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-                                       uint8_t *sm, const int path, const int stream)
+                                       uint8_t *sm, const int path, const int stream,
+                                       const cnt_state *cs, cnt_acc *acc, const int np)
 {
 	__m256i e0, e1, s0, s1, c0, c1, ok0, ok1;
 	split32(s, &e0, &s0);
@@ -114,6 +181,10 @@ static SZ_ALWAYS_INLINE uint64_t enc64(const enc_consts *k, const uint16_t *s, u
 	} else {
 		c0 = codes_search(e0, k->cbv, k->cb8, &ok0);
 		c1 = codes_search(e1, k->cbv, k->cb8, &ok1);
+	}
+	if (np) {
+		cnt_add(cs, acc, c0, np);
+		cnt_add(cs, acc, c1, np);
 	}
 	/* Pairs of codes -> one byte each: even element * 1 + odd element * 16 (<= 255). */
 	const __m256i w = _mm256_set1_epi16(0x1001);
@@ -213,6 +284,12 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 #define SZ_DEC_CONSTS dec_consts
 #define SZ_DEC_INIT dec_consts_init
 #define SZ_DEC_BLOCK dec64
+#define SZ_CNT cnt_state
+#define SZ_CNT_ACC cnt_acc
+#define SZ_CNT_INIT cnt_init
+#define SZ_CNT_FLUSH cnt_flush
+#define SZ_CNT_FINISH cnt_finish
+#define SZ_CNT_BLOCK_ADDS 2
 #include "../sz_chunk_template.h"
 
 /* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
@@ -667,6 +744,8 @@ const splitzip_host_kernels splitzip_kernels_avx2 = {
     .encode_chunk_stream = avx2_encode_chunk_stream,
     .decode_chunk_stream = avx2_decode_chunk_stream,
     .hash_chunk = avx2_hash_chunk,
+    .encode_count_chunk = avx2_encode_count_chunk,
+    .encode_count_chunk_stream = avx2_encode_count_chunk_stream,
     .count_codes = avx2_count_codes,
     .recode_codes = avx2_recode_codes,
     .entropy_encode_chunk = avx2_entropy_encode_chunk,

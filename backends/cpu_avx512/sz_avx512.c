@@ -143,13 +143,80 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
 }
 
 /*
+ * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
+ * table in every 128-bit lane, u64 totals (the first code's in the low 32 bits, the second's
+ * in the high 32 bits: a chunk has at most 2^16 elements, so the low half never carries) and
+ * byte counters (the first code in the low nibble, the second in the high nibble).
+ */
+typedef struct cnt_state {
+	__m512i tab[SPLITZIP_WATCH_MAX / 2], tot[SPLITZIP_WATCH_MAX / 2];
+} cnt_state;
+typedef struct cnt_acc {
+	__m512i a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
+} cnt_acc;
+
+static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
+                                      const int np)
+{
+	for (int j = 0; j < np; j++) {
+		cs->tab[j] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)w->pair[j]));
+		cs->tot[j] = _mm512_setzero_si512();
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm512_setzero_si512();
+}
+
+/* 64 codes (bytes below 16; the lanes of m only): one vpshufb and one byte add per pair table. */
+static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, __m512i c, __mmask64 m,
+                                     const int np)
+{
+	acc->a0 = _mm512_add_epi8(acc->a0, _mm512_maskz_shuffle_epi8(m, cs->tab[0], c));
+	acc->a1 = _mm512_add_epi8(acc->a1, _mm512_maskz_shuffle_epi8(m, cs->tab[1], c));
+	if (np > 2) {
+		acc->a2 = _mm512_add_epi8(acc->a2, _mm512_maskz_shuffle_epi8(m, cs->tab[2], c));
+		acc->a3 = _mm512_add_epi8(acc->a3, _mm512_maskz_shuffle_epi8(m, cs->tab[3], c));
+	}
+}
+
+/* The totals of one pair from its byte counters. */
+static SZ_ALWAYS_INLINE __m512i cnt_sum(__m512i tot, __m512i a)
+{
+	const __m512i m0f = _mm512_set1_epi8(0x0F), z = _mm512_setzero_si512();
+	const __m512i lo = _mm512_sad_epu8(_mm512_and_si512(a, m0f), z);
+	const __m512i hi = _mm512_sad_epu8(_mm512_and_si512(_mm512_srli_epi16(a, 4), m0f), z);
+	return _mm512_add_epi64(tot, _mm512_or_si512(lo, _mm512_slli_epi64(hi, 32)));
+}
+
+static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
+{
+	cs->tot[0] = cnt_sum(cs->tot[0], acc->a0);
+	cs->tot[1] = cnt_sum(cs->tot[1], acc->a1);
+	if (np > 2) {
+		cs->tot[2] = cnt_sum(cs->tot[2], acc->a2);
+		cs->tot[3] = cnt_sum(cs->tot[3], acc->a3);
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm512_setzero_si512();
+}
+
+static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
+{
+	for (int j = 0; j < np; j++) {
+		const uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(cs->tot[j]);
+		cnt[2 * j] += sum & 0xFFFFFFFFu;
+		cnt[2 * j + 1] += sum >> 32;
+	}
+}
+
+/*
  * Encode 64 elements (the first 'valid' of them; the rest of the block is zero padding that is
- * neither stored nor counted). Appends the escapes and returns the new escape count.
+ * neither stored nor counted). Appends the escapes and returns the new escape count; with
+ * np > 0, adds the codes of the valid elements to the counter (one vpshufb and one byte add
+ * per pair table).
  */
 static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, size_t i0,
                                      uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
                                      uint8_t *esc_exp, size_t n_esc, const int path,
-                                     const int partial, size_t valid, const int stream)
+                                     const int partial, size_t valid, const int stream,
+                                     const cnt_state *cs, cnt_acc *acc, const int np)
 {
 	__m512i v0, v1, e, smv;
 	if (partial) {
@@ -166,6 +233,8 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 		esc &= first64(valid);
 		c = _mm512_maskz_mov_epi8(first64(valid), c); /* zero nibble after an odd end */
 	}
+	if (np)
+		cnt_add(cs, acc, c, partial ? first64(valid) : ~(__mmask64)0, np);
 	/* Pairs of codes -> one byte each: even element * 1 + odd element * 16 (<= 255). */
 	__m256i packed = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001)));
 	if (partial) {
@@ -337,6 +406,12 @@ static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16
 #define SZ_DEC_CONSTS dec_consts
 #define SZ_DEC_INIT dec_consts_init
 #define SZ_DEC_BLOCK dec64
+#define SZ_CNT cnt_state
+#define SZ_CNT_ACC cnt_acc
+#define SZ_CNT_INIT cnt_init
+#define SZ_CNT_FLUSH cnt_flush
+#define SZ_CNT_FINISH cnt_finish
+#define SZ_CNT_BLOCK_ADDS 1
 #include "../sz_chunk_template.h"
 
 /* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
@@ -752,6 +827,8 @@ const splitzip_host_kernels SZ_KERNELS_SYMBOL = {
     .encode_chunk_stream = avx512_encode_chunk_stream,
     .decode_chunk_stream = avx512_decode_chunk_stream,
     .hash_chunk = avx512_hash_chunk,
+    .encode_count_chunk = avx512_encode_count_chunk,
+    .encode_count_chunk_stream = avx512_encode_count_chunk_stream,
     .count_codes = avx512_count_codes,
     .recode_codes = avx512_recode_codes,
     .entropy_encode_chunk = avx512_entropy_encode_chunk,

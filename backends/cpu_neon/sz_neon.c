@@ -66,14 +66,80 @@ static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, ui
 	return vandq_u8(v, vdupq_n_u8(0x0F));
 }
 
-/* Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes. Returns 1 if any is an escape. */
+/*
+ * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
+ * table, u32 totals of each code, and byte counters (the pair's first code in the low nibble,
+ * its second in the high nibble).
+ */
+typedef struct cnt_state {
+	uint8x16_t tab[SPLITZIP_WATCH_MAX / 2];
+	uint32x4_t tot[SPLITZIP_WATCH_MAX];
+} cnt_state;
+typedef struct cnt_acc {
+	uint8x16_t a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
+} cnt_acc;
+
+static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
+                                      const int np)
+{
+	for (int j = 0; j < np; j++) {
+		cs->tab[j] = vld1q_u8(w->pair[j]);
+		cs->tot[2 * j] = cs->tot[2 * j + 1] = vdupq_n_u32(0);
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = vdupq_n_u8(0);
+}
+
+/* 16 codes (bytes below 16): one tbl and one byte add per pair table. */
+static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, uint8x16_t c, const int np)
+{
+	acc->a0 = vaddq_u8(acc->a0, vqtbl1q_u8(cs->tab[0], c));
+	acc->a1 = vaddq_u8(acc->a1, vqtbl1q_u8(cs->tab[1], c));
+	if (np > 2) {
+		acc->a2 = vaddq_u8(acc->a2, vqtbl1q_u8(cs->tab[2], c));
+		acc->a3 = vaddq_u8(acc->a3, vqtbl1q_u8(cs->tab[3], c));
+	}
+}
+
+/* The totals of one pair (two codes) from its byte counters. */
+static SZ_ALWAYS_INLINE void cnt_sum(uint32x4_t *tot, uint8x16_t a)
+{
+	tot[0] = vpadalq_u16(tot[0], vpaddlq_u8(vandq_u8(a, vdupq_n_u8(0x0F))));
+	tot[1] = vpadalq_u16(tot[1], vpaddlq_u8(vshrq_n_u8(a, 4)));
+}
+
+static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
+{
+	cnt_sum(cs->tot, acc->a0);
+	cnt_sum(cs->tot + 2, acc->a1);
+	if (np > 2) {
+		cnt_sum(cs->tot + 4, acc->a2);
+		cnt_sum(cs->tot + 6, acc->a3);
+	}
+	acc->a0 = acc->a1 = acc->a2 = acc->a3 = vdupq_n_u8(0);
+}
+
+static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
+{
+	for (int j = 0; j < 2 * np; j++)
+		cnt[j] += vaddvq_u32(cs->tot[j]);
+}
+
+/*
+ * Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes; with np > 0, add their codes to
+ * the counter. Returns 1 if any is an escape.
+ */
 static SZ_ALWAYS_INLINE int enc32(const enc_consts *k, const uint16_t *s, uint8_t *codes,
-                                  uint8_t *sm, const int path)
+                                  uint8_t *sm, const int path, const cnt_state *cs, cnt_acc *acc,
+                                  const int np)
 {
 	uint8x16_t e0, e1, s0, s1, ok0, ok1;
 	split16(s, &e0, &s0);
 	split16(s + 16, &e1, &s1);
 	uint8x16_t c0 = codes16(k, e0, &ok0, path), c1 = codes16(k, e1, &ok1, path);
+	if (np) {
+		cnt_add(cs, acc, c0, np);
+		cnt_add(cs, acc, c1, np);
+	}
 	/* Even codes in the low nibble, odd codes shifted above them (codes are < 16). */
 	uint8x16x2_t u = vuzpq_u8(c0, c1);
 	vst1q_u8(codes, vorrq_u8(u.val[0], vshlq_n_u8(u.val[1], 4)));
@@ -142,7 +208,14 @@ static SZ_ALWAYS_INLINE void dec32(const dec_consts *k, const uint8_t *codes, co
 #define SZ_CHUNK_ESC_BITS 0
 #define SZ_ENC_CONSTS enc_consts
 #define SZ_ENC_INIT enc_consts_init
-#define SZ_ENC_BLOCK(k, s, codes, sm, path, stream) enc32(k, s, codes, sm, path)
+#define SZ_ENC_BLOCK(k, s, codes, sm, path, stream, cs, acc, np)                                   \
+	enc32(k, s, codes, sm, path, cs, acc, np)
+#define SZ_CNT cnt_state
+#define SZ_CNT_ACC cnt_acc
+#define SZ_CNT_INIT cnt_init
+#define SZ_CNT_FLUSH cnt_flush
+#define SZ_CNT_FINISH cnt_finish
+#define SZ_CNT_BLOCK_ADDS 2
 #define SZ_DEC_CONSTS dec_consts
 #define SZ_DEC_INIT dec_consts_init
 #define SZ_DEC_BLOCK(k, codes, sm, dst, stream) dec32(k, codes, sm, dst)
@@ -515,6 +588,8 @@ const splitzip_host_kernels splitzip_kernels_neon = {
     .encode_chunk_stream = neon_encode_chunk,
     .decode_chunk_stream = neon_decode_chunk,
     .hash_chunk = splitzip_hash_bytes,
+    .encode_count_chunk = neon_encode_count_chunk,
+    .encode_count_chunk_stream = neon_encode_count_chunk,
     .count_codes = neon_count_codes,
     .recode_codes = neon_recode_codes,
     .entropy_encode_chunk = neon_entropy_encode_chunk,

@@ -34,6 +34,8 @@ START_TEST(registry_slots_and_names)
 			ck_assert_ptr_nonnull(b->host->encode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->decode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->hash_chunk);
+			ck_assert_ptr_nonnull(b->host->encode_count_chunk);
+			ck_assert_ptr_nonnull(b->host->encode_count_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->count_codes);
 			ck_assert_ptr_nonnull(b->host->recode_codes);
 			ck_assert_ptr_nonnull(b->host->entropy_encode_chunk);

@@ -4,6 +4,7 @@
  * of frames, and the from-input codebook speculation.
  */
 #include "sz_check.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,12 +277,40 @@ START_TEST(stream_of_frames)
 END_TEST
 
 /*
- * The input of from_input_speculation_is_canonical: 'how' 0, real-KV-like data (the prediction
- * holds); 1, the sampled pieces use other exponents than the rest (every code changes: the
- * input is encoded again); 2, the two rarest members seen by the sample occur only in it and two
- * others only outside it (every code shifts by two in the recode); 3, the rarest member seen
- * by the sample, code 0, is replaced by another code 0 (codes stay, escapes change).
+ * The inputs of from_input_speculation_is_canonical, and the way each must go through the
+ * one-pass encoder (core/sz_driver_split4.c; splitzip_split4_last_trace()):
+ *   0  real-KV-like data: the prediction holds; the rare members are watched and the others
+ *      proved in by the sparse batches;
+ *   1  the sampled pieces use other exponents than the rest: every code changes, the input is
+ *      encoded again;
+ *   2  the two rarest members seen by the sample occur only in it and two others only outside
+ *      it (every code shifts by two in the recode);
+ *   3  the rarest member seen by the sample, code 0, is replaced by another code 0 (codes stay,
+ *      escapes change);
+ *   4  a frequent member (exponent 108, not watched) never occurs in the sparse batches: it
+ *      cannot be proved in, so every code is counted after the pass; the prediction holds;
+ *   5  24 exponents with nearly equal counts: more members near the largest non-member than
+ *      can be watched, so the pass counts every code (the sample's codebook is wrong in too
+ *      many places to recode in place: the input is encoded again);
+ *   6  a watched code 0: exponent 100 occurs only in the sample (about 260 times), 201
+ *      everywhere (about 1,400 times, 45 in the sample) and 200 only outside it (about 400
+ *      times), so the sample predicts 100 as the 16th member (code 0, watched) where the
+ *      canonical codebook has 201. The count of code 0 is only right if the escapes, which
+ *      have code 0 too, are taken off it: with them, 100 would seem to beat 201 and stay;
+ *   7  like 6 with exponent 100 outside the sample too (about 2,300 in all): the prediction
+ *      holds, with code 0 watched;
+ *   8  code 0 (exponent 100, 2 % of the elements, not watched) never occurs in the sparse
+ *      batches, where 1 % of the elements escape with 50 exponents: the sparse count of code 0
+ *      is then all escapes, more than any one escaped exponent's count, and proves nothing
+ *      only if the escapes are taken off it; so every code is counted after the pass.
  */
+#define N_SPECULATION_INPUTS 9
+
+static int in_sparse_batch_of(size_t i)
+{
+	return (i >> 16) % 8 == 0; /* SZ_COUNT_BATCH_ELEMS 2^16, SZ_SPARSE_EVERY 8 */
+}
+
 static void speculation_input(int how, uint16_t *src, size_t n)
 {
 	sz_test_generate(SZ_GEN_ESCAPE_1PCT, 21, src, n);
@@ -308,11 +337,52 @@ static void speculation_input(int how, uint16_t *src, size_t n)
 			e = 99;
 		else if (how == 3 && !in_sample[i] && x % 300 == 1)
 			e = 100;
-		if (how > 1 && x % 1000 == 999)
+		else if (how == 4 && e == 108 && in_sparse_batch_of(i))
+			e = 109;
+		else if (how == 4 && x % 100 == 0)
+			e = 115 + x % 2;
+		else if (how == 5)
+			e = 90 + x % 24;
+		else if (how >= 6 && x % 100 == 0)
+			e = 115;
+		else if (how >= 6 && x % 3000 == 1)
+			e = 201;
+		else if (how >= 6 && in_sample[i] && x % 500 == 2)
+			e = 100;
+		else if (how == 6 && !in_sample[i] && x % 10000 == 3)
+			e = 200;
+		else if (how == 7 && !in_sample[i] && x % 2000 == 3)
+			e = 100;
+		else if (how == 8 && x % 50 == 0 && !in_sparse_batch_of(i))
+			e = 100;
+		else if (how == 8 && x % 100 == 1 && in_sparse_batch_of(i))
+			e = 150 + (x >> 8) % 50;
+		if (how > 1 && how < 6 && x % 1000 == 999)
 			e = 200; /* an escape in both codebooks */
 		src[i] = splitzip_bf16_join((uint8_t)e, (uint8_t)(x >> 8));
 	}
 	free(in_sample);
+}
+
+/* What the encoder must have done with speculation input 'how' (see speculation_input). */
+static void check_speculation_trace(int how)
+{
+	const splitzip_split4_trace t = splitzip_split4_last_trace();
+	static const struct {
+		int count, counted_after, recoded, encoded_again;
+	} want[N_SPECULATION_INPUTS] = {
+	    {1, 0, 0, 0}, {1, 1, 0, 1}, {1, 1, 1, 0}, {1, 1, 1, 0}, {1, 1, 0, 0},
+	    {2, 0, 0, 1}, {1, 0, 1, 0}, {1, 0, 0, 0}, {1, 1, 0, 0},
+	};
+	ck_assert_msg(
+	    t.count == want[how].count && t.counted_after == want[how].counted_after &&
+	        t.recoded == want[how].recoded && t.encoded_again == want[how].encoded_again,
+	    "input %d: the encoder counted %d (%u watched), counted after %d, recoded "
+	    "%d, encoded again %d; expected %d, %d, %d, %d",
+	    how, t.count, t.watched, t.counted_after, t.recoded, t.encoded_again, want[how].count,
+	    want[how].counted_after, want[how].recoded, want[how].encoded_again);
+	if (how == 6 || how == 7)
+		ck_assert_msg(t.watched >= 1, "input %d: exponent 100 not watched", how);
 }
 
 /*
@@ -326,7 +396,7 @@ START_TEST(from_input_speculation_is_canonical)
 	const size_t n = ((size_t)1 << 22) + 7; /* 1025 chunks of 4096 */
 	ck_assert(splitzip_split4_predicts(n));
 	uint16_t *src = malloc(n * 2);
-	for (int how = 0; how <= 3; how++) {
+	for (int how = 0; how < N_SPECULATION_INPUTS; how++) {
 		speculation_input(how, src, n);
 		splitzip_codebook truth;
 		ck_assert_int_eq(splitzip_calibrate(src, n, &truth), SPLITZIP_OK);
@@ -339,6 +409,14 @@ START_TEST(from_input_speculation_is_canonical)
 			p.flags = flags;
 			ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
 			buf a = roundtrip(ctx, src, n);
+			if (getenv("SZ_TEST_PRINT_TRACE")) {
+				const splitzip_split4_trace t = splitzip_split4_last_trace();
+				printf(
+				    "input %d: count %d watched %u after %d recoded %d again %d\n",
+				    how, t.count, t.watched, t.counted_after, t.recoded,
+				    t.encoded_again);
+			}
+			check_speculation_trace(how);
 			splitzip_ctx_free(ctx);
 			p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
 			p.codebook = truth;

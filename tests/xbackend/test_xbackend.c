@@ -244,6 +244,8 @@ START_TEST(registry_well_formed)
 			ck_assert_ptr_nonnull(b->host->encode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->decode_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->hash_chunk);
+			ck_assert_ptr_nonnull(b->host->encode_count_chunk);
+			ck_assert_ptr_nonnull(b->host->encode_count_chunk_stream);
 			ck_assert_ptr_nonnull(b->host->count_codes);
 			ck_assert_ptr_nonnull(b->host->recode_codes);
 			ck_assert_ptr_nonnull(b->host->entropy_encode_chunk);
@@ -481,6 +483,109 @@ START_TEST(encode_kernel_matches_reference)
 		for (size_t i = 0; i < 512; i++)
 			src[i] = (uint16_t)(((i & 1) << 15) | ((i / 2) << 7) | (i % 128));
 		check_encode_kernel(b, &t, src, 512, "all exponents");
+	}
+	free(src);
+}
+END_TEST
+
+/*
+ * encode_count_chunk and encode_count_chunk_stream: the bytes of the reference encoder
+ * (check_encode_kernel_at, through count_as_encode with the watch in g_watch) and the counts of
+ * the reference (which must be count_codes' counts of the watched codes), added to what is in
+ * the counters, for watches of 1 to 8 codes with and without code 0 (which the escapes have
+ * too), both table widths (up to 4 codes: 2 pair tables; more: 4).
+ */
+static const splitzip_watch *g_watch;
+static splitzip_encode_count_chunk_fn g_count_fn;
+static uint64_t g_cnt[SPLITZIP_WATCH_MAX];
+
+static size_t count_as_encode(const splitzip_enc_tables *t, const uint16_t *src, size_t n,
+                              uint8_t *codes, uint8_t *sm, uint16_t *esc_pos, uint8_t *esc_exp)
+{
+	return g_count_fn(t, g_watch, src, n, codes, sm, esc_pos, esc_exp, g_cnt);
+}
+
+static void check_encode_count_at(const splitzip_backend *b, splitzip_encode_count_chunk_fn fn,
+                                  const splitzip_enc_tables *t, const splitzip_watch *w,
+                                  const uint16_t *src, size_t n, const char *what, size_t coff,
+                                  size_t soff)
+{
+	uint64_t want[SPLITZIP_WATCH_MAX], hits[16] = {0};
+	for (unsigned j = 0; j < SPLITZIP_WATCH_MAX; j++)
+		g_cnt[j] = want[j] = 1000003ull * j + 11;
+	uint8_t *codes = (uint8_t *)xmalloc(n / 2 + 1), *sm = (uint8_t *)xmalloc(n);
+	uint16_t *pos = (uint16_t *)xmalloc(2 * n);
+	uint8_t *ex = (uint8_t *)xmalloc(n);
+	(void)splitzip_ref_encode_count_chunk(t, w, src, n, codes, sm, pos, ex, want);
+	splitzip_ref_count_codes(codes, n, hits);
+	for (unsigned j = 0; j < w->n; j++)
+		ck_assert_msg(want[j] == 1000003ull * j + 11 + hits[w->code[j]],
+		              "reference count of code %u differs from count_codes", w->code[j]);
+	g_watch = w;
+	g_count_fn = fn;
+	check_encode_kernel_at(b, count_as_encode, t, src, n, what, coff, soff);
+	for (unsigned j = 0; j < SPLITZIP_WATCH_MAX; j++)
+		ck_assert_msg(g_cnt[j] == want[j],
+		              "%s %s n=%zu offsets %zu/%zu watch of %u: count %u (code %u) %llu, "
+		              "reference %llu",
+		              b->name, what, n, coff, soff, w->n, j, w->code[j],
+		              (unsigned long long)g_cnt[j], (unsigned long long)want[j]);
+	free(codes), free(sm), free(pos), free(ex);
+}
+
+START_TEST(encode_count_kernel_matches_reference)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t max_n = (size_t)1 << 16;
+	uint16_t *src = (uint16_t *)xmalloc(2 * max_n + 2);
+	uint64_t s = 4242;
+	static const size_t big[] = {1023, 1024, 1025, 4095, 4096, 4097, 65535, 65536};
+	static const size_t slens[] = {1, 2, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4097};
+	for (int c = 0; c < N_KERNEL_CODEBOOKS; c++) {
+		uint8_t cb[16];
+		kernel_codebook(c, cb);
+		splitzip_enc_tables t;
+		splitzip_enc_tables_init(&t, cb);
+		for (int mode = 0; mode < 4; mode++) {
+			kernel_data(cb, mode % 3, 501 + 7 * (uint64_t)c + (uint64_t)mode, src,
+			            max_n + 1);
+			if (mode == 3) /* one code everywhere: the byte counters fill fastest */
+				for (size_t i = 0; i <= max_n; i++)
+					src[i] = (uint16_t)((src[i] & 0x807F) | cb[c % 16] << 7);
+			for (unsigned nw = 1; nw <= SPLITZIP_WATCH_MAX; nw++) {
+				/* distinct codes, code 0 first in every other watch */
+				uint8_t codes[SPLITZIP_WATCH_MAX], used[16] = {0};
+				for (unsigned j = 0; j < nw; j++) {
+					unsigned x = (unsigned)(sz_test_rand(&s) % 16);
+					if (j == 0 && nw % 2)
+						x = 0;
+					while (used[x])
+						x = (x + 1) % 16;
+					used[x] = 1;
+					codes[j] = (uint8_t)x;
+				}
+				splitzip_watch w;
+				splitzip_watch_init(&w, codes, nw);
+				char what[80];
+				snprintf(what, sizeof what, "codebook %d mode %d", c, mode);
+				for (size_t n = 1; n <= 160; n += 1 + (n > 70) * 3)
+					check_encode_count_at(b, b->host->encode_count_chunk, &t,
+					                      &w, src, n, what, 0, 0);
+				for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+					check_encode_count_at(b, b->host->encode_count_chunk, &t,
+					                      &w, src + j % 2, big[j], what, 0, 0);
+				snprintf(what, sizeof what, "codebook %d mode %d (stream)", c,
+				         mode);
+				for (size_t j = 0; j < sizeof slens / sizeof slens[0]; j++)
+					check_encode_count_at(
+					    b, b->host->encode_count_chunk_stream, &t, &w, src,
+					    slens[j], what,
+					    out_offsets[(j + nw) % N_OUT_OFFSETS][0],
+					    out_offsets[(j + nw) % N_OUT_OFFSETS][1]);
+			}
+		}
 	}
 	free(src);
 }
@@ -1012,6 +1117,7 @@ static Suite *xbackend_suite(void)
 	TCase *kern = tcase_create("kernels");
 	tcase_set_timeout(kern, 600);
 	tcase_add_loop_test(kern, encode_kernel_matches_reference, 0, nb);
+	tcase_add_loop_test(kern, encode_count_kernel_matches_reference, 0, nb);
 	tcase_add_loop_test(kern, decode_kernel_matches_reference, 0, nb);
 	tcase_add_loop_test(kern, histogram_matches_reference, 0, nb);
 	tcase_add_loop_test(kern, hash_chunk_matches_reference, 0, nb);
