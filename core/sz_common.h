@@ -100,9 +100,11 @@ SPLITZIP_HD uint64_t splitzip_get_u8s(const uint8_t *p, unsigned n_bytes)
 #if defined(__GNUC__) || defined(__clang__)
 #define SZ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define SZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SZ_PREFETCH(p) __builtin_prefetch(p)
 #else
 #define SZ_LIKELY(x) (x)
 #define SZ_UNLIKELY(x) (x)
+#define SZ_PREFETCH(p) ((void)(p))
 #endif
 
 /* Internal (non-static) symbols carry the splitzip_ prefix and hidden visibility. */

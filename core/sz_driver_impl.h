@@ -103,14 +103,20 @@ SZ_INTERNAL void splitzip_driver_histogram(const splitzip_host_kernels *k, const
 /*
  * hist[e] += the exponent histogram of a sample of the n elements at src: at least
  * SZ_SAMPLE_PIECES pieces of SZ_SAMPLE_PIECE elements, about one element in SZ_SAMPLE_EVERY,
- * one piece per stretch of the input at a position inside it that varies from stretch to
- * stretch (splitzip_driver_sample_piece), so that input that repeats with a power-of-two
- * period is not sampled at the same offset of every period. 'tmp' lends room for
+ * but not more than SZ_SAMPLE_DENSE pieces plus one element in SZ_SAMPLE_THIN (about one in
+ * 32 up to 4 Mi elements, one in 110 at 128 Mi: on slices of real KV caches the codebook of an
+ * input from 4 Mi elements on is predicted right from either, while one in 64 already
+ * mispredicts 14 % of 4 Mi-element slices, and out of the cache each piece costs a memory
+ * latency); one piece per stretch of the input at a position inside it that varies from
+ * stretch to stretch (splitzip_driver_sample_piece), so that input that repeats with a
+ * power-of-two period is not sampled at the same offset of every period. 'tmp' lends room for
  * SZ_SAMPLE_BATCH elements. For n >= SZ_SAMPLE_PIECES * SZ_SAMPLE_PIECE only.
  */
 #define SZ_SAMPLE_PIECE 1024u
 #define SZ_SAMPLE_PIECES 16u
 #define SZ_SAMPLE_EVERY 32u
+#define SZ_SAMPLE_DENSE 128u
+#define SZ_SAMPLE_THIN 128u
 #define SZ_SAMPLE_BATCH ((uint64_t)1 << 16)
 SZ_INTERNAL void splitzip_driver_histogram_sample(const splitzip_host_kernels *k,
                                                   const uint16_t *src, uint64_t n, uint16_t *tmp,
