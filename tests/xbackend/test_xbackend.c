@@ -573,7 +573,9 @@ START_TEST(encode_count_kernel_matches_reference)
 				for (size_t n = 1; n <= 160; n += 1 + (n > 70) * 3)
 					check_encode_count_at(b, b->host->encode_count_chunk, &t,
 					                      &w, src, n, what, 0, 0);
-				for (size_t j = 0; j < sizeof big / sizeof big[0]; j++)
+				/* whole chunks, with 1, 4, 5 and 8 watched codes */
+				for (size_t j = 0; nw % 4 < 2 && j < sizeof big / sizeof big[0];
+				     j++)
 					check_encode_count_at(b, b->host->encode_count_chunk, &t,
 					                      &w, src + j % 2, big[j], what, 0, 0);
 				snprintf(what, sizeof what, "codebook %d mode %d (stream)", c,
