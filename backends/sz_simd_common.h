@@ -95,11 +95,13 @@ static inline unsigned sz_hist_window(const uint16_t *src, size_t n)
 	return w;
 }
 
-/* Elements sampled to choose the window, and the block after which the SIMD histogram gives
- * up on the window if more than 1/8 of the elements fell outside it (then the data has no
+/* Elements sampled to choose the window; the block after which the SIMD histogram picks a new
+ * window if more than 1/SZ_HIST_MOVED of its elements fell outside the old one, and gives up
+ * on windows for a while if more than 1/8 fell outside a new one (then the data has no
  * dominant window and the scalar tables are faster). */
-#define SZ_HIST_SAMPLE 512u
+#define SZ_HIST_SAMPLE 2048u
 #define SZ_HIST_BLOCK 16384u
+#define SZ_HIST_MOVED 64u
 
 /* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
 

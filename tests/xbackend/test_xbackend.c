@@ -656,12 +656,35 @@ START_TEST(histogram_matches_reference)
 	const splitzip_backend *b = usable(_i);
 	if (!b)
 		return;
-	const size_t max_n = 300000;
+	const size_t max_n = 2300000;
 	uint16_t *src = (uint16_t *)xmalloc(2 * max_n);
-	static const size_t sizes[] = {0, 1, 31, 33, 4095, 4096, 4097, 40000, 300000 - 1};
-	for (int g = 0; g < SZ_TEST_N_GENERATORS + 3; g++) {
+	static const size_t sizes[] = {0, 1, 31, 33, 4095, 4096, 4097, 40000, 300000 - 1, 2300000};
+	for (int g = 0; g < SZ_TEST_N_GENERATORS + 5; g++) {
 		if (g < SZ_TEST_N_GENERATORS) {
 			sz_test_generate(g, 5, src, max_n);
+		} else if (g >= SZ_TEST_N_GENERATORS + 3) {
+			/* The window moves: stretches of 5,000 to 120,000 elements in a window of
+			 * 16 (rarely 18) exponents that shifts by 0 to 40 from stretch to stretch,
+			 * and stretches over 60 exponents (no window: the histogram backs off to
+			 * the scalar tables for up to 64 blocks and must find the window again
+			 * after them); the second generator has long flat stretches. */
+			uint64_t s = 17 + (uint64_t)g;
+			size_t i = 0;
+			while (i < max_n) {
+				uint64_t r = sz_test_rand(&s);
+				size_t len = 5000 + r % 115000;
+				const int flat = (r >> 20) % 4 == 0;
+				if (flat && g == SZ_TEST_N_GENERATORS + 4)
+					len *= 8;
+				const unsigned base = 60 + (unsigned)(r >> 24) % 40;
+				for (size_t j = 0; j < len && i < max_n; j++, i++) {
+					uint64_t q = sz_test_rand(&s);
+					unsigned e =
+					    flat ? base + (unsigned)(q % 60)
+					         : base + (unsigned)(q % (q % 50 ? 16 : 18));
+					src[i] = (uint16_t)(((q >> 32) & 0x807F) | (e << 7));
+				}
+			}
 		} else {
 			/* Windows at the ends of the range, and a window change half-way. */
 			uint64_t s = 3;
@@ -676,7 +699,7 @@ START_TEST(histogram_matches_reference)
 		}
 		for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
 			for (size_t off = 0; off < 2; off++) {
-				size_t n = sizes[j] - (sizes[j] && off ? 1 : 0);
+				size_t n = sizes[j] - (sizes[j] ? off : 0);
 				uint64_t h0[256], h1[256];
 				for (unsigned e = 0; e < 256; e++)
 					h0[e] = h1[e] = e * 1000003ull; /* histograms accumulate */
