@@ -17,7 +17,7 @@
  * The stores of the completed words are scattered, so they are scalar; as in the AVX2 encoder
  * (sz_avx2_entropy_enc.h), the steps only append the words with their slots to a log, and
  * after every SZ_E512_BLOCK steps a plain loop stores the log's words: per step a fixed number
- * of vector stores (a store is what a step waits for when its output misses the cache), and no
+ * of vector stores (a vpcompressw and a full store each for the words and the slots), and no
  * branch that depends on the number of words.
  */
 
@@ -85,7 +85,7 @@ static SZ_ALWAYS_INLINE __m512i ent_enc_in(const ent_ek *k, __m512i x, const uin
 	return ent;
 }
 
-/* The state of the 32 lanes, one 16-bit lane each (sa and sb modulo 2^16, see e512_complete),
+/* The state of the 32 lanes, one 16-bit lane each (sa and sb modulo 2^16, see e512_log),
  * and the log of the block: 'n_log' entries, whose slots are relative to 'base'. VBMI2: the
  * words and the slots in two arrays; else u32 entries word | slot << 16. */
 typedef struct ent512 {
