@@ -28,23 +28,35 @@
  * entries from where it starts, whatever it keeps; + 4: the drain's padding. */
 #define SZ_E512_LOG (SZ_E512_BLOCK * 2 * SPLITZIP_ENTROPY_LANES + SPLITZIP_ENTROPY_LANES + 4)
 
-/* The encoder's table: a window of 64 exponents (sz_ent_enc_window) in two registers, one
- * vpermi2w for the 32 entries of a step. */
+/*
+ * The encoder's table: a window of 64 exponents (sz_ent_enc_window) in two registers, one
+ * vpermi2w for the 32 entries of a step. The entries are sz_ent_e16 less the escape bit (bit
+ * 15): an escape is the lane whose entry is the escape symbol's (no other symbol has its code),
+ * and the length is the entry >> 11. The window ends at 255 at most (sz_ent_enc_window: base <=
+ * 256 - 64), so an exponent e is in it exactly when (e - base) modulo 256 is below 64: bits 6
+ * and 7 of (x >> 7) - base are 0.
+ */
 typedef struct ent_ek {
 	__m512i w0, w1, base, esc;
 	int out_esc; /* every exponent outside the window is an escape */
 	const splitzip_entropy_enc_tables *t;
 } ent_ek;
 
+/* An entry less its escape bit. */
+#define SZ_E512_ENTRY(e16) ((uint16_t)((e16) & ~SZ_ENT_E16_ESC))
+
 static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
 {
 	uint16_t tab[64], esc;
 	unsigned base;
 	k->out_esc = sz_ent_enc_window(t, 64, tab, &base, &esc);
+	for (unsigned d = 0; d < 64; d++)
+		tab[d] = SZ_E512_ENTRY(tab[d]);
 	k->w0 = _mm512_loadu_si512((const void *)tab);
 	k->w1 = _mm512_loadu_si512((const void *)(tab + 32));
 	k->base = _mm512_set1_epi16((short)base);
-	k->esc = _mm512_set1_epi16((short)esc);
+	/* no escapes (every exponent coded): an entry no lane has (a length of 15) */
+	k->esc = _mm512_set1_epi16((short)(esc ? SZ_E512_ENTRY(esc) : 0xFFFF));
 	k->t = t;
 }
 
@@ -55,15 +67,15 @@ static __m512i ent_enc_outside(const ent_ek *k, const uint16_t *src, __m512i e, 
 		const unsigned l = (unsigned)__builtin_ctz(m);
 		e = _mm512_mask_set1_epi16(
 		    e, (__mmask32)1 << l,
-		    (short)sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]));
+		    (short)SZ_E512_ENTRY(sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])])));
 	}
 	return e;
 }
 
 /* The 32 elements x (at src; 'partial': the first m, the other lanes of x 0): their
- * sign/mantissa bytes to sm, their exponents to *ex and their entries (sz_ent_e16). */
+ * sign/mantissa bytes to sm, and their entries (SZ_E512_ENTRY). */
 static SZ_ALWAYS_INLINE __m512i ent_enc_in(const ent_ek *k, __m512i x, const uint16_t *src,
-                                           uint8_t *sm, __m512i *ex, const int partial, unsigned m)
+                                           uint8_t *sm, const int partial, unsigned m)
 {
 	const __mmask32 act = partial ? first32(m) : ~(__mmask32)0;
 	/* sm = bit 7 from the high byte, bits 0..6 from the low byte (0xCA: A ? B : C) */
@@ -73,24 +85,21 @@ static SZ_ALWAYS_INLINE __m512i ent_enc_in(const ent_ek *k, __m512i x, const uin
 		_mm256_mask_storeu_epi8(sm, act, s8);
 	else
 		_mm256_storeu_si256((__m256i *)sm, s8);
-	const __m512i e = _mm512_and_si512(_mm512_srli_epi16(x, 7), _mm512_set1_epi16(0xFF));
-	const __m512i d = _mm512_sub_epi16(e, k->base);
-	const __mmask32 out = _mm512_cmpge_epu16_mask(d, _mm512_set1_epi16(64));
+	const __m512i d = _mm512_sub_epi16(_mm512_srli_epi16(x, 7), k->base);
+	const __mmask32 out = _mm512_test_epi16_mask(d, _mm512_set1_epi16(0xC0));
 	__m512i ent = _mm512_permutex2var_epi16(k->w0, d, k->w1);
 	if (SZ_LIKELY(k->out_esc))
 		ent = _mm512_mask_mov_epi16(ent, out, k->esc);
 	else if (out & act) /* inactive lanes: not read */
 		ent = ent_enc_outside(k, src, ent, out & act);
-	*ex = e;
 	return ent;
 }
 
-/* The state of the 32 lanes, one 16-bit lane each (sa and sb modulo 2^16, see e512_log),
- * and the log of the block: 'n_log' entries, whose slots are relative to 'base'. VBMI2: the
- * words and the slots in two arrays; else u32 entries word | slot << 16. */
+/* The state of the 32 lanes, one 16-bit lane each (sa and sb as slot - base + 2^15, see
+ * e512_log), and the log of the block: 'n_log' entries. VBMI2: the words and the slots in two
+ * arrays; else u32 entries word | slot << 16. */
 typedef struct ent512 {
 	__m512i held, acc, accb, sa, sb;
-	__m512i off; /* SZ_E512_SLOT_BIAS - base, modulo 2^16 */
 	size_t next, base;
 #if SZ_AVX512_VBMI
 	uint16_t *lw, *ls;
@@ -100,15 +109,17 @@ typedef struct ent512 {
 	unsigned n_log;
 } ent512;
 
-/* next + (the lanes of m below the lane), modulo 2^16, for the lanes of m (others: 0). */
+/* next + (the lanes of m below the lane) - base + 2^15, modulo 2^16, for the lanes of m
+ * (others: 0). */
 static SZ_ALWAYS_INLINE __m512i e512_ranks(const ent512 *s, __mmask32 m)
 {
+	const uint32_t next = (uint32_t)(s->next - s->base + SZ_E512_SLOT_BIAS);
 #if SZ_AVX512_VBMI
 	const __m512i b = _mm512_add_epi16(_mm512_loadu_si512((const void *)ent_iota),
-	                                   _mm512_set1_epi16((short)(uint16_t)s->next));
+	                                   _mm512_set1_epi16((short)(uint16_t)next));
 	return _mm512_maskz_expand_epi16(m, b);
 #else
-	const __m512i b = _mm512_add_epi32(ev_iota(0), _mm512_set1_epi32((int)(uint32_t)s->next));
+	const __m512i b = _mm512_add_epi32(ev_iota(0), _mm512_set1_epi32((int)next));
 	const __m512i r0 = _mm512_maskz_expand_epi32((__mmask16)m, b);
 	const __m512i r1 = _mm512_maskz_expand_epi32(
 	    (__mmask16)(m >> 16),
@@ -134,13 +145,14 @@ static SZ_ALWAYS_INLINE void e512_reserve(ent512 *s, __mmask32 m)
 
 /*
  * Log the completed words w (lanes c) with their oldest slots: word | (slot - base + 2^15) <<
- * 16. An open slot is never more than 28 steps of 64 words behind next (a lane holds at most 26
- * bits when it reserves a word, and consumes at least a bit per step), and a block's steps
- * reserve at most 64 words each, so the slots' values modulo 2^16 are enough.
+ * 16, where base is 'next' at the start of the block. An open slot is never more than 28 steps
+ * of 64 words behind next (a lane holds at most 26 bits when it reserves a word, and consumes
+ * at least a bit per step), and a block's steps reserve at most 64 words each, so slot - base
+ * + 2^15 is in [0, 2^16): the lanes keep their slots so (sa, sb).
  */
 static SZ_ALWAYS_INLINE void e512_log(ent512 *s, __m512i w, __mmask32 c)
 {
-	const __m512i so = _mm512_add_epi16(s->sa, s->off);
+	const __m512i so = s->sa;
 #if SZ_AVX512_VBMI
 	_mm512_storeu_si512((void *)(s->lw + s->n_log), _mm512_maskz_compress_epi16(c, w));
 	_mm512_storeu_si512((void *)(s->ls + s->n_log), _mm512_maskz_compress_epi16(c, so));
@@ -182,11 +194,13 @@ static SZ_ALWAYS_INLINE void e512_put(ent512 *s, __m512i x, __m512i len)
 	s->sa = _mm512_mask_mov_epi16(s->sa, c, s->sb);
 }
 
-/* A block of the log begins. */
+/* A block of the log begins: the open slots relative to the new base. */
 static SZ_ALWAYS_INLINE void e512_block(ent512 *s)
 {
+	const __m512i d = _mm512_set1_epi16((short)(uint16_t)(s->next - s->base));
+	s->sa = _mm512_sub_epi16(s->sa, d);
+	s->sb = _mm512_sub_epi16(s->sb, d);
 	s->base = s->next;
-	s->off = _mm512_set1_epi16((short)(uint16_t)(SZ_E512_SLOT_BIAS - s->next));
 	s->n_log = 0;
 }
 
@@ -216,12 +230,13 @@ static SZ_ALWAYS_INLINE void e512_drain(ent512 *s, uint8_t *words)
 #endif
 }
 
-/* Phases B and R of a step with escapes (lanes esc; ex: the step's exponents): the reads before
+/* Phases B and R of a step with escapes (lanes esc; x: the step's elements): the reads before
  * the raw bits, then the raw exponents as 8 bits each. */
-static SZ_ALWAYS_INLINE size_t e512_escapes(ent512 *s, __m512i ex, __mmask32 esc)
+static SZ_ALWAYS_INLINE size_t e512_escapes(ent512 *s, __m512i x, __mmask32 esc)
 {
 	/* the refill threshold before raw bits is their width */
 	const __m512i raw = _mm512_set1_epi16(SPLITZIP_ENTROPY_RAW_BITS);
+	const __m512i ex = _mm512_and_si512(_mm512_srli_epi16(x, 7), _mm512_set1_epi16(0xFF));
 	e512_reserve(s, esc & _mm512_cmplt_epu16_mask(s->held, raw));
 	e512_put(s, _mm512_maskz_mov_epi16(esc, ex), _mm512_maskz_mov_epi16(esc, raw));
 	return (size_t)__builtin_popcount(esc);
@@ -231,12 +246,12 @@ static SZ_ALWAYS_INLINE size_t e512_escapes(ent512 *s, __m512i ex, __mmask32 esc
 static SZ_ALWAYS_INLINE size_t e512_step(const ent_ek *k, ent512 *s, const uint16_t *src,
                                          uint8_t *sm, const int partial, unsigned m)
 {
-	__m512i ex, x;
+	__m512i x;
 	if (partial)
 		x = _mm512_maskz_loadu_epi16(first32(m), src);
 	else
 		x = _mm512_loadu_si512((const void *)src);
-	__m512i ent = ent_enc_in(k, x, src, sm, &ex, partial, m);
+	__m512i ent = ent_enc_in(k, x, src, sm, partial, m);
 	__mmask32 ma =
 	    _mm512_cmplt_epu16_mask(s->held, _mm512_set1_epi16(SPLITZIP_ENTROPY_REFILL_SYMBOL));
 	if (partial) { /* inactive lanes: no bits, no reads */
@@ -244,13 +259,12 @@ static SZ_ALWAYS_INLINE size_t e512_step(const ent_ek *k, ent512 *s, const uint1
 		ma &= first32(m);
 	}
 	e512_reserve(s, ma); /* phase A */
-	const __m512i len =
-	    _mm512_and_si512(_mm512_srli_epi16(ent, SZ_ENT_E16_LEN_SHIFT), _mm512_set1_epi16(0xF));
+	const __m512i len = _mm512_srli_epi16(ent, SZ_ENT_E16_LEN_SHIFT);
 	e512_put(s, _mm512_and_si512(ent, _mm512_set1_epi16(0x7FF)), len); /* phase D */
-	const __mmask32 esc = _mm512_movepi16_mask(ent);                   /* bit 15 of an entry */
+	const __mmask32 esc = _mm512_cmpeq_epi16_mask(ent, k->esc);
 	if (SZ_LIKELY(!esc))
 		return 0;
-	return e512_escapes(s, ex, esc);
+	return e512_escapes(s, x, esc);
 }
 
 /* The last bits of each lane, zero-padded, then zero words for slots never needed. */
@@ -264,9 +278,8 @@ static void e512_flush(const ent512 *s, uint8_t *words)
 	_mm512_storeu_si512((void *)sb, s->sb);
 	for (unsigned l = 0; l < SPLITZIP_ENTROPY_LANES; l++) {
 		const unsigned open = ((unsigned)held[l] + accb[l]) / 16;
-		/* the slots, from their values modulo 2^16: both are at most 2^15 below next */
-		const size_t a = s->next - ((s->next - sa[l]) & 0xFFFFu);
-		const size_t b = s->next - ((s->next - sb[l]) & 0xFFFFu);
+		const size_t a = s->base + sa[l] - SZ_E512_SLOT_BIAS;
+		const size_t b = s->base + sb[l] - SZ_E512_SLOT_BIAS;
 		if (open > 0)
 			splitzip_st16(words + 2 * a, acc[l]);
 		if (open > 1)
@@ -286,7 +299,7 @@ static size_t avx512_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, 
 	ent_ek k;
 	ent_enc_init(&k, t);
 	s.held = s.acc = s.accb = s.sa = s.sb = _mm512_setzero_si512();
-	s.next = 0;
+	s.next = s.base = 0;
 #if SZ_AVX512_VBMI
 	s.lw = lw;
 	s.ls = ls;
@@ -317,3 +330,4 @@ static size_t avx512_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, 
 #undef SZ_E512_BLOCK
 #undef SZ_E512_LOG
 #undef SZ_E512_SLOT_BIAS
+#undef SZ_E512_ENTRY
