@@ -143,19 +143,18 @@ static SZ_ALWAYS_INLINE void ent_enc_bytes(const ent_ek *k, const uint16_t *src,
 }
 
 /* The state of the 32 lanes: held and accb a byte each, in lane order; the accumulator and the
- * slots 16 bits each (sa and sb modulo 2^16, see ent16_complete). The log of the block: 'n_log'
- * entries, whose slots are relative to 'base'. */
+ * slots 16 bits each (sa and sb as slot - base + 2^15, see ent16_complete). The log of the
+ * block: 'n_log' entries. */
 typedef struct ent16 {
 	__m256i held, accb, acc[2], sa[2], sb[2];
-	__m256i off; /* SZ_E16_SLOT_BIAS - base, modulo 2^16 */
 	size_t next, base;
 	uint32_t *log;
 	unsigned n_log;
 } ent16;
 
-/* The ranks next + (the lanes of r below the lane) of the lanes of r (masks of all-ones lanes),
- * from rb, a byte per lane in lane order (vpacksswb of r): a prefix sum of bytes within 128
- * bits, the count of lanes 0-15 added to the upper half, bytes back to the lanes' layout. */
+/* The ranks next + (the lanes of rb below the lane) - base + 2^15 of the lanes of rb (all-ones
+ * bytes, lane order): a prefix sum of bytes within 128 bits, the count of lanes 0-15 added to
+ * the upper half, bytes widened to the lanes' layout. */
 static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i rank[2])
 {
 	const __m256i zero = _mm256_setzero_si256();
@@ -167,7 +166,8 @@ static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i ran
 	const __m256i t = _mm256_shuffle_epi8(p, _mm256_set1_epi8(15)); /* each half's count */
 	const __m256i e =
 	    _mm256_add_epi8(_mm256_sub_epi8(p, x), _mm256_permute2x128_si256(t, t, 0x08));
-	const __m256i base = _mm256_set1_epi16((short)(uint16_t)s->next);
+	const __m256i base =
+	    _mm256_set1_epi16((short)(uint16_t)(s->next - s->base + SZ_E16_SLOT_BIAS));
 	rank[0] = _mm256_add_epi16(_mm256_unpacklo_epi8(e, zero), base);
 	rank[1] = _mm256_add_epi16(_mm256_unpackhi_epi8(e, zero), base);
 }
@@ -213,15 +213,15 @@ static SZ_ALWAYS_INLINE void ent16_put(const ent_ek *k, ent16 *s, const __m256i 
  * Log the completed words (lanes c) with their oldest slots: entries word | (slot - base +
  * 2^15) << 16, where base is 'next' at the start of the block. An open slot is never more than
  * 28 steps of 64 words behind next (a lane holds at most 26 bits when it reserves a word, and
- * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so the
- * slots' values modulo 2^16 are enough.
+ * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so
+ * slot - base + 2^15 is in [0, 2^16): the lanes keep their slots so (sa, sb).
  */
 static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2])
 {
 	__m256i pk[4];
 	unsigned mk[4];
 	for (unsigned j = 0; j < 2; j++) {
-		const __m256i so = _mm256_add_epi16(s->sa[j], s->off);
+		const __m256i so = s->sa[j];
 		pk[2 * j] = _mm256_unpacklo_epi16(w[j], so);
 		pk[2 * j + 1] = _mm256_unpackhi_epi16(w[j], so);
 		mk[2 * j] = em_bits(_mm256_unpacklo_epi16(c[j], c[j]));
@@ -232,11 +232,15 @@ static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const 
 		s->sa[j] = blend8(s->sa[j], s->sb[j], c[j]);
 }
 
-/* A block of the log begins. */
+/* A block of the log begins: the open slots relative to the new base. */
 static SZ_ALWAYS_INLINE void ent16_block(ent16 *s)
 {
+	const __m256i d = _mm256_set1_epi16((short)(uint16_t)(s->next - s->base));
+	for (unsigned j = 0; j < 2; j++) {
+		s->sa[j] = _mm256_sub_epi16(s->sa[j], d);
+		s->sb[j] = _mm256_sub_epi16(s->sb[j], d);
+	}
 	s->base = s->next;
-	s->off = _mm256_set1_epi16((short)(uint16_t)(SZ_E16_SLOT_BIAS - s->next));
 	s->n_log = 0;
 }
 
@@ -330,10 +334,8 @@ static void ent16_flush(const ent16 *s, uint8_t *words)
 			/* the lane (see the top) */
 			const unsigned l = (p & 8) * 2 + 8 * j + (p & 7);
 			const unsigned open = ((unsigned)held[l] + accb[l]) / 16;
-			/* the slots, from their values modulo 2^16: both are at most 2^15 below
-			 * next */
-			const size_t a = s->next - ((s->next - sa[j][p]) & 0xFFFFu);
-			const size_t b = s->next - ((s->next - sb[j][p]) & 0xFFFFu);
+			const size_t a = s->base + sa[j][p] - SZ_E16_SLOT_BIAS;
+			const size_t b = s->base + sb[j][p] - SZ_E16_SLOT_BIAS;
 			if (open > 0)
 				splitzip_st16(words + 2 * a, acc[j][p]);
 			if (open > 1)
@@ -351,7 +353,7 @@ static size_t avx2_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, co
 	s.held = s.accb = _mm256_setzero_si256();
 	for (unsigned j = 0; j < 2; j++)
 		s.acc[j] = s.sa[j] = s.sb[j] = _mm256_setzero_si256();
-	s.next = 0;
+	s.next = s.base = 0;
 	s.log = log;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;
