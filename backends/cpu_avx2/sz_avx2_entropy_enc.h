@@ -294,7 +294,7 @@ static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint1
 		    _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
 		                     18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
 		act = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)m), iota);
-		lo = _mm256_and_si256(lo, act); /* inactive lanes: no bits (len 0, 2^len 1) */
+		lo = _mm256_and_si256(lo, act); /* inactive lanes: no bits (len 0) */
 		hi = _mm256_and_si256(hi, act);
 	} else {
 		ent_enc_bytes(k, src, sm, &ex, &lo, &hi);
