@@ -109,23 +109,29 @@ typedef struct ent512 {
 	unsigned n_log;
 } ent512;
 
+static const uint16_t e512_iota[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                       11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                       22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+
 /* next + (the lanes of m below the lane) - base + 2^15, modulo 2^16, for the lanes of m
  * (others: 0). */
 static SZ_ALWAYS_INLINE __m512i e512_ranks(const ent512 *s, __mmask32 m)
 {
 	const uint32_t next = (uint32_t)(s->next - s->base + SZ_E512_SLOT_BIAS);
 #if SZ_AVX512_VBMI
-	const __m512i b = _mm512_add_epi16(_mm512_loadu_si512((const void *)ent_iota),
+	const __m512i b = _mm512_add_epi16(_mm512_loadu_si512((const void *)e512_iota),
 	                                   _mm512_set1_epi16((short)(uint16_t)next));
 	return _mm512_maskz_expand_epi16(m, b);
 #else
-	const __m512i b = _mm512_add_epi32(ev_iota(0), _mm512_set1_epi32((int)next));
+	const __m512i b =
+	    _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)e512_iota)),
+	                     _mm512_set1_epi32((int)next));
 	const __m512i r0 = _mm512_maskz_expand_epi32((__mmask16)m, b);
 	const __m512i r1 = _mm512_maskz_expand_epi32(
 	    (__mmask16)(m >> 16),
 	    _mm512_add_epi32(b, _mm512_set1_epi32(__builtin_popcount(m & 0xFFFF))));
 	/* the low halves of the u32 lanes of r0, then of r1 */
-	const __m512i lo = _mm512_slli_epi16(_mm512_loadu_si512((const void *)ent_iota), 1);
+	const __m512i lo = _mm512_slli_epi16(_mm512_loadu_si512((const void *)e512_iota), 1);
 	return _mm512_permutex2var_epi16(r0, lo, r1);
 #endif
 }
