@@ -18,7 +18,7 @@
  *   SZ_ENT_DK, SZ_ENT_EK   the decoder's and the encoder's constants (tables in registers)
  *   SZ_ENT_OWN_ENCODER     optional: the backend defines ##_entropy_encode_chunk itself, and
  *                          SZ_ENT_EK, ent_ranks, ent_compact, ent_enc_init and ent_enc_in are
- *                          not needed
+ *                          not needed (AVX2 and AVX-512: their lane state in 16-bit lanes)
  * Operations (static inline functions or macros; every value compared is below 2^31):
  *   ev_set1(x), ev_add(a, b), ev_sub(a, b), ev_and(a, b), ev_or(a, b), ev_sllv(a, n),
  *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM;

@@ -121,9 +121,10 @@ static inline uint16_t sz_ent_e16(uint32_t sym)
 /*
  * The window of w consecutive exponents [*base, *base + w) that an encoder looks up in
  * registers: the one with the largest sum of 2^-len over its coded exponents (the code lengths
- * stand for the frequencies). tab[d] is the entry of exponent *base + d (the escape's entry past
- * 255). Returns 1 if every exponent outside the window is an escape (then its entry is the
- * escape's, tab-independent), 0 if some lanes must be looked up in the full table.
+ * stand for the frequencies). tab[d] is the entry of exponent *base + d; for w <= 256 the window
+ * ends at 255 at most (*base <= 256 - w: the AVX-512 encoder relies on it), a wider one has the
+ * escape's entry past 255. Returns 1 if every exponent outside the window is an escape (then its
+ * entry is the escape's, tab-independent), 0 if some lanes must be looked up in the full table.
  */
 static inline int sz_ent_enc_window(const splitzip_entropy_enc_tables *t, unsigned w, uint16_t *tab,
                                     unsigned *base, uint16_t *esc16)

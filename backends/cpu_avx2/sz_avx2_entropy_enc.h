@@ -6,15 +6,16 @@
  * wherever the decoder reads a word, keeps at most two open slots per lane (sa the oldest, sb
  * the other) and stores each completed word to its lane's oldest slot.
  *
- * What differs is the width of a lane's state: 16 bits, so that the 32 lanes are two vectors
- * instead of four and the state (held, the accumulator, 2^accb, sa and sb: ten vectors) comes
- * close to fitting the sixteen registers; with four vectors per value the template spills a
- * third of its instructions on AVX2. AVX2 has no 16-bit variable shift, so a lane keeps
- * pw = 2^accb rather than accb and appends a code x of length len by multiplying: the low half
- * of x * pw (vpmullw) is what stays in the lane's word, the high half (vpmulhuw) what spills
- * into the next one, and pw * 2^len tells both the new pw and whether the word is complete (its
- * low half is 0 exactly when accb + len >= 16; accb + len < 32 always). The ranks of the lanes
- * that reserve, in lane order, come from a prefix sum in the registers.
+ * What differs is the width of a lane's state: the counts held and accb are a byte per lane,
+ * one vector each for the 32 lanes (in lane order, as the entries' bytes come), and the
+ * accumulator and the slots 16 bits, two vectors each instead of four; the state (eight vectors)
+ * fits the sixteen registers with room to spare, where with four vectors per value the template
+ * spills a third of its instructions on AVX2, and the counts take one instruction per step for
+ * the 32 lanes. AVX2 has no 16-bit variable shift, so a code x of length len is appended by
+ * multiplying with pw = 2^accb (two vpshufb of accb): the low half of x * pw (vpmullw) is what
+ * stays in the lane's word, the high half (vpmulhuw) what spills into the next one; the word is
+ * complete when accb + len >= 16 (accb + len < 32 always). The ranks of the lanes that reserve,
+ * in lane order, come from a prefix sum of the bytes in the registers.
  *
  * The stores of the completed words are scattered, so they are scalar; the template stores a
  * fixed number per step, from a buffer just written by vector stores, and the loads that
@@ -45,12 +46,12 @@ static SZ_ALWAYS_INLINE __m256i blend8(__m256i a, __m256i b, __m256i m)
 	return r;
 }
 
-/* a < b (16-bit, signed), with b hidden from GCC, which otherwise turns a compare with a
- * constant into vpminsw and vpcmpeqw (as ev_lt in sz_avx2.c). */
-static SZ_ALWAYS_INLINE __m256i lt16(__m256i a, __m256i b)
+/* a < b (bytes, signed), with b hidden from GCC, which otherwise turns a compare with a
+ * constant into vpminsb and vpcmpeqb (as ev_lt in sz_avx2.c). */
+static SZ_ALWAYS_INLINE __m256i lt8(__m256i a, __m256i b)
 {
 	__asm__("" : "+x"(b));
-	return _mm256_cmpgt_epi16(b, a);
+	return _mm256_cmpgt_epi8(b, a);
 }
 
 /* The lanes of the masks mk[i] (of v[i]) in order, to out; returns their number. May write
@@ -141,19 +142,19 @@ static SZ_ALWAYS_INLINE void ent_enc_bytes(const ent_ek *k, const uint16_t *src,
 	*hi = h;
 }
 
-/* The state of the 32 lanes (16 bits each; sa and sb modulo 2^16, see ent16_complete), and
- * the log of the block: 'n_log' entries, whose slots are relative to 'base'. */
+/* The state of the 32 lanes: held and accb a byte each, in lane order; the accumulator and the
+ * slots 16 bits each (sa and sb as slot - base + 2^15, see ent16_complete). The log of the
+ * block: 'n_log' entries. */
 typedef struct ent16 {
-	__m256i held[2], acc[2], pw[2], sa[2], sb[2]; /* pw: 2^accb */
-	__m256i off;                                  /* SZ_E16_SLOT_BIAS - base, modulo 2^16 */
+	__m256i held, accb, acc[2], sa[2], sb[2];
 	size_t next, base;
 	uint32_t *log;
 	unsigned n_log;
 } ent16;
 
-/* The ranks next + (the lanes of r below the lane) of the lanes of r (masks of all-ones lanes),
- * from rb, a byte per lane in lane order (vpacksswb of r): a prefix sum of bytes within 128
- * bits, the count of lanes 0-15 added to the upper half, bytes back to the lanes' layout. */
+/* The ranks next + (the lanes of rb below the lane) - base + 2^15 of the lanes of rb (all-ones
+ * bytes, lane order): a prefix sum of bytes within 128 bits, the count of lanes 0-15 added to
+ * the upper half, bytes widened to the lanes' layout. */
 static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i rank[2])
 {
 	const __m256i zero = _mm256_setzero_si256();
@@ -165,41 +166,46 @@ static SZ_ALWAYS_INLINE void ent16_ranks(const ent16 *s, __m256i rb, __m256i ran
 	const __m256i t = _mm256_shuffle_epi8(p, _mm256_set1_epi8(15)); /* each half's count */
 	const __m256i e =
 	    _mm256_add_epi8(_mm256_sub_epi8(p, x), _mm256_permute2x128_si256(t, t, 0x08));
-	const __m256i base = _mm256_set1_epi16((short)(uint16_t)s->next);
+	const __m256i base =
+	    _mm256_set1_epi16((short)(uint16_t)(s->next - s->base + SZ_E16_SLOT_BIAS));
 	rank[0] = _mm256_add_epi16(_mm256_unpacklo_epi8(e, zero), base);
 	rank[1] = _mm256_add_epi16(_mm256_unpackhi_epi8(e, zero), base);
 }
 
-/* Reserve the next words for the lanes of r, in lane order (a lane with no open slot: the new
- * one is its oldest and, unread, its second; else its second). */
-static SZ_ALWAYS_INLINE void ent16_reserve(ent16 *s, const __m256i r[2])
+/* Reserve the next words for the lanes of rb (all-ones bytes, lane order), in lane order (a
+ * lane with no open slot: the new one is its oldest and, unread, its second; else its second).
+ */
+static SZ_ALWAYS_INLINE void ent16_reserve(ent16 *s, __m256i rb)
 {
 	__m256i rank[2];
-	const __m256i rb = _mm256_packs_epi16(r[0], r[1]);
 	ent16_ranks(s, rb, rank);
 	s->next += (size_t)__builtin_popcount((unsigned)_mm256_movemask_epi8(rb));
-	for (unsigned j = 0; j < 2; j++) {
-		const __m256i none = _mm256_cmpeq_epi16(s->held[j], _mm256_setzero_si256());
-		s->sb[j] = blend8(s->sb[j], rank[j], r[j]);
-		s->sa[j] = blend8(s->sa[j], rank[j], _mm256_and_si256(r[j], none));
-		s->held[j] =
-		    _mm256_add_epi16(s->held[j], _mm256_and_si256(r[j], _mm256_set1_epi16(16)));
-	}
+	const __m256i rn = _mm256_and_si256(rb, _mm256_cmpeq_epi8(s->held, _mm256_setzero_si256()));
+	s->sb[0] = blend8(s->sb[0], rank[0], _mm256_unpacklo_epi8(rb, rb));
+	s->sb[1] = blend8(s->sb[1], rank[1], _mm256_unpackhi_epi8(rb, rb));
+	s->sa[0] = blend8(s->sa[0], rank[0], _mm256_unpacklo_epi8(rn, rn));
+	s->sa[1] = blend8(s->sa[1], rank[1], _mm256_unpackhi_epi8(rn, rn));
+	s->held = _mm256_add_epi8(s->held, _mm256_and_si256(rb, _mm256_set1_epi8(16)));
 }
 
-/* Append x (below 2^len, p2 = 2^len) to the lanes: w gets their words, c the lanes whose word
- * is complete (w is then the word, and the lane keeps the bits that spilled over). */
-static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m256i p2[2],
+/* Append x (below 2^len; len: bytes in lane order) to the lanes: held -= len, w gets their
+ * words, c the lanes whose word is complete (w is then the word, and the lane keeps the bits
+ * that spilled over). x << accb by multiplying with 2^accb, looked up by accb. */
+static SZ_ALWAYS_INLINE void ent16_put(const ent_ek *k, ent16 *s, const __m256i x[2], __m256i len,
                                        __m256i w[2], __m256i c[2])
 {
+	const __m256i pl = _mm256_shuffle_epi8(k->p2lo, s->accb),
+	              ph = _mm256_shuffle_epi8(k->p2hi, s->accb);
+	const __m256i sum = _mm256_add_epi8(s->accb, len);
+	const __m256i cb = _mm256_cmpgt_epi8(sum, _mm256_set1_epi8(15));
+	s->held = _mm256_sub_epi8(s->held, len);
+	s->accb = _mm256_and_si256(sum, _mm256_set1_epi8(15));
+	c[0] = _mm256_unpacklo_epi8(cb, cb);
+	c[1] = _mm256_unpackhi_epi8(cb, cb);
 	for (unsigned j = 0; j < 2; j++) {
-		w[j] = _mm256_or_si256(s->acc[j], _mm256_mullo_epi16(x[j], s->pw[j]));
-		const __m256i over = _mm256_mulhi_epu16(x[j], s->pw[j]);
-		const __m256i ql = _mm256_mullo_epi16(s->pw[j], p2[j]);
-		const __m256i qh = _mm256_mulhi_epu16(s->pw[j], p2[j]);
-		c[j] = _mm256_cmpeq_epi16(ql, _mm256_setzero_si256());
-		s->pw[j] = _mm256_or_si256(ql, qh);
-		s->acc[j] = blend8(w[j], over, c[j]);
+		const __m256i pw = j ? _mm256_unpackhi_epi8(pl, ph) : _mm256_unpacklo_epi8(pl, ph);
+		w[j] = _mm256_or_si256(s->acc[j], _mm256_mullo_epi16(x[j], pw));
+		s->acc[j] = blend8(w[j], _mm256_mulhi_epu16(x[j], pw), c[j]);
 	}
 }
 
@@ -207,15 +213,15 @@ static SZ_ALWAYS_INLINE void ent16_put(ent16 *s, const __m256i x[2], const __m25
  * Log the completed words (lanes c) with their oldest slots: entries word | (slot - base +
  * 2^15) << 16, where base is 'next' at the start of the block. An open slot is never more than
  * 28 steps of 64 words behind next (a lane holds at most 26 bits when it reserves a word, and
- * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so the
- * slots' values modulo 2^16 are enough.
+ * consumes at least a bit per step), and a block's steps reserve at most 64 words each, so
+ * slot - base + 2^15 is in [0, 2^16): the lanes keep their slots so (sa, sb).
  */
 static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const __m256i c[2])
 {
 	__m256i pk[4];
 	unsigned mk[4];
 	for (unsigned j = 0; j < 2; j++) {
-		const __m256i so = _mm256_add_epi16(s->sa[j], s->off);
+		const __m256i so = s->sa[j];
 		pk[2 * j] = _mm256_unpacklo_epi16(w[j], so);
 		pk[2 * j + 1] = _mm256_unpackhi_epi16(w[j], so);
 		mk[2 * j] = em_bits(_mm256_unpacklo_epi16(c[j], c[j]));
@@ -226,11 +232,15 @@ static SZ_ALWAYS_INLINE void ent16_complete(ent16 *s, const __m256i w[2], const 
 		s->sa[j] = blend8(s->sa[j], s->sb[j], c[j]);
 }
 
-/* A block of the log begins. */
+/* A block of the log begins: the open slots relative to the new base. */
 static SZ_ALWAYS_INLINE void ent16_block(ent16 *s)
 {
+	const __m256i d = _mm256_set1_epi16((short)(uint16_t)(s->next - s->base));
+	for (unsigned j = 0; j < 2; j++) {
+		s->sa[j] = _mm256_sub_epi16(s->sa[j], d);
+		s->sb[j] = _mm256_sub_epi16(s->sb[j], d);
+	}
 	s->base = s->next;
-	s->off = _mm256_set1_epi16((short)(uint16_t)(SZ_E16_SLOT_BIAS - s->next));
 	s->n_log = 0;
 }
 
@@ -253,23 +263,18 @@ static SZ_ALWAYS_INLINE void ent16_drain(const ent16 *s, uint8_t *words)
 
 /* Phases B and R of a step with escapes (esc: the lanes, in lane order; bytes: bit 7 of hi):
  * the reads before the raw bits, then the raw exponents (ex) as 8 bits each. */
-static SZ_ALWAYS_INLINE size_t ent16_escapes(ent16 *s, __m256i ex, __m256i hi, uint32_t esc)
+static SZ_ALWAYS_INLINE size_t ent16_escapes(const ent_ek *k, ent16 *s, __m256i ex, __m256i hi,
+                                             uint32_t esc)
 {
-	const __m256i zero = _mm256_setzero_si256(), raw = _mm256_set1_epi16(8);
+	const __m256i zero = _mm256_setzero_si256(), raw = _mm256_set1_epi8(8);
 	const __m256i eb = _mm256_cmpgt_epi8(zero, hi);
-	__m256i me[2], x[2], p2[2], r[2], w[2], c[2];
-	me[0] = _mm256_unpacklo_epi8(eb, eb);
-	me[1] = _mm256_unpackhi_epi8(eb, eb);
-	x[0] = _mm256_and_si256(_mm256_unpacklo_epi8(ex, zero), me[0]);
-	x[1] = _mm256_and_si256(_mm256_unpackhi_epi8(ex, zero), me[1]);
-	for (unsigned j = 0; j < 2; j++) /* the refill threshold before raw bits is their width */
-		r[j] = _mm256_and_si256(me[j], lt16(s->held[j], raw));
-	ent16_reserve(s, r);
-	for (unsigned j = 0; j < 2; j++) {
-		s->held[j] = _mm256_sub_epi16(s->held[j], _mm256_and_si256(me[j], raw));
-		p2[j] = blend8(_mm256_set1_epi16(1), _mm256_set1_epi16(256), me[j]);
-	}
-	ent16_put(s, x, p2, w, c);
+	const __m256i xb = _mm256_and_si256(ex, eb);
+	__m256i x[2], w[2], c[2];
+	x[0] = _mm256_unpacklo_epi8(xb, zero);
+	x[1] = _mm256_unpackhi_epi8(xb, zero);
+	/* the refill threshold before raw bits is their width */
+	ent16_reserve(s, _mm256_and_si256(eb, _mm256_cmpgt_epi8(raw, s->held)));
+	ent16_put(k, s, x, _mm256_and_si256(eb, raw), w, c);
 	ent16_complete(s, w, c);
 	return (size_t)__builtin_popcount(esc);
 }
@@ -289,57 +294,48 @@ static SZ_ALWAYS_INLINE size_t ent16_step(const ent_ek *k, ent16 *s, const uint1
 		    _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
 		                     18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
 		act = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)m), iota);
-		lo = _mm256_and_si256(lo, act); /* inactive lanes: no bits (len 0, 2^len 1) */
+		lo = _mm256_and_si256(lo, act); /* inactive lanes: no bits (len 0) */
 		hi = _mm256_and_si256(hi, act);
 	} else {
 		ent_enc_bytes(k, src, sm, &ex, &lo, &hi);
 	}
 	const __m256i lenb = _mm256_and_si256(_mm256_srli_epi16(hi, 3), _mm256_set1_epi8(0x0F));
-	const __m256i p2l = _mm256_shuffle_epi8(k->p2lo, lenb),
-	              p2h = _mm256_shuffle_epi8(k->p2hi, lenb);
-	const __m256i code = _mm256_set1_epi16(0x7FF), zero = _mm256_setzero_si256();
-	__m256i x[2], p2[2], len[2], r[2], w[2], c[2];
+	const __m256i code = _mm256_set1_epi16(0x7FF);
+	__m256i x[2], w[2], c[2];
 	x[0] = _mm256_and_si256(_mm256_unpacklo_epi8(lo, hi), code);
 	x[1] = _mm256_and_si256(_mm256_unpackhi_epi8(lo, hi), code);
-	p2[0] = _mm256_unpacklo_epi8(p2l, p2h);
-	p2[1] = _mm256_unpackhi_epi8(p2l, p2h);
-	len[0] = _mm256_unpacklo_epi8(lenb, zero);
-	len[1] = _mm256_unpackhi_epi8(lenb, zero);
-	for (unsigned j = 0; j < 2; j++) { /* phase A */
-		r[j] = lt16(s->held[j], _mm256_set1_epi16(SPLITZIP_ENTROPY_REFILL_SYMBOL));
-		if (partial)
-			r[j] = _mm256_and_si256(r[j], j ? _mm256_unpackhi_epi8(act, act)
-			                                : _mm256_unpacklo_epi8(act, act));
-	}
-	ent16_reserve(s, r);
-	for (unsigned j = 0; j < 2; j++)
-		s->held[j] = _mm256_sub_epi16(s->held[j], len[j]);
-	ent16_put(s, x, p2, w, c); /* phase D: the codes */
+	/* phase A (held < 128: a signed compare of bytes) */
+	__m256i rb = lt8(s->held, _mm256_set1_epi8(SPLITZIP_ENTROPY_REFILL_SYMBOL));
+	if (partial)
+		rb = _mm256_and_si256(rb, act);
+	ent16_reserve(s, rb);
+	ent16_put(k, s, x, lenb, w, c); /* phase D: the codes */
 	ent16_complete(s, w, c);
 	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(hi); /* bit 15 of an entry */
 	if (SZ_LIKELY(!esc))
 		return 0;
-	return ent16_escapes(s, ex, hi, esc);
+	return ent16_escapes(k, s, ex, hi, esc);
 }
 
 /* The last bits of each lane, zero-padded, then zero words for slots never needed. */
 static void ent16_flush(const ent16 *s, uint8_t *words)
 {
-	uint16_t held[2][16], acc[2][16], pw[2][16], sa[2][16], sb[2][16];
+	uint8_t held[32], accb[32];
+	uint16_t acc[2][16], sa[2][16], sb[2][16];
+	_mm256_storeu_si256((__m256i *)held, s->held);
+	_mm256_storeu_si256((__m256i *)accb, s->accb);
 	for (unsigned j = 0; j < 2; j++) {
-		_mm256_storeu_si256((__m256i *)held[j], s->held[j]);
 		_mm256_storeu_si256((__m256i *)acc[j], s->acc[j]);
-		_mm256_storeu_si256((__m256i *)pw[j], s->pw[j]);
 		_mm256_storeu_si256((__m256i *)sa[j], s->sa[j]);
 		_mm256_storeu_si256((__m256i *)sb[j], s->sb[j]);
 	}
 	for (unsigned j = 0; j < 2; j++)
 		for (unsigned p = 0; p < 16; p++) {
-			const unsigned open = (held[j][p] + (unsigned)__builtin_ctz(pw[j][p])) / 16;
-			/* the slots, from their values modulo 2^16: both are at most 2^15 below
-			 * next */
-			const size_t a = s->next - ((s->next - sa[j][p]) & 0xFFFFu);
-			const size_t b = s->next - ((s->next - sb[j][p]) & 0xFFFFu);
+			/* the lane (see the top) */
+			const unsigned l = (p & 8) * 2 + 8 * j + (p & 7);
+			const unsigned open = ((unsigned)held[l] + accb[l]) / 16;
+			const size_t a = s->base + sa[j][p] - SZ_E16_SLOT_BIAS;
+			const size_t b = s->base + sb[j][p] - SZ_E16_SLOT_BIAS;
 			if (open > 0)
 				splitzip_st16(words + 2 * a, acc[j][p]);
 			if (open > 1)
@@ -354,11 +350,10 @@ static size_t avx2_entropy_encode_chunk(const splitzip_entropy_enc_tables *t, co
 	ent16 s;
 	ent_ek k;
 	ent_enc_init(&k, t);
-	for (unsigned j = 0; j < 2; j++) {
-		s.held[j] = s.acc[j] = s.sa[j] = s.sb[j] = _mm256_setzero_si256();
-		s.pw[j] = _mm256_set1_epi16(1);
-	}
-	s.next = 0;
+	s.held = s.accb = _mm256_setzero_si256();
+	for (unsigned j = 0; j < 2; j++)
+		s.acc[j] = s.sa[j] = s.sb[j] = _mm256_setzero_si256();
+	s.next = s.base = 0;
 	s.log = log;
 	size_t n_esc = 0, i = 0;
 	const size_t full = n - n % SPLITZIP_ENTROPY_LANES;

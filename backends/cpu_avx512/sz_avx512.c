@@ -460,26 +460,6 @@ static SZ_ALWAYS_INLINE void ent_words(__m512i w[2], uint32_t m, const uint8_t *
 	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p + 2 * k0))));
 }
 
-/* base + rank of each lane of m: vpexpandd of base, base + 1, ... */
-static SZ_ALWAYS_INLINE void ent_ranks(__m512i r[2], uint32_t m, uint32_t base)
-{
-	const __m512i b = _mm512_add_epi32(ev_iota(0), _mm512_set1_epi32((int)base));
-	r[0] = _mm512_maskz_expand_epi32((__mmask16)m, b);
-	r[1] = _mm512_maskz_expand_epi32(
-	    (__mmask16)(m >> 16),
-	    _mm512_add_epi32(b, _mm512_set1_epi32(__builtin_popcount(m & 0xFFFF))));
-}
-
-/* The lanes of m in order: vpcompressd of each half, register forms and stores. */
-static SZ_ALWAYS_INLINE unsigned ent_compact(uint32_t *out, const __m512i v[2], uint32_t m)
-{
-	const unsigned k0 = (unsigned)__builtin_popcount(m & 0xFFFF);
-	_mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi32((__mmask16)m, v[0]));
-	_mm512_storeu_si512((void *)(out + k0),
-	                    _mm512_maskz_compress_epi32((__mmask16)(m >> 16), v[1]));
-	return (unsigned)__builtin_popcount(m);
-}
-
 /* The decoder: the 256-entry table of the next 8 bits (sz_ent_dec_peek8) in eight registers,
  * four vpermi2w of 64 entries; a longer code is looked up in the full table. */
 typedef struct ent_dk {
@@ -565,57 +545,6 @@ static SZ_ALWAYS_INLINE void ent_join(const __m512i *x, const uint8_t *sm, uint1
 	                                              _mm512_set1_epi16((short)0x807F), 0xE4));
 }
 
-/* The encoder: a window of 64 exponents (sz_ent_enc_window) in two registers, one vpermi2w. */
-typedef struct ent_ek {
-	__m512i w0, w1, base, esc;
-	int out_esc; /* every exponent outside the window is an escape */
-	const splitzip_entropy_enc_tables *t;
-} ent_ek;
-
-static SZ_ALWAYS_INLINE void ent_enc_init(ent_ek *k, const splitzip_entropy_enc_tables *t)
-{
-	uint16_t tab[64], esc;
-	unsigned base;
-	k->out_esc = sz_ent_enc_window(t, 64, tab, &base, &esc);
-	k->w0 = _mm512_loadu_si512((const void *)tab);
-	k->w1 = _mm512_loadu_si512((const void *)(tab + 32));
-	k->base = _mm512_set1_epi16((short)base);
-	k->esc = _mm512_set1_epi16((short)esc);
-	k->t = t;
-}
-
-/* Entries of the lanes of m (exponents outside the window, not all escapes) one by one. */
-static __m512i ent_enc_outside(const ent_ek *k, const uint16_t *src, __m512i e, uint32_t m)
-{
-	for (; m; m &= m - 1) {
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		e = _mm512_mask_set1_epi16(
-		    e, (__mmask32)1 << l,
-		    (short)sz_ent_e16(k->t->sym[splitzip_bf16_exponent(src[l])]));
-	}
-	return e;
-}
-
-static SZ_ALWAYS_INLINE void ent_enc_in(const ent_ek *k, const uint16_t *src, uint8_t *sm,
-                                        __m512i ent[2])
-{
-	const __m512i x = _mm512_loadu_si512((const void *)src);
-	const __m512i d = _mm512_sub_epi16(
-	    _mm512_and_si512(_mm512_srli_epi16(x, 7), _mm512_set1_epi16(0xFF)), k->base);
-	const __mmask32 out = _mm512_cmpge_epu16_mask(d, _mm512_set1_epi16(64));
-	__m512i e = _mm512_permutex2var_epi16(k->w0, d, k->w1);
-	if (SZ_LIKELY(k->out_esc))
-		e = _mm512_mask_mov_epi16(e, out, k->esc);
-	else if (out)
-		e = ent_enc_outside(k, src, e, out);
-	ent[0] = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(e));
-	ent[1] = _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(e, 1));
-	/* sm = bit 7 from the high byte, bits 0..6 from the low byte (0xCA: A ? B : C) */
-	const __m512i s16 =
-	    _mm512_ternarylogic_epi32(_mm512_set1_epi16(0x80), _mm512_srli_epi16(x, 8), x, 0xCA);
-	_mm256_storeu_si256((__m256i *)sm, _mm512_cvtepi16_epi8(s16));
-}
-
 /* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
 
 /* The exponents hi[i] >> 7 of 64 elements as bytes. */
@@ -682,8 +611,9 @@ static void avx512_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, 
 #define SZ_EM __mmask16
 #define SZ_ES __m512i
 #define SZ_ENT_DK ent_dk
-#define SZ_ENT_EK ent_ek
+#define SZ_ENT_OWN_ENCODER
 #include "../sz_entropy_template.h"
+#include "sz_avx512_entropy_enc.h"
 
 /* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
  * -------------------------------------------------------- */

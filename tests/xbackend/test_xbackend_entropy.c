@@ -164,6 +164,17 @@ static void check_chunk(const splitzip_backend *b, const splitzip_entropy_table 
 	for (size_t g = 0; g < GUARD; g++)
 		ck_assert_msg(s1[n + g] == 0xEE && w1[2 * nw0 + g] == 0xEE,
 		              "%s %s n=%zu: wrote past its output", b->name, what, n);
+	/* Again from elements and into sign/mantissa bytes each flush against a guard page: the
+	 * encoder may not read an element past n (an exponent of the last step's inactive lanes
+	 * looked up) nor write past sm[n). */
+	sz_guard_buf gi, gsm;
+	ck_assert_int_eq(sz_guard_dup(&gi, src, 2 * n, SZ_GUARD_END), 0);
+	ck_assert_int_eq(sz_guard_alloc(&gsm, n, SZ_GUARD_END), 0);
+	e1 = b->host->entropy_encode_chunk(&enc, (const uint16_t *)gi.ptr, n, gsm.ptr, w1, &nw1);
+	ck_assert_msg(e1 == e0 && nw1 == nw0 && first_diff8(w1, w0, 2 * nw0) == 2 * nw0 &&
+	                  first_diff8(gsm.ptr, s0, n) == n,
+	              "%s %s n=%zu: encoded at guard pages", b->name, what, n);
+	sz_guard_free(&gi), sz_guard_free(&gsm);
 	uint16_t *d1 = xmalloc(2 * (n + GUARD));
 	memset(d1, 0xEE, 2 * (n + GUARD));
 	size_t esc = 0;
