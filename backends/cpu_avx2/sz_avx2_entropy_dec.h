@@ -45,19 +45,28 @@ typedef struct d16_dk {
 	__m256i len2[2], sym2[2]; /* after n1 = 7 or 15 (bit 3 of n1 picks one): the next 4 bits */
 	__m256i len3, sym3;       /* after the 8 bits 0x7F or 0xFF: bit 7 << 3 | the next 3 bits */
 	__m256i pow, plo, phi;    /* 2^b for b < 8 (b ^ 8 for the high byte); 2^(16 - n) in bytes */
-	__m256i b7, b8, b11, b15, b16, b127, b128, w255; /* bytes 7, 8, ...; u16 lanes 255 */
+	__m256i two;              /* -1 for n1 = 7 and 15 (the second level), else 0 */
+	__m256i split;            /* vpshufb: the low bytes of 8 u16, then the high bytes */
+	__m256i b7, b8, b11, b15, b16, b127, b128; /* bytes 7, 8, ... */
 	const splitzip_entropy_dec_tables *t;
 } d16_dk;
 
-/* A byte table's entries: code length and symbol of the lut entry e, 0 and 0 for the escape
- * symbol and for a code longer than max bits. */
+/* The form of an exponent x in the symbol bytes: rotated right by one, bit 0 in bit 7, which
+ * is how the two bytes of an element hold it (see d16_join). */
+static inline uint8_t d16_rot(unsigned x)
+{
+	return (uint8_t)((x >> 1 | x << 7) & 0xFF);
+}
+
+/* A byte table's entries: code length and symbol (d16_rot) of the lut entry e, 0 and 0 for
+ * the escape symbol and for a code longer than max bits. */
 static inline void d16_entry(uint32_t e, unsigned max, uint8_t *len, uint8_t *sym)
 {
 	const uint32_t l = e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT,
 	               s = e & SPLITZIP_ENTROPY_DEC_SYM_MASK;
 	const int ok = l <= max && s != SPLITZIP_ENTROPY_ESC;
 	*len = (uint8_t)(ok ? l : 0);
-	*sym = (uint8_t)(ok ? s : 0);
+	*sym = ok ? d16_rot(s) : 0;
 }
 
 static SZ_ALWAYS_INLINE __m256i d16_bcast(const uint8_t *p)
@@ -99,7 +108,10 @@ static SZ_ALWAYS_INLINE const d16_dk *d16_init(d16_dk *k, const splitzip_entropy
 	k->b16 = _mm256_set1_epi8(SPLITZIP_ENTROPY_WORD_BITS);
 	k->b127 = _mm256_set1_epi8(127);
 	k->b128 = _mm256_set1_epi8((char)128);
-	k->w255 = _mm256_set1_epi16(255);
+	k->two = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
+	                          0, 0, -1, 0, 0, 0, 0, 0, 0, 0, -1);
+	k->split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4,
+	                            6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
 	k->t = t;
 	const d16_dk *r = k;
 	__asm__("" : "+r"(r) : : "memory");
@@ -186,14 +198,15 @@ static SZ_ALWAYS_INLINE void d16_take(const d16_dk *k, d16_lanes *s, __m256i n)
 static SZ_ALWAYS_INLINE void d16_lookup(const d16_dk *k, const d16_lanes *s, __m256i *len,
                                         __m256i *sym)
 {
-	const __m256i x = _mm256_packus_epi16(_mm256_and_si256(s->lo[0], k->w255),
-	                                      _mm256_and_si256(s->lo[1], k->w255)); /* bits 0-7 */
-	const __m256i h = _mm256_packus_epi16(_mm256_srli_epi16(s->lo[0], 8),
-	                                      _mm256_srli_epi16(s->lo[1], 8)); /* bits 8-15 */
+	/* the low bytes of lo, then its high bytes, in each 128-bit half; the halves of the two
+	 * registers paired: bits 0-7 and bits 8-15 of each lane, in lane order */
+	const __m256i l0 = _mm256_shuffle_epi8(s->lo[0], k->split);
+	const __m256i l1 = _mm256_shuffle_epi8(s->lo[1], k->split);
+	const __m256i x = _mm256_unpacklo_epi64(l0, l1), h = _mm256_unpackhi_epi64(l0, l1);
 	const __m256i n1 = _mm256_and_si256(x, k->b15);
 	const __m256i n2 = _mm256_and_si256(_mm256_srli_epi16(x, 4), k->b15);
 	const __m256i b3 = _mm256_slli_epi16(x, 4); /* bit 3 of each byte in its sign */
-	const __m256i two = _mm256_cmpeq_epi8(_mm256_and_si256(x, k->b7), k->b7);
+	const __m256i two = _mm256_shuffle_epi8(k->two, n1);
 	const __m256i three = _mm256_cmpeq_epi8(_mm256_and_si256(x, k->b127), k->b127);
 	const __m256i n3 = _mm256_or_si256(_mm256_and_si256(h, k->b7), _mm256_and_si256(n2, k->b8));
 	const __m256i l2 =
@@ -251,7 +264,7 @@ static SZ_NOINLINE d16_full_r d16_full(const splitzip_entropy_dec_tables *t, d16
 		const unsigned l = (unsigned)__builtin_ctz(m);
 		const uint32_t e = t->lut[buf[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
 		l8[l] = (uint8_t)(e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT);
-		s8[l] = (uint8_t)e;
+		s8[l] = d16_rot(e & 0xFF);
 		r.esc |= (uint32_t)((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC)
 		         << l;
 	}
@@ -302,7 +315,7 @@ static SZ_NOINLINE d16_esc_r d16_escapes(const splitzip_entropy_dec_tables *t, d
 			return r;
 		buf[l] >>= rb;
 		bits[l] = (uint8_t)(bits[l] - rb);
-		s8[l] = (uint8_t)x;
+		s8[l] = d16_rot(x);
 	}
 	uint16_t lo[2][16], hi[2][16];
 	for (unsigned l = 0; l < 32; l++) {
@@ -320,8 +333,9 @@ static SZ_NOINLINE d16_esc_r d16_escapes(const splitzip_entropy_dec_tables *t, d
 	return r;
 }
 
-/* 32 elements from their exponent bytes x and sign/mantissa bytes: low byte (sm & 0x7F) |
- * (x & 1) << 7, high byte (sm & 0x80) | x >> 1, interleaved; the first m if partial. */
+/* 32 elements from their exponents x (d16_rot: bit 0 in bit 7, bits 1-7 in bits 0-6) and
+ * sign/mantissa bytes sm: low byte sm & 0x7F | x & 0x80, high byte sm & 0x80 | x & 0x7F,
+ * interleaved; the first m if partial. */
 static SZ_ALWAYS_INLINE void d16_join(const d16_dk *k, __m256i x, const uint8_t *sm, uint16_t *dst,
                                       const int partial, unsigned m)
 {
@@ -330,10 +344,8 @@ static SZ_ALWAYS_INLINE void d16_join(const d16_dk *k, __m256i x, const uint8_t 
 	if (partial)
 		memcpy(sbuf, sm, m);
 	const __m256i s = _mm256_loadu_si256((const __m256i *)(partial ? sbuf : sm));
-	const __m256i lo = _mm256_or_si256(_mm256_and_si256(s, k->b127),
-	                                   _mm256_and_si256(_mm256_slli_epi16(x, 7), k->b128));
-	const __m256i hi = _mm256_or_si256(_mm256_and_si256(s, k->b128),
-	                                   _mm256_and_si256(_mm256_srli_epi16(x, 1), k->b127));
+	const __m256i d = _mm256_and_si256(_mm256_xor_si256(s, x), k->b128); /* where they differ */
+	const __m256i lo = _mm256_xor_si256(s, d), hi = _mm256_xor_si256(x, d);
 	const __m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
 	uint16_t *o = partial ? obuf : dst;
 	_mm256_storeu_si256((__m256i *)o, _mm256_permute2x128_si256(u0, u1, 0x20));
