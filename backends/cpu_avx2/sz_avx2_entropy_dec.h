@@ -46,7 +46,10 @@ typedef struct d16_dk {
 	__m256i len3, sym3;       /* after the 8 bits 0x7F or 0xFF: bit 7 << 3 | the next 3 bits */
 	__m256i pow, plo, phi;    /* 2^b for b < 8 (b ^ 8 for the high byte); 2^(16 - n) in bytes */
 	__m256i two;              /* -1 for n1 = 7 and 15 (the second level), else 0 */
-	__m256i split;            /* vpshufb: the low bytes of 8 u16, then the high bytes */
+	__m256i emask, epat, elen; /* the escape symbol: (lo & emask) == epat; its length, bytes */
+	__m256i rb, rmask;         /* raw bits after an escape: their number, their mask (bytes) */
+	__m256i coded[2];          /* coded[] as a bitmap: bytes 0-15 and 16-31 */
+	__m256i split;             /* vpshufb: the low bytes of 8 u16, then the high bytes */
 	__m256i b7, b8, b11, b15, b16, b127, b128; /* bytes 7, 8, ... */
 	const splitzip_entropy_dec_tables *t;
 } d16_dk;
@@ -108,6 +111,16 @@ static SZ_ALWAYS_INLINE const d16_dk *d16_init(d16_dk *k, const splitzip_entropy
 	k->b16 = _mm256_set1_epi8(SPLITZIP_ENTROPY_WORD_BITS);
 	k->b127 = _mm256_set1_epi8(127);
 	k->b128 = _mm256_set1_epi8((char)128);
+	uint8_t cb[32] = {0};
+	for (unsigned e = 0; e < 256; e++)
+		cb[e / 8] |= (uint8_t)(t->coded[e] << (e % 8));
+	k->coded[0] = d16_bcast(cb);
+	k->coded[1] = d16_bcast(cb + 16);
+	k->emask = _mm256_set1_epi16((short)((1u << t->esc_len) - 1));
+	k->epat = _mm256_set1_epi16((short)t->esc_code);
+	k->elen = _mm256_set1_epi8((char)t->esc_len);
+	k->rb = _mm256_set1_epi8((char)t->raw_bits);
+	k->rmask = _mm256_set1_epi8((char)((1u << t->raw_bits) - 1));
 	k->two = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
 	                          0, 0, -1, 0, 0, 0, 0, 0, 0, 0, -1);
 	k->split = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0, 2, 4,
@@ -223,24 +236,31 @@ static SZ_ALWAYS_INLINE void d16_lookup(const d16_dk *k, const d16_lanes *s, __m
 #define D16_REG(l) (((l) >> 3) & 1)
 #define D16_POS(l) (((l)&7) | ((l) >> 4) << 3)
 
-/* The lanes' bits, 32-bit, in lane order. */
-static SZ_ALWAYS_INLINE void d16_bufs(const d16_lanes *s, uint32_t buf[32])
+/* The lanes of the 32-bit mask m as bytes, -1 or 0, in lane order. */
+static SZ_ALWAYS_INLINE __m256i d16_mask8(uint32_t m)
 {
-	uint16_t lo[2][16], hi[2][16];
-	for (unsigned r = 0; r < 2; r++) {
-		_mm256_storeu_si256((__m256i *)lo[r], s->lo[r]);
-		_mm256_storeu_si256((__m256i *)hi[r], s->hi[r]);
-	}
-	for (unsigned l = 0; l < 32; l++)
-		buf[l] = lo[D16_REG(l)][D16_POS(l)] | (uint32_t)hi[D16_REG(l)][D16_POS(l)] << 16;
+	const __m256i sel = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2,
+	                                     2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+	const __m256i bit = _mm256_set1_epi64x((long long)0x8040201008040201ull);
+	const __m256i b = _mm256_shuffle_epi8(_mm256_set1_epi32((int)m), sel);
+	return _mm256_cmpeq_epi8(_mm256_and_si256(b, bit), bit);
+}
+
+/* The lanes of the mask m8 (bytes) as they are in s, the others as in b. */
+static SZ_ALWAYS_INLINE void d16_keep(d16_lanes *s, const d16_lanes *b, __m256i m8)
+{
+	const __m256i m0 = _mm256_unpacklo_epi8(m8, m8), m1 = _mm256_unpackhi_epi8(m8, m8);
+	s->lo[0] = d16_blend(b->lo[0], s->lo[0], m0);
+	s->lo[1] = d16_blend(b->lo[1], s->lo[1], m1);
+	s->hi[0] = d16_blend(b->hi[0], s->hi[0], m0);
+	s->hi[1] = d16_blend(b->hi[1], s->hi[1], m1);
 }
 
 /*
  * The rare paths are functions out of line that take the lanes by value and return what they
  * change: a call clobbers every vector register, and with the state's address taken, or the
- * code inlined into the loop, GCC keeps the state of both chunks in memory throughout the loop
- * (a third slower on real KV, where these paths never run); this way it saves the registers
- * around the calls only.
+ * code inlined into the steps' loop, GCC keeps the lanes in memory throughout the loop. They
+ * run outside d16_fast's loop.
  */
 
 /* What d16_full gives back: the lengths and symbols, the lanes that decode the escape symbol. */
@@ -249,20 +269,21 @@ typedef struct d16_full_r {
 	uint32_t esc;
 } d16_full_r;
 
-/* The lanes m of len and sym (length 0) from the full table; the lanes of m that decode the
- * escape symbol get their length, their symbol is left for phase R. */
-static SZ_NOINLINE d16_full_r d16_full(const splitzip_entropy_dec_tables *t, d16_lanes s,
+/* The lanes m of len and sym (length 0) from the full table by their next 11 bits (in lo); the
+ * lanes of m that decode the escape symbol get their length, their symbol is left for phase R. */
+static SZ_NOINLINE d16_full_r d16_full(const splitzip_entropy_dec_tables *t, const d16_lanes s,
                                        uint32_t m, __m256i len, __m256i sym)
 {
-	uint32_t buf[32];
+	uint16_t lo[2][16];
 	uint8_t l8[32], s8[32];
-	d16_bufs(&s, buf);
+	_mm256_storeu_si256((__m256i *)lo[0], s.lo[0]);
+	_mm256_storeu_si256((__m256i *)lo[1], s.lo[1]);
 	_mm256_storeu_si256((__m256i *)l8, len);
 	_mm256_storeu_si256((__m256i *)s8, sym);
 	d16_full_r r = {len, sym, 0};
 	for (; m; m &= m - 1) {
 		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint32_t e = t->lut[buf[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
+		const uint32_t e = t->lut[lo[D16_REG(l)][D16_POS(l)] & (SZ_ENTROPY_LUT_SIZE - 1)];
 		l8[l] = (uint8_t)(e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT);
 		s8[l] = d16_rot(e & 0xFF);
 		r.esc |= (uint32_t)((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC)
@@ -283,51 +304,44 @@ typedef struct d16_esc_r {
 } d16_esc_r;
 
 /*
- * Phases B and R of a step with escapes (lanes esc), one lane at a time, with the checks of
- * §4.3.6: a lane that needs a word when none is left (nw words, next the first unread), an
- * escape of a coded exponent. The raw exponents go to sym.
+ * Phases B and R of a step with escapes (lanes esc), with the checks of §4.3.6: a lane that
+ * needs a word when none is left (nw words, next the first unread; w holds 32 words from next
+ * on, as in a step), an escape of a coded exponent. The raw exponents go to sym.
  */
-static SZ_NOINLINE d16_esc_r d16_escapes(const splitzip_entropy_dec_tables *t, d16_lanes s,
-                                         const uint8_t *w, size_t nw, size_t next, __m256i sym,
-                                         uint32_t esc)
+static SZ_NOINLINE d16_esc_r d16_escapes(const d16_dk *k, d16_lanes s, const uint8_t *w, size_t nw,
+                                         size_t next, __m256i sym, uint32_t esc)
 {
+	const splitzip_entropy_dec_tables *t = k->t;
 	d16_esc_r r = {s, sym, next, -1};
-	uint32_t buf[32];
-	uint8_t bits[32], s8[32];
-	d16_bufs(&s, buf);
-	_mm256_storeu_si256((__m256i *)bits, s.bits);
-	_mm256_storeu_si256((__m256i *)s8, sym);
-	const unsigned rb = t->raw_bits;
-	for (uint32_t m = esc; m; m &= m - 1) { /* phase B, lanes in order */
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		if (bits[l] >= rb)
-			continue;
-		if (next == nw)
+	const __m256i e8 = d16_mask8(esc);
+	const __m256i rb = _mm256_set1_epi8((char)t->raw_bits);
+	const __m256i mb8 = _mm256_and_si256(e8, _mm256_cmpgt_epi8(rb, s.bits));
+	const uint32_t mb = (uint32_t)_mm256_movemask_epi8(mb8);
+	if (mb) { /* phase B: the words of the escapes that hold too few bits, in lane order */
+		const unsigned kb = (unsigned)__builtin_popcount(mb);
+		if (kb > nw - next)
 			return r;
-		buf[l] |= (uint32_t)splitzip_le16(w + 2 * next) << bits[l];
-		bits[l] = (uint8_t)(bits[l] + SPLITZIP_ENTROPY_WORD_BITS);
-		next++;
+		d16_refill(k, &s, mb, mb8, w + 2 * next);
+		next += kb;
 	}
-	for (uint32_t m = esc; m; m &= m - 1) { /* phase R */
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint32_t x = buf[l] & ((1u << rb) - 1);
-		if (t->coded[x]) /* §4.3.6: an escape of a coded exponent */
+	/* phase R: the raw bits, at most 8, from the low bytes of lo */
+	const __m256i l0 = _mm256_shuffle_epi8(s.lo[0], k->split);
+	const __m256i l1 = _mm256_shuffle_epi8(s.lo[1], k->split);
+	const __m256i x = _mm256_and_si256(_mm256_unpacklo_epi64(l0, l1),
+	                                   _mm256_set1_epi8((char)((1u << t->raw_bits) - 1)));
+	uint8_t xs[32];
+	_mm256_storeu_si256((__m256i *)xs, x);
+	for (uint32_t m = esc; m; m &= m - 1)
+		if (t->coded[xs[__builtin_ctz(m)]]) /* §4.3.6: an escape of a coded exponent */
 			return r;
-		buf[l] >>= rb;
-		bits[l] = (uint8_t)(bits[l] - rb);
-		s8[l] = d16_rot(x);
-	}
-	uint16_t lo[2][16], hi[2][16];
-	for (unsigned l = 0; l < 32; l++) {
-		lo[D16_REG(l)][D16_POS(l)] = (uint16_t)buf[l];
-		hi[D16_REG(l)][D16_POS(l)] = (uint16_t)(buf[l] >> 16);
-	}
-	for (unsigned q = 0; q < 2; q++) {
-		r.s.lo[q] = _mm256_loadu_si256((const __m256i *)lo[q]);
-		r.s.hi[q] = _mm256_loadu_si256((const __m256i *)hi[q]);
-	}
-	r.s.bits = _mm256_loadu_si256((const __m256i *)bits);
-	r.sym = _mm256_loadu_si256((const __m256i *)s8);
+	const d16_lanes before = s;
+	d16_take(k, &s, _mm256_and_si256(e8, rb));
+	d16_keep(&s, &before, e8); /* length 0 would zero the other lanes */
+	/* d16_rot of x: its bits 1-7 to bits 0-6, bit 0 to bit 7 */
+	const __m256i xr = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(x, 1), k->b127),
+	                                   _mm256_and_si256(_mm256_slli_epi16(x, 7), k->b128));
+	r.s = s;
+	r.sym = d16_blend(sym, xr, e8);
 	r.next = next;
 	r.n = __builtin_popcount(esc);
 	return r;
@@ -406,21 +420,16 @@ static SZ_ALWAYS_INLINE int d16_rest(const d16_dk *k, d16_lanes *s, const uint8_
 		sym = f.sym;
 		esc = f.esc;
 	}
-	if (partial) { /* inactive lanes take nothing */
+	if (partial) { /* inactive lanes take nothing (length 0 would zero them) */
 		const d16_lanes before = *s;
 		d16_take(k, s, _mm256_and_si256(len, act));
-		const __m256i a0 = _mm256_unpacklo_epi8(act, act),
-		              a1 = _mm256_unpackhi_epi8(act, act);
-		s->lo[0] = d16_blend(before.lo[0], s->lo[0], a0);
-		s->lo[1] = d16_blend(before.lo[1], s->lo[1], a1);
-		s->hi[0] = d16_blend(before.hi[0], s->hi[0], a0);
-		s->hi[1] = d16_blend(before.hi[1], s->hi[1], a1);
+		d16_keep(s, &before, act);
 	} else {
 		d16_take(k, s, len);
 	}
 	int n_esc = 0;
 	if (SZ_UNLIKELY(esc)) { /* phases B and R */
-		const d16_esc_r r = d16_escapes(k->t, *s, w, nw, *next, sym, esc);
+		const d16_esc_r r = d16_escapes(k, *s, w, nw, *next, sym, esc);
 		if (r.n < 0)
 			return -1;
 		*s = r.s;
@@ -457,21 +466,90 @@ static SZ_ALWAYS_INLINE int d16_step(const d16_dk *k, d16_lanes *s, const uint8_
  */
 typedef struct d16_run {
 	d16_lanes s[2];
-	size_t next[2];
-	size_t i;         /* the first element of the next step */
-	__m256i len, sym; /* leaving in the middle of a step: the lookup of its chunk */
+	size_t next[2], x[2]; /* x: the escapes so far */
+	size_t i;             /* the first element of the next step */
+	__m256i len, sym;     /* leaving in the middle of a step: the lookup of its chunk */
 	uint32_t full;
 } d16_run;
 
-/* Steps from r->i on while each chunk has at least 64 words left and r->i < end. Returns 0,
- * or 1 + j when chunk j's step needs the full table (after its phases A and D; the chunks
- * before it are done with the step, those after it have not begun it). */
+/* The lanes whose next bits are the escape symbol's code, as bytes (-1) in lane order. */
+static SZ_ALWAYS_INLINE __m256i d16_esc8(const d16_dk *k, const d16_lanes *s)
+{
+	return _mm256_packs_epi16(
+	    _mm256_cmpeq_epi16(_mm256_and_si256(s->lo[0], k->emask), k->epat),
+	    _mm256_cmpeq_epi16(_mm256_and_si256(s->lo[1], k->emask), k->epat));
+}
+
+/*
+ * Phases B and R of a step whose lanes e8 (bytes) decode the escape symbol, inside d16_fast (so
+ * vector code only; at least 32 words left at next): the words of the escapes that hold too
+ * few bits, the raw bits to sym (d16_rot). Returns -1 if one of them is the exponent of a code
+ * (§4.3.6), else 0.
+ */
+static SZ_ALWAYS_INLINE int d16_esc_fast(const d16_dk *k, d16_lanes *s, const uint8_t *w,
+                                         size_t *next, __m256i *sym, __m256i e8)
+{
+	const __m256i mb8 = _mm256_and_si256(e8, _mm256_cmpgt_epi8(k->rb, s->bits));
+	const uint32_t mb = (uint32_t)_mm256_movemask_epi8(mb8);
+	if (mb) { /* phase B */
+		d16_refill(k, s, mb, mb8, w + 2 * *next);
+		*next += (unsigned)__builtin_popcount(mb);
+	}
+	const __m256i l0 = _mm256_shuffle_epi8(s->lo[0], k->split);
+	const __m256i l1 = _mm256_shuffle_epi8(s->lo[1], k->split);
+	const __m256i x = _mm256_and_si256(_mm256_unpacklo_epi64(l0, l1), k->rmask);
+	/* coded[x]: bit x % 8 of byte x / 8 of the bitmap */
+	const __m256i q = _mm256_and_si256(_mm256_srli_epi16(x, 3), _mm256_set1_epi8(31));
+	const __m256i byte =
+	    d16_blend(_mm256_shuffle_epi8(k->coded[0], q), _mm256_shuffle_epi8(k->coded[1], q),
+	              _mm256_slli_epi16(q, 3));
+	const __m256i bit = _mm256_shuffle_epi8(k->pow, _mm256_and_si256(x, k->b7));
+	const __m256i hit = _mm256_cmpeq_epi8(_mm256_and_si256(byte, bit), bit);
+	if (_mm256_movemask_epi8(_mm256_and_si256(hit, e8)))
+		return -1;
+	const d16_lanes before = *s;
+	d16_take(k, s, _mm256_and_si256(e8, k->rb));
+	d16_keep(s, &before, e8); /* length 0 would zero the other lanes */
+	const __m256i xr = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(x, 1), k->b127),
+	                                   _mm256_and_si256(_mm256_slli_epi16(x, 7), k->b128));
+	*sym = d16_blend(*sym, xr, e8);
+	return 0;
+}
+
+/*
+ * The rest of a step in d16_fast after d16_ad: 0 when done (escapes included, counted in *x),
+ * 1 when a lane needs the full table (the step left as d16_ad left it), 2 for an escape of a
+ * coded exponent.
+ */
+static SZ_ALWAYS_INLINE unsigned d16_fast_rest(const d16_dk *k, d16_lanes *s, const uint8_t *w,
+                                               size_t *next, const uint8_t *sm, uint16_t *dst,
+                                               __m256i len, __m256i sym, uint32_t full, size_t *x)
+{
+	if (SZ_UNLIKELY(full)) {
+		const __m256i e8 = d16_esc8(k, s);
+		const uint32_t esc = (uint32_t)_mm256_movemask_epi8(e8);
+		if (full & ~esc)
+			return 1;
+		d16_take(k, s, d16_blend(len, k->elen, e8));
+		if (d16_esc_fast(k, s, w, next, &sym, e8) < 0)
+			return 2;
+		*x += (unsigned)__builtin_popcount(esc);
+	} else {
+		d16_take(k, s, len);
+	}
+	d16_join(k, sym, sm, dst, 0, 0);
+	return 0;
+}
+
+/* Steps from r->i on while each chunk has at least 64 words left and r->i < end. Returns 0;
+ * 1 + j when chunk j's step needs the full table (after its phases A and D; the chunks before
+ * it are done with the step, those after it have not begun it); 3 if a chunk is invalid. */
 static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entropy_chunk *c,
                                           d16_run *r, size_t end, const unsigned J)
 {
 	const __m256i all = _mm256_set1_epi8(-1);
 	d16_lanes s0 = r->s[0], s1 = r->s[1];
-	size_t n0 = r->next[0], n1 = r->next[1], i = r->i;
+	size_t n0 = r->next[0], n1 = r->next[1], x0 = r->x[0], x1 = r->x[1], i = r->i;
 	unsigned out = 0;
 	__m256i len = all, sym = all;
 	uint32_t full = 0;
@@ -480,20 +558,20 @@ static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entrop
 		    (J > 1 && c[1].n_words - n1 < SPLITZIP_ENTROPY_STEP_WORDS_MAX))
 			break;
 		d16_ad(k, &s0, c[0].words, c[0].n_words, &n0, 0, 0, all, &len, &sym, &full);
-		if (SZ_UNLIKELY(full)) {
-			out = 1;
+		unsigned e = d16_fast_rest(k, &s0, c[0].words, &n0, c[0].sm + i, c[0].dst + i, len,
+		                           sym, full, &x0);
+		if (SZ_UNLIKELY(e)) {
+			out = e == 1 ? 1 : 3;
 			break;
 		}
-		d16_take(k, &s0, len);
-		d16_join(k, sym, c[0].sm + i, c[0].dst + i, 0, 0);
 		if (J > 1) {
 			d16_ad(k, &s1, c[1].words, c[1].n_words, &n1, 0, 0, all, &len, &sym, &full);
-			if (SZ_UNLIKELY(full)) {
-				out = 2;
+			e = d16_fast_rest(k, &s1, c[1].words, &n1, c[1].sm + i, c[1].dst + i, len,
+			                  sym, full, &x1);
+			if (SZ_UNLIKELY(e)) {
+				out = e == 1 ? 2 : 3;
 				break;
 			}
-			d16_take(k, &s1, len);
-			d16_join(k, sym, c[1].sm + i, c[1].dst + i, 0, 0);
 		}
 	}
 	if (out) {
@@ -505,6 +583,8 @@ static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entrop
 	r->s[1] = s1;
 	r->next[0] = n0;
 	r->next[1] = n1;
+	r->x[0] = x0;
+	r->x[1] = x1;
 	r->i = i;
 	return out;
 }
@@ -577,23 +657,24 @@ static splitzip_status d16_finish(const d16_dk *k, const d16_lanes *s0, const ui
 }
 
 /* The steps of one or two chunks (J) from element 0 to 'end' (a multiple of 32) while each
- * has at least 64 words left: d16_fast, and the steps it leaves in their middle. x[j] gets
+ * has at least 64 words left: d16_fast, and the steps it leaves in their middle. r->x[j] gets
  * chunk j's escapes. -1 if a chunk is invalid. */
 static SZ_ALWAYS_INLINE int d16_group(const d16_dk *k, const splitzip_entropy_chunk *c, d16_run *r,
-                                      size_t end, size_t x[2], const unsigned J)
+                                      size_t end, const unsigned J)
 {
 	const __m256i all = _mm256_set1_epi8(-1);
 	const __m256i z = _mm256_setzero_si256();
 	for (unsigned j = 0; j < 2; j++) {
 		r->s[j] = (d16_lanes){{z, z}, {z, z}, z};
-		r->next[j] = 0;
-		x[j] = 0;
+		r->next[j] = r->x[j] = 0;
 	}
 	r->i = 0;
 	for (;;) {
 		const unsigned out = J > 1 ? d16_fast2(k, c, r, end) : d16_fast1(k, c, r, end);
 		if (!out)
 			return 0;
+		if (out > J)
+			return -1;
 		const size_t i = r->i;
 		for (unsigned j = out - 1; j < J; j++) {
 			const splitzip_entropy_chunk *cj = &c[j];
@@ -605,7 +686,7 @@ static SZ_ALWAYS_INLINE int d16_group(const d16_dk *k, const splitzip_entropy_ch
 			                             &r->next[j], cj->sm + i, cj->dst + i, 0, 0, 0);
 			if (e < 0)
 				return -1;
-			x[j] += (size_t)e;
+			r->x[j] += (size_t)e;
 		}
 		r->i = i + SPLITZIP_ENTROPY_LANES;
 	}
@@ -620,10 +701,10 @@ static splitzip_status avx2_entropy_decode_chunk(const splitzip_entropy_dec_tabl
 	const d16_dk *k = d16_init(&kk, t);
 	const splitzip_entropy_chunk c = {words, n_words, sm, n, dst, 0};
 	d16_run r;
-	size_t x[2];
-	if (d16_group(k, &c, &r, n - n % SPLITZIP_ENTROPY_LANES, x, 1) < 0)
+	if (d16_group(k, &c, &r, n - n % SPLITZIP_ENTROPY_LANES, 1) < 0)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
-	return d16_finish(k, &r.s[0], words, n_words, r.next[0], sm, n, dst, r.i, x[0], n_escapes);
+	return d16_finish(k, &r.s[0], words, n_words, r.next[0], sm, n, dst, r.i, r.x[0],
+	                  n_escapes);
 }
 
 /* Two chunks, step by step while both have at least 64 words left; then each alone. */
@@ -634,13 +715,12 @@ static splitzip_status avx2_entropy_decode_pair(const splitzip_entropy_dec_table
 	const d16_dk *k = d16_init(&kk, t);
 	const size_t n = c[0].n < c[1].n ? c[0].n : c[1].n;
 	d16_run r;
-	size_t x[2];
-	if (d16_group(k, c, &r, n - n % SPLITZIP_ENTROPY_LANES, x, 2) < 0)
+	if (d16_group(k, c, &r, n - n % SPLITZIP_ENTROPY_LANES, 2) < 0)
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	for (unsigned j = 0; j < 2; j++) {
 		const splitzip_status st =
 		    d16_finish(k, &r.s[j], c[j].words, c[j].n_words, r.next[j], c[j].sm, c[j].n,
-		               c[j].dst, r.i, x[j], &c[j].n_escapes);
+		               c[j].dst, r.i, r.x[j], &c[j].n_escapes);
 		if (st != SPLITZIP_OK)
 			return st;
 	}
