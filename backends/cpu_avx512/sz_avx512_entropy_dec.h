@@ -42,12 +42,15 @@ typedef struct e16_lanes {
  * bits) every code longer than 7 bits starts with the bits 11111: a lane whose x starts with
  * them takes the second table, indexed by x >> 5, which holds every code of that 1/32 of the
  * space. Both lookups run on every lane and a blend picks one, so no branch depends on the
- * lengths. Entry 0 sends a lane out of line to the full table: the escape symbol (rare:
- * escapes are where a table does not fit the data), and a code that neither table has (a
- * table with many long codes).
+ * lengths. Entry 0 marks the rest: the escape symbol, which a lane decodes exactly when its
+ * next esc_len bits are esc_code (one compare, so that frames whose table does not fit their
+ * data, with escapes in most steps, take no table lookup for them), and codes that neither
+ * table has (a table with many long codes), from the full table.
  */
 typedef struct e16_dk {
-	__m512i t1[4], t2[2]; /* 32 entries per register */
+	__m512i t1[4], t2[2];      /* 32 entries per register */
+	__m512i emask, epat, elen; /* the escape symbol: (lo & emask) == epat; its entry */
+	uint16_t coded[32];        /* coded[] as a bitmap of 16 words (and 16 zeros) */
 #if SZ_AVX512_VBMI
 	__m512i dup; /* vpermb: byte j of 32 to bytes 2j and 2j + 1 */
 #endif
@@ -94,6 +97,12 @@ static SZ_ALWAYS_INLINE void e16_init(e16_dk *k, const splitzip_entropy_dec_tabl
 		                    e16_entries(_mm512_i32gather_epi32(x, (const void *)t->lut, 4),
 		                                SPLITZIP_ENTROPY_MAX_CODE_LENGTH));
 	}
+	memset(k->coded, 0, sizeof k->coded);
+	for (unsigned x = 0; x < 256; x++)
+		k->coded[x / 16] |= (uint16_t)(t->coded[x] << (x % 16));
+	k->emask = _mm512_set1_epi16((short)((1u << t->esc_len) - 1));
+	k->epat = _mm512_set1_epi16((short)t->esc_code);
+	k->elen = _mm512_set1_epi16(t->esc_len);
 	for (unsigned q = 0; q < 4; q++)
 		k->t1[q] = _mm512_loadu_si512((const void *)(t1 + 32 * q));
 	for (unsigned q = 0; q < 2; q++)
@@ -167,24 +176,20 @@ static SZ_ALWAYS_INLINE __m512i e16_lookup(const e16_dk *k, __m512i lo)
 	return _mm512_mask_blend_epi16(two, e1, _mm512_permutex2var_epi16(k->t2[0], x2, k->t2[1]));
 }
 
-/* The lanes m whose entry is 0: their entries from the full table, the escape symbol's as
- * its length alone; '*esc' gets the lanes of m that decode the escape symbol. */
+/* The lanes m whose entry is 0 and whose next bits are not the escape code: their entries
+ * from the full table. */
 static SZ_ALWAYS_INLINE __m512i e16_full(const splitzip_entropy_dec_tables *t, __m512i lo,
-                                         __m512i e, __mmask32 m, __mmask32 *esc)
+                                         __m512i e, __mmask32 m)
 {
 	uint16_t b[32], v[32];
 	_mm512_storeu_si512((void *)b, lo);
 	_mm512_storeu_si512((void *)v, e);
-	uint32_t x = 0;
 	for (; m; m &= m - 1) {
 		const unsigned l = (unsigned)__builtin_ctz(m);
 		const uint32_t f = t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
-		const uint32_t sym = f & SPLITZIP_ENTROPY_DEC_SYM_MASK;
-		v[l] = (uint16_t)((sym == SPLITZIP_ENTROPY_ESC ? 0 : sym << E16_SYM_SHIFT) |
+		v[l] = (uint16_t)((f & SPLITZIP_ENTROPY_DEC_SYM_MASK) << E16_SYM_SHIFT |
 		                  f >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT);
-		x |= (uint32_t)(sym == SPLITZIP_ENTROPY_ESC) << l;
 	}
-	*esc = x;
 	return _mm512_loadu_si512((const void *)v);
 }
 
@@ -193,10 +198,10 @@ static SZ_ALWAYS_INLINE __m512i e16_full(const splitzip_entropy_dec_tables *t, _
  * needs a word when none is left (nw words, next the first unread), an escape of a coded
  * exponent. The raw exponents go to the entries e. Returns the number of escapes, or -1.
  */
-static SZ_ALWAYS_INLINE int e16_escapes(const splitzip_entropy_dec_tables *t, e16_lanes *s,
-                                        const uint8_t *w, size_t nw, size_t *next, __m512i *e,
-                                        __mmask32 esc)
+static SZ_ALWAYS_INLINE int e16_escapes(const e16_dk *k, e16_lanes *s, const uint8_t *w, size_t nw,
+                                        size_t *next, __m512i *e, __mmask32 esc)
 {
+	const splitzip_entropy_dec_tables *t = k->t;
 	const __m512i rb = _mm512_set1_epi16((short)t->raw_bits);
 	const __mmask32 mb = _mm512_mask_cmplt_epu16_mask(esc, s->bits, rb);
 	if (mb) {
@@ -208,14 +213,16 @@ static SZ_ALWAYS_INLINE int e16_escapes(const splitzip_entropy_dec_tables *t, e1
 	}
 	const __m512i x =
 	    _mm512_and_si512(s->lo, _mm512_set1_epi16((short)((1u << t->raw_bits) - 1)));
+	/* §4.3.6: an escape of a coded exponent; coded[x] is bit x % 16 of word x / 16 */
+	const __m512i cw = _mm512_permutexvar_epi16(_mm512_srli_epi16(x, 4),
+	                                            _mm512_loadu_si512((const void *)k->coded));
+	if (_mm512_mask_test_epi16_mask(
+	        esc, _mm512_srlv_epi16(cw, _mm512_and_si512(x, _mm512_set1_epi16(15))),
+	        _mm512_set1_epi16(1)))
+		return -1;
 	e16_lanes r = *s;
 	e16_take(&r, _mm512_maskz_mov_epi16(esc, rb));
 	*s = r;
-	uint16_t xs[32];
-	_mm512_storeu_si512((void *)xs, x);
-	for (uint32_t m = esc; m; m &= m - 1)
-		if (t->coded[xs[__builtin_ctz(m)]]) /* §4.3.6: an escape of a coded exponent */
-			return -1;
 	*e = _mm512_mask_slli_epi16(*e, esc, x, E16_SYM_SHIFT);
 	return __builtin_popcount(esc);
 }
@@ -264,8 +271,15 @@ static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_
 	__m512i e = e16_lookup(k, s->lo); /* phase D */
 	const __mmask32 full = _mm512_mask_testn_epi16_mask(act, e, e);
 	__mmask32 esc = 0;
-	if (SZ_UNLIKELY(full))
-		e = e16_full(k->t, s->lo, e, full, &esc);
+	if (SZ_UNLIKELY(full)) {
+		/* escapes (where a table does not fit the data, in most steps) by their code; the
+		 * full table for the other lanes (codes outside the two tables) */
+		esc =
+		    _mm512_mask_cmpeq_epi16_mask(full, _mm512_and_si512(s->lo, k->emask), k->epat);
+		e = _mm512_mask_mov_epi16(e, esc, k->elen);
+		if (full & ~esc)
+			e = e16_full(k->t, s->lo, e, full & ~esc);
+	}
 	__m512i len = _mm512_and_si512(e, _mm512_set1_epi16(0xF));
 	if (partial)
 		len = _mm512_maskz_mov_epi16(act, len);
@@ -273,7 +287,7 @@ static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_
 	int n_esc = 0;
 	if (SZ_UNLIKELY(esc)) { /* phases B and R */
 		e16_lanes r = *s;
-		n_esc = e16_escapes(k->t, &r, w, nw, next, &e, esc);
+		n_esc = e16_escapes(k, &r, w, nw, next, &e, esc);
 		*s = r;
 		if (n_esc < 0)
 			return -1;
