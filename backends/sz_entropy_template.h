@@ -7,7 +7,10 @@
  * A template in the manner of sz_chunk_template.h: a backend defines the vector type, the
  * per-lane operations and four ISA kernels (below), then includes this file, which defines the
  * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk, ##_entropy_decode_chunk and
- * ##_entropy_decode_pair (two chunks whose steps are interleaved).
+ * ##_entropy_decode_pair (two chunks whose steps are interleaved). A backend may bring its own
+ * encoder or decoder instead (SZ_ENT_OWN_ENCODER, SZ_ENT_OWN_DECODER), in 16-bit lanes: AVX2
+ * both (backends/cpu_avx2/sz_avx2_entropy_enc.h, sz_avx2_entropy_dec.h), AVX-512 its decoder
+ * (backends/cpu_avx512/sz_avx512_entropy_dec.h).
  *
  * Parameters:
  *   SZ_ENT_PREFIX      name prefix
