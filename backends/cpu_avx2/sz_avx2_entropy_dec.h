@@ -81,17 +81,13 @@ static SZ_ALWAYS_INLINE __m256i d16_bcast(const uint8_t *p)
  * constants from memory (see d16_dk). */
 static SZ_ALWAYS_INLINE const d16_dk *d16_init(d16_dk *k, const splitzip_entropy_dec_tables *t)
 {
-	uint8_t b[11][16];
+	uint8_t b[8][16];
 	for (unsigned x = 0; x < 16; x++) {
 		d16_entry(t->lut[x], 4, &b[0][x], &b[1][x]);
 		d16_entry(t->lut[7 | x << 4], 8, &b[2][x], &b[3][x]);
 		d16_entry(t->lut[15 | x << 4], 8, &b[4][x], &b[5][x]);
 		d16_entry(t->lut[0x7F | (x & 8) << 4 | (x & 7) << 8],
 		          SPLITZIP_ENTROPY_MAX_CODE_LENGTH, &b[6][x], &b[7][x]);
-		b[8][x] = (uint8_t)(x < 8 ? 1u << x : 0);
-		const uint32_t p = x ? 1u << (16 - x) & 0xFFFF : 0; /* 0 for n = 0: never taken */
-		b[9][x] = (uint8_t)p;
-		b[10][x] = (uint8_t)(p >> 8);
 	}
 	k->len1 = d16_bcast(b[0]);
 	k->sym1 = d16_bcast(b[1]);
@@ -101,9 +97,13 @@ static SZ_ALWAYS_INLINE const d16_dk *d16_init(d16_dk *k, const splitzip_entropy
 	k->sym2[1] = d16_bcast(b[5]);
 	k->len3 = d16_bcast(b[6]);
 	k->sym3 = d16_bcast(b[7]);
-	k->pow = d16_bcast(b[8]);
-	k->plo = d16_bcast(b[9]);
-	k->phi = d16_bcast(b[10]);
+	/* 2^x for x < 8; 2^(16 - x) as two bytes (0 for x = 0: a length is never 0 when taken) */
+	k->pow = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
+	                          16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+	k->plo = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, -128, 64, 32, 16, 8, 4, 2, 0, 0, 0, 0,
+	                          0, 0, 0, 0, 0, -128, 64, 32, 16, 8, 4, 2);
+	k->phi = _mm256_setr_epi8(0, -128, 64, 32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0, 0, -128, 64,
+	                          32, 16, 8, 4, 2, 1, 0, 0, 0, 0, 0, 0, 0);
 	k->b7 = _mm256_set1_epi8(7);
 	k->b8 = _mm256_set1_epi8(8);
 	k->b11 = _mm256_set1_epi8(SPLITZIP_ENTROPY_REFILL_SYMBOL);
@@ -111,11 +111,12 @@ static SZ_ALWAYS_INLINE const d16_dk *d16_init(d16_dk *k, const splitzip_entropy
 	k->b16 = _mm256_set1_epi8(SPLITZIP_ENTROPY_WORD_BITS);
 	k->b127 = _mm256_set1_epi8(127);
 	k->b128 = _mm256_set1_epi8((char)128);
-	uint8_t cb[32] = {0};
-	for (unsigned e = 0; e < 256; e++)
-		cb[e / 8] |= (uint8_t)(t->coded[e] << (e % 8));
-	k->coded[0] = d16_bcast(cb);
-	k->coded[1] = d16_bcast(cb + 16);
+	uint32_t cb[8]; /* coded[] (bytes 0 or 1) to bits, 32 at a time */
+	for (unsigned q = 0; q < 8; q++)
+		cb[q] = (uint32_t)_mm256_movemask_epi8(
+		    _mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)(t->coded + 32 * q)), 7));
+	k->coded[0] = d16_bcast((const uint8_t *)cb);
+	k->coded[1] = d16_bcast((const uint8_t *)cb + 16);
 	k->emask = _mm256_set1_epi16((short)((1u << t->esc_len) - 1));
 	k->epat = _mm256_set1_epi16((short)t->esc_code);
 	k->elen = _mm256_set1_epi8((char)t->esc_len);

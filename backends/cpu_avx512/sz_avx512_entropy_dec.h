@@ -80,33 +80,43 @@ static SZ_ALWAYS_INLINE __m256i e16_entries(__m512i e, unsigned max)
 	    _mm512_maskz_or_epi32(ok, _mm512_slli_epi32(sym, E16_SYM_SHIFT), len));
 }
 
+/* Two halves of 16 entries each into one register. */
+static SZ_ALWAYS_INLINE __m512i e16_join2(__m256i a, __m256i b)
+{
+	return _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1);
+}
+
+/* Once per call (a pair of chunks): in registers, no table built in memory and read back (a
+ * store forwarded to a wider load stalls), the bitmap 64 exponents at a time. */
 static SZ_ALWAYS_INLINE void e16_init(e16_dk *k, const splitzip_entropy_dec_tables *t)
 {
 	/* The first table: x = 0..127; the second: x = 31 + 32 j, j = 0..63. */
-	uint16_t t1[128], t2[64];
-	const __m512i j16 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	for (unsigned x = 0; x < 128; x += 16)
-		_mm256_storeu_si256((__m256i *)(t1 + x),
-		                    e16_entries(_mm512_loadu_si512((const void *)(t->lut + x)), 7));
-	for (unsigned j = 0; j < 64; j += 16) {
-		const __m512i x = _mm512_add_epi32(
-		    _mm512_slli_epi32(_mm512_add_epi32(j16, _mm512_set1_epi32((int)j)),
-		                      E16_L2_BITS),
-		    _mm512_set1_epi32(E16_L2_PREFIX));
-		_mm256_storeu_si256((__m256i *)(t2 + j),
-		                    e16_entries(_mm512_i32gather_epi32(x, (const void *)t->lut, 4),
-		                                SPLITZIP_ENTROPY_MAX_CODE_LENGTH));
+	for (unsigned q = 0; q < 4; q++)
+		k->t1[q] = e16_join2(
+		    e16_entries(_mm512_loadu_si512((const void *)(t->lut + 32 * q)), 7),
+		    e16_entries(_mm512_loadu_si512((const void *)(t->lut + 32 * q + 16)), 7));
+	const __m512i x0 =
+	    _mm512_add_epi32(_mm512_slli_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+	                                                         11, 12, 13, 14, 15),
+	                                       E16_L2_BITS),
+	                     _mm512_set1_epi32(E16_L2_PREFIX));
+	__m256i h[4];
+	for (unsigned q = 0; q < 4; q++)
+		h[q] = e16_entries(
+		    _mm512_i32gather_epi32(_mm512_add_epi32(x0, _mm512_set1_epi32(512 * (int)q)),
+		                           (const void *)t->lut, 4),
+		    SPLITZIP_ENTROPY_MAX_CODE_LENGTH);
+	k->t2[0] = e16_join2(h[0], h[1]);
+	k->t2[1] = e16_join2(h[2], h[3]);
+	for (unsigned q = 0; q < 4; q++) {
+		const uint64_t m = _mm512_test_epi8_mask(
+		    _mm512_loadu_si512((const void *)(t->coded + 64 * q)), _mm512_set1_epi8(1));
+		memcpy(k->coded + 4 * q, &m, 8);
 	}
-	memset(k->coded, 0, sizeof k->coded);
-	for (unsigned x = 0; x < 256; x++)
-		k->coded[x / 16] |= (uint16_t)(t->coded[x] << (x % 16));
+	memset(k->coded + 16, 0, 32);
 	k->emask = _mm512_set1_epi16((short)((1u << t->esc_len) - 1));
 	k->epat = _mm512_set1_epi16((short)t->esc_code);
 	k->elen = _mm512_set1_epi16(t->esc_len);
-	for (unsigned q = 0; q < 4; q++)
-		k->t1[q] = _mm512_loadu_si512((const void *)(t1 + 32 * q));
-	for (unsigned q = 0; q < 2; q++)
-		k->t2[q] = _mm512_loadu_si512((const void *)(t2 + 32 * q));
 #if SZ_AVX512_VBMI
 	k->dup = _mm512_loadu_si512((const void *)e16_dup_idx);
 #endif
