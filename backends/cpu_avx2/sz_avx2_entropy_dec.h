@@ -270,28 +270,59 @@ typedef struct d16_full_r {
 	uint32_t esc;
 } d16_full_r;
 
-/* The lanes m of len and sym (length 0) from the full table by their next 11 bits (in lo); the
- * lanes of m that decode the escape symbol get their length, their symbol is left for phase R. */
+/*
+ * The lanes m of len and sym (length 0) from the full table by their next 11 bits (in lo); the
+ * lanes of m that decode the escape symbol get their length, their symbol is left for phase R.
+ * Four gathers of eight lanes: with a table that puts many codes outside the three levels (a
+ * wide spread of exponents), most lanes of most steps come here.
+ */
 static SZ_NOINLINE d16_full_r d16_full(const splitzip_entropy_dec_tables *t, const d16_lanes s,
                                        uint32_t m, __m256i len, __m256i sym)
 {
-	uint16_t lo[2][16];
-	uint8_t l8[32], s8[32];
-	_mm256_storeu_si256((__m256i *)lo[0], s.lo[0]);
-	_mm256_storeu_si256((__m256i *)lo[1], s.lo[1]);
-	_mm256_storeu_si256((__m256i *)l8, len);
-	_mm256_storeu_si256((__m256i *)s8, sym);
-	d16_full_r r = {len, sym, 0};
-	for (; m; m &= m - 1) {
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint32_t e = t->lut[lo[D16_REG(l)][D16_POS(l)] & (SZ_ENTROPY_LUT_SIZE - 1)];
-		l8[l] = (uint8_t)(e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT);
-		s8[l] = d16_rot(e & 0xFF);
-		r.esc |= (uint32_t)((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) == SPLITZIP_ENTROPY_ESC)
-		         << l;
-	}
-	r.len = _mm256_loadu_si256((const __m256i *)l8);
-	r.sym = _mm256_loadu_si256((const __m256i *)s8);
+	const __m256i lmask = _mm256_set1_epi32(SZ_ENTROPY_LUT_SIZE - 1);
+	__m256i e[4]; /* lanes 0-7, 8-15, 16-23, 24-31 */
+	for (unsigned h = 0; h < 2; h++)
+		for (unsigned r = 0; r < 2; r++) {
+			const __m128i q = h ? _mm256_extracti128_si256(s.lo[r], 1)
+			                    : _mm256_castsi256_si128(s.lo[r]);
+			e[2 * h + r] = _mm256_i32gather_epi32(
+			    (const int *)t->lut, _mm256_and_si256(_mm256_cvtepu16_epi32(q), lmask),
+			    4);
+		}
+	/* bytes 0 and 2 of the 32 entries (symbol, length) in lane order: vpackusdw and vpackuswb
+	 * interleave the 128-bit halves, vpermd puts the dwords back */
+	const __m256i ord = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	const __m256i lo16 = _mm256_set1_epi32(0xFFFF);
+	const __m256i sy = _mm256_permutevar8x32_epi32(
+	    _mm256_packus_epi16(
+	        _mm256_packus_epi32(_mm256_and_si256(e[0], lo16), _mm256_and_si256(e[1], lo16)),
+	        _mm256_packus_epi32(_mm256_and_si256(e[2], lo16), _mm256_and_si256(e[3], lo16))),
+	    ord); /* 0..255, or 255 for the escape symbol (256, saturated) */
+	const __m256i ln = _mm256_permutevar8x32_epi32(
+	    _mm256_packus_epi16(
+	        _mm256_packus_epi32(_mm256_srli_epi32(e[0], 16), _mm256_srli_epi32(e[1], 16)),
+	        _mm256_packus_epi32(_mm256_srli_epi32(e[2], 16), _mm256_srli_epi32(e[3], 16))),
+	    ord);
+	const __m256i es = _mm256_permutevar8x32_epi32(
+	    _mm256_packs_epi16(
+	        _mm256_packs_epi32(_mm256_cmpeq_epi32(_mm256_and_si256(e[0], lmask),
+	                                              _mm256_set1_epi32(SPLITZIP_ENTROPY_ESC)),
+	                           _mm256_cmpeq_epi32(_mm256_and_si256(e[1], lmask),
+	                                              _mm256_set1_epi32(SPLITZIP_ENTROPY_ESC))),
+	        _mm256_packs_epi32(_mm256_cmpeq_epi32(_mm256_and_si256(e[2], lmask),
+	                                              _mm256_set1_epi32(SPLITZIP_ENTROPY_ESC)),
+	                           _mm256_cmpeq_epi32(_mm256_and_si256(e[3], lmask),
+	                                              _mm256_set1_epi32(SPLITZIP_ENTROPY_ESC)))),
+	    ord);
+	/* d16_rot of the symbols: bits 1-7 to bits 0-6, bit 0 to bit 7 */
+	const __m256i rot = _mm256_or_si256(
+	    _mm256_and_si256(_mm256_srli_epi16(sy, 1), _mm256_set1_epi8(0x7F)),
+	    _mm256_and_si256(_mm256_slli_epi16(sy, 7), _mm256_set1_epi8((char)0x80)));
+	const __m256i m8 = d16_mask8(m);
+	d16_full_r r;
+	r.len = d16_blend(len, ln, m8);
+	r.sym = d16_blend(sym, rot, m8);
+	r.esc = m & (uint32_t)_mm256_movemask_epi8(es);
 	return r;
 }
 
