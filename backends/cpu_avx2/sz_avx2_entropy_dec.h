@@ -498,10 +498,10 @@ static SZ_ALWAYS_INLINE int d16_step(const d16_dk *k, d16_lanes *s, const uint8_
  */
 typedef struct d16_run {
 	d16_lanes s[2];
-	size_t next[2], x[2]; /* x: the escapes so far */
-	size_t i;             /* the first element of the next step */
-	__m256i len, sym;     /* leaving in the middle of a step: the lookup of its chunk */
-	uint32_t full;
+	size_t next[2], x[2];   /* x: the escapes so far */
+	size_t i;               /* the first element of the next step */
+	__m256i len[2], sym[2]; /* leaving in the middle of a step: the lookups of its chunks */
+	uint32_t full[2];
 } d16_run;
 
 /* The lanes whose next bits are the escape symbol's code, as bytes (-1) in lane order. */
@@ -574,8 +574,8 @@ static SZ_ALWAYS_INLINE unsigned d16_fast_rest(const d16_dk *k, d16_lanes *s, co
 }
 
 /* Steps from r->i on while each chunk has at least 64 words left and r->i < end. Returns 0;
- * 1 + j when chunk j's step needs the full table (after its phases A and D; the chunks before
- * it are done with the step, those after it have not begun it); 3 if a chunk is invalid. */
+ * 1 + j when chunk j's step needs the full table (the chunks from j on are left after their
+ * phases A and D, those before it are done with the step); 3 if a chunk is invalid. */
 static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entropy_chunk *c,
                                           d16_run *r, size_t end, const unsigned J)
 {
@@ -583,23 +583,26 @@ static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entrop
 	d16_lanes s0 = r->s[0], s1 = r->s[1];
 	size_t n0 = r->next[0], n1 = r->next[1], x0 = r->x[0], x1 = r->x[1], i = r->i;
 	unsigned out = 0;
-	__m256i len = all, sym = all;
-	uint32_t full = 0;
+	__m256i len0 = all, sym0 = all, len1 = all, sym1 = all;
+	uint32_t full0 = 0, full1 = 0;
 	for (; i < end; i += SPLITZIP_ENTROPY_LANES) {
 		if (c[0].n_words - n0 < SPLITZIP_ENTROPY_STEP_WORDS_MAX ||
 		    (J > 1 && c[1].n_words - n1 < SPLITZIP_ENTROPY_STEP_WORDS_MAX))
 			break;
-		d16_ad(k, &s0, c[0].words, c[0].n_words, &n0, 0, 0, all, &len, &sym, &full);
-		unsigned e = d16_fast_rest(k, &s0, c[0].words, &n0, c[0].sm + i, c[0].dst + i, len,
-		                           sym, full, &x0);
+		/* the phases of the two chunks in turn: their chains are independent */
+		d16_ad(k, &s0, c[0].words, c[0].n_words, &n0, 0, 0, all, &len0, &sym0, &full0);
+		if (J > 1)
+			d16_ad(k, &s1, c[1].words, c[1].n_words, &n1, 0, 0, all, &len1, &sym1,
+			       &full1);
+		unsigned e = d16_fast_rest(k, &s0, c[0].words, &n0, c[0].sm + i, c[0].dst + i, len0,
+		                           sym0, full0, &x0);
 		if (SZ_UNLIKELY(e)) {
 			out = e == 1 ? 1 : 3;
 			break;
 		}
 		if (J > 1) {
-			d16_ad(k, &s1, c[1].words, c[1].n_words, &n1, 0, 0, all, &len, &sym, &full);
-			e = d16_fast_rest(k, &s1, c[1].words, &n1, c[1].sm + i, c[1].dst + i, len,
-			                  sym, full, &x1);
+			e = d16_fast_rest(k, &s1, c[1].words, &n1, c[1].sm + i, c[1].dst + i, len1,
+			                  sym1, full1, &x1);
 			if (SZ_UNLIKELY(e)) {
 				out = e == 1 ? 2 : 3;
 				break;
@@ -607,9 +610,12 @@ static SZ_ALWAYS_INLINE unsigned d16_fast(const d16_dk *k, const splitzip_entrop
 		}
 	}
 	if (out) {
-		r->len = len;
-		r->sym = sym;
-		r->full = full;
+		r->len[0] = len0;
+		r->sym[0] = sym0;
+		r->full[0] = full0;
+		r->len[1] = len1;
+		r->sym[1] = sym1;
+		r->full[1] = full1;
 	}
 	r->s[0] = s0;
 	r->s[1] = s1;
@@ -708,14 +714,11 @@ static SZ_ALWAYS_INLINE int d16_group(const d16_dk *k, const splitzip_entropy_ch
 		if (out > J)
 			return -1;
 		const size_t i = r->i;
-		for (unsigned j = out - 1; j < J; j++) {
+		for (unsigned j = out - 1; j < J; j++) { /* the chunks left after their phase D */
 			const splitzip_entropy_chunk *cj = &c[j];
-			const int e = j == out - 1
-			                  ? d16_rest(k, &r->s[j], cj->words, cj->n_words,
-			                             &r->next[j], cj->sm + i, cj->dst + i, 0, 0,
-			                             all, r->len, r->sym, r->full)
-			                  : d16_step(k, &r->s[j], cj->words, cj->n_words,
-			                             &r->next[j], cj->sm + i, cj->dst + i, 0, 0, 0);
+			const int e =
+			    d16_rest(k, &r->s[j], cj->words, cj->n_words, &r->next[j], cj->sm + i,
+			             cj->dst + i, 0, 0, all, r->len[j], r->sym[j], r->full[j]);
 			if (e < 0)
 				return -1;
 			r->x[j] += (size_t)e;
