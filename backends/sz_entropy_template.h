@@ -7,7 +7,10 @@
  * A template in the manner of sz_chunk_template.h: a backend defines the vector type, the
  * per-lane operations and four ISA kernels (below), then includes this file, which defines the
  * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk, ##_entropy_decode_chunk and
- * ##_entropy_decode_pair (two chunks whose steps are interleaved).
+ * ##_entropy_decode_pair (two chunks whose steps are interleaved). A backend may bring its own
+ * encoder or decoder instead (SZ_ENT_OWN_ENCODER, SZ_ENT_OWN_DECODER), in 16-bit lanes: AVX2
+ * both (backends/cpu_avx2/sz_avx2_entropy_enc.h, sz_avx2_entropy_dec.h), AVX-512 its decoder
+ * (backends/cpu_avx512/sz_avx512_entropy_dec.h).
  *
  * Parameters:
  *   SZ_ENT_PREFIX      name prefix
@@ -18,7 +21,11 @@
  *   SZ_ENT_DK, SZ_ENT_EK   the decoder's and the encoder's constants (tables in registers)
  *   SZ_ENT_OWN_ENCODER     optional: the backend defines ##_entropy_encode_chunk itself, and
  *                          SZ_ENT_EK, ent_ranks, ent_compact, ent_enc_init and ent_enc_in are
- *                          not needed (AVX2 and AVX-512: their lane state in 16-bit lanes)
+ *                          not needed
+ *   SZ_ENT_OWN_DECODER     optional: the backend defines ##_entropy_decode_chunk and
+ *                          ##_entropy_decode_pair itself, and SZ_ES, SZ_ENT_DK, ent_words,
+ *                          ent_dec_init, ent_dec_lookup, ent_sym_merge and ent_join are not
+ *                          needed
  * Operations (static inline functions or macros; every value compared is below 2^31):
  *   ev_set1(x), ev_add(a, b), ev_sub(a, b), ev_and(a, b), ev_or(a, b), ev_sllv(a, n),
  *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM;
@@ -49,7 +56,7 @@
  *       t->sym[e]): code | length << 11 | escape << 15) to its lane.
  */
 #if !defined(SZ_ENT_PREFIX) || !defined(SZ_ENT_W) || !defined(SZ_EV) || !defined(SZ_EM) ||         \
-    !defined(SZ_ES) || !defined(SZ_ENT_DK) ||                                                      \
+    ((!defined(SZ_ES) || !defined(SZ_ENT_DK)) && !defined(SZ_ENT_OWN_DECODER)) ||                  \
     (!defined(SZ_ENT_EK) && !defined(SZ_ENT_OWN_ENCODER))
 #error "sz_entropy_template.h: a parameter is missing (see the list at the top)"
 #endif
@@ -59,6 +66,14 @@
 #define SZ_EN(name) SZ_PASTE(SZ_ENT_PREFIX, name)
 #define SZ_ENT_NV (SPLITZIP_ENTROPY_LANES / SZ_ENT_W)
 
+/* Lanes of a partial step: lane j < m active. */
+static SZ_ALWAYS_INLINE void SZ_EN(ent_active)(SZ_EM act[SZ_ENT_NV], unsigned m)
+{
+	for (unsigned v = 0; v < SZ_ENT_NV; v++)
+		act[v] = ev_lt(ev_iota(v), ev_set1(m));
+}
+
+#ifndef SZ_ENT_OWN_DECODER
 /* ---- Decode -------------------------------------------------------------------------------- */
 
 /* The lanes of a chunk's decoder (FORMAT.md §4.3.5) and its words. */
@@ -67,13 +82,6 @@ typedef struct SZ_EN(ent_dec) {
 	const uint8_t *w; /* the words; after ent_dec_tail, a zero-padded copy of the last ones */
 	size_t nw, next;
 } SZ_EN(ent_dec);
-
-/* Lanes of a partial step: lane j < m active. */
-static SZ_ALWAYS_INLINE void SZ_EN(ent_active)(SZ_EM act[SZ_ENT_NV], unsigned m)
-{
-	for (unsigned v = 0; v < SZ_ENT_NV; v++)
-		act[v] = ev_lt(ev_iota(v), ev_set1(m));
-}
 
 /* Read a word for every lane of mask m (masks per vector mv): at most 32 words, lane order. */
 static SZ_ALWAYS_INLINE int SZ_EN(ent_dec_read)(SZ_EN(ent_dec) * d, const SZ_EM mv[SZ_ENT_NV],
@@ -334,6 +342,8 @@ static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tab
 	return SPLITZIP_OK;
 }
 
+#endif /* SZ_ENT_OWN_DECODER */
+
 #ifndef SZ_ENT_OWN_ENCODER
 /* Completed words stored per step without a loop, and the bias of a slot in an entry. */
 #define SZ_ENT_STORES 8u
@@ -549,6 +559,7 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 #endif /* SZ_ENT_OWN_ENCODER */
 
 #undef SZ_ENT_OWN_ENCODER
+#undef SZ_ENT_OWN_DECODER
 #undef SZ_ENT_TAIL_WORDS
 #undef SZ_ENT_STORES
 #undef SZ_ENT_SLOT_BIAS

@@ -82,6 +82,9 @@ void splitzip_entropy_dec_init(splitzip_entropy_dec_tables *dec, const splitzip_
 	for (unsigned e = 0; e < 256; e++)
 		dec->coded[e] = len[e] != 0;
 	dec->raw_bits = SPLITZIP_ENTROPY_RAW_BITS;
+	dec->esc_len = len[SPLITZIP_ENTROPY_ESC];
+	dec->esc_code = (uint16_t)splitzip_entropy_reverse(code[SPLITZIP_ENTROPY_ESC],
+	                                                   len[SPLITZIP_ENTROPY_ESC]);
 }
 
 /* ---- The code-length section of a frame (FORMAT.md §4.3.3) -------------------------------- */

@@ -167,12 +167,16 @@ typedef struct splitzip_entropy_enc_tables {
  * raw exponent is coded is invalid (FORMAT.md §4.3.6). raw_bits: the width of an escape's raw
  * exponent, SPLITZIP_ENTROPY_RAW_BITS (8) for BF16 and FP32; the dtype decoder sets it to the
  * exponent width of the other dtypes (§2.4: 5 for FP16 and E5M2, 4 for E4M3), which is also the
- * refill threshold before those bits.
+ * refill threshold before those bits. esc_code and esc_len: the escape symbol's code, first bit
+ * in bit 0 (as lut indexes it), and its length: a lane decodes the escape symbol exactly when
+ * its next esc_len bits are esc_code, which a SIMD decoder tests without the table.
  */
 typedef struct splitzip_entropy_dec_tables {
 	uint32_t lut[SZ_ENTROPY_LUT_SIZE];
 	uint8_t coded[256];
 	uint8_t raw_bits;
+	uint8_t esc_len;
+	uint16_t esc_code;
 } splitzip_entropy_dec_tables;
 
 /* The 257 lengths of a public table (exponents, then the escape symbol). */

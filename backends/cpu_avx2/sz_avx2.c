@@ -331,179 +331,17 @@ static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
 	                        _mm256_set1_epi32((int)(8 * v)));
 }
 
-/*
- * Lane tables over a mask of 8 lanes. ent_shuf[m]: the vpshufb control that puts word
- * SZ_RANK(m, l) of 8 (little-endian) into u32 lane l for the lanes of m and zeroes the others;
- * ent_nth[m][j] = SZ_NTH(m, j).
- */
-#define SZ_SHUF_LANE(m, l)                                                                         \
-	((m) >> (l)&1 ? 2 * SZ_RANK(m, l) : 0x80), ((m) >> (l)&1 ? 2 * SZ_RANK(m, l) + 1 : 0x80),  \
-	    0x80, 0x80
-#define SZ_SHUF(m)                                                                                 \
-	{                                                                                          \
-		SZ_SHUF_LANE(m, 0), SZ_SHUF_LANE(m, 1), SZ_SHUF_LANE(m, 2), SZ_SHUF_LANE(m, 3),    \
-		    SZ_SHUF_LANE(m, 4), SZ_SHUF_LANE(m, 5), SZ_SHUF_LANE(m, 6), SZ_SHUF_LANE(m, 7) \
-	}
+/* Lane tables over a mask of 8 lanes (the encoder's): ent_nth[m][j] = SZ_NTH(m, j). */
 #define SZ_NTHS(m)                                                                                 \
 	{                                                                                          \
 		SZ_NTH(m, 0), SZ_NTH(m, 1), SZ_NTH(m, 2), SZ_NTH(m, 3), SZ_NTH(m, 4),              \
 		    SZ_NTH(m, 5), SZ_NTH(m, 6), SZ_NTH(m, 7)                                       \
 	}
-static const uint8_t ent_shuf[256][32] __attribute__((aligned(32))) = {SZ_TABLE256(SZ_SHUF)};
 static const uint8_t ent_nth[256][8] = {SZ_TABLE256(SZ_NTHS)};
-
-/* The words of the lanes of m: per vector, the next 8 words of both 128-bit halves, vpshufb. */
-static SZ_ALWAYS_INLINE void ent_words(__m256i w[4], uint32_t m, const uint8_t *p)
-{
-	unsigned off = 0;
-	for (unsigned v = 0; v < 4; v++) {
-		const unsigned mv = (m >> (8 * v)) & 0xFF;
-		const __m256i q =
-		    _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p + 2 * off)));
-		w[v] = _mm256_shuffle_epi8(q, _mm256_load_si256((const __m256i *)ent_shuf[mv]));
-		off += (unsigned)__builtin_popcount(mv);
-	}
-}
-
-/*
- * The decoder: the first 4 bits of a lane, then the next 4 after the most frequent prefix of the
- * longer codes, by vpshufb of 16-entry tables (sz_ent_dec_nibbles) on bytes of the 32 lanes;
- * the codes of 9 to 11 bits (a step of 32 lanes has one about every eighth step on real KV)
- * by a third table on the next 3 bits, off the main path; anything else from the full table.
- */
-typedef struct ent_dk {
-	__m256i len1, sym1, len2, sym2, pre;
-	uint8_t len3[16], sym3[16], pre2a, pre2b;
-	const splitzip_entropy_dec_tables *t;
-} ent_dk;
 
 static SZ_ALWAYS_INLINE __m256i bcast16(const uint8_t *p)
 {
 	return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)p));
-}
-
-static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_tables *t)
-{
-	sz_ent_nib nib;
-	sz_ent_dec_nibbles(t, &nib);
-	k->len1 = bcast16(nib.len1);
-	k->sym1 = bcast16(nib.sym1);
-	k->len2 = bcast16(nib.len2);
-	k->sym2 = bcast16(nib.sym2);
-	k->pre = _mm256_set1_epi8((char)nib.pre);
-	memcpy(k->len3, nib.len3, 16);
-	memcpy(k->sym3, nib.sym3, 16);
-	k->pre2a = (uint8_t)nib.pre2a;
-	k->pre2b = (uint8_t)nib.pre2b;
-	k->t = t;
-}
-
-/* 32 u32 lanes (each below 256) -> 32 bytes in lane order. */
-static SZ_ALWAYS_INLINE __m256i bytes_of(__m256i a, __m256i b, __m256i c, __m256i d)
-{
-	const __m256i p = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
-	return _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-}
-
-/* Lanes m (codes the nibble tables do not resolve): their length and symbol bytes from the
- * full table. */
-static SZ_NOINLINE void ent_dec_full(const ent_dk *k, __m256i b0, __m256i b1, __m256i b2,
-                                     __m256i b3, uint32_t m, __m256i *len, __m256i *sym)
-{
-	uint32_t b[32];
-	uint8_t l8[32], s8[32];
-	_mm256_storeu_si256((__m256i *)b, b0);
-	_mm256_storeu_si256((__m256i *)(b + 8), b1);
-	_mm256_storeu_si256((__m256i *)(b + 16), b2);
-	_mm256_storeu_si256((__m256i *)(b + 24), b3);
-	_mm256_storeu_si256((__m256i *)l8, *len);
-	_mm256_storeu_si256((__m256i *)s8, *sym);
-	for (; m; m &= m - 1) {
-		const unsigned l = (unsigned)__builtin_ctz(m);
-		const uint32_t e = k->t->lut[b[l] & (SZ_ENTROPY_LUT_SIZE - 1)];
-		l8[l] = sz_ent_nib_len(e, SPLITZIP_ENTROPY_MAX_CODE_LENGTH);
-		s8[l] = (uint8_t)e;
-	}
-	*len = _mm256_loadu_si256((const __m256i *)l8);
-	*sym = _mm256_loadu_si256((const __m256i *)s8);
-}
-
-/* Lanes whose code the first two nibbles do not resolve (len 0): the third nibble after the
- * prefix of the longest codes, by vpshufb again; whatever is still open, from the full table. */
-static SZ_NOINLINE void ent_dec_long(const ent_dk *k, __m256i u0, __m256i u1, __m256i u2,
-                                     __m256i u3, __m256i n1, __m256i n2, __m256i *len, __m256i *sym)
-{
-	const __m256i ff = _mm256_set1_epi32(0xFF);
-	const __m256i b2 = bytes_of(_mm256_and_si256(_mm256_srli_epi32(u0, 8), ff),
-	                            _mm256_and_si256(_mm256_srli_epi32(u1, 8), ff),
-	                            _mm256_and_si256(_mm256_srli_epi32(u2, 8), ff),
-	                            _mm256_and_si256(_mm256_srli_epi32(u3, 8), ff));
-	const __m256i second = _mm256_cmpeq_epi8(n2, _mm256_set1_epi8((char)k->pre2b));
-	const __m256i n3 = _mm256_or_si256(_mm256_and_si256(b2, _mm256_set1_epi8(7)),
-	                                   _mm256_and_si256(second, _mm256_set1_epi8(8)));
-	const __m256i three = _mm256_and_si256(
-	    _mm256_and_si256(
-	        _mm256_cmpeq_epi8(n1, k->pre),
-	        _mm256_or_si256(second, _mm256_cmpeq_epi8(n2, _mm256_set1_epi8((char)k->pre2a)))),
-	    _mm256_cmpeq_epi8(*len, _mm256_setzero_si256()));
-	*len = _mm256_blendv_epi8(*len, _mm256_shuffle_epi8(bcast16(k->len3), n3), three);
-	*sym = _mm256_blendv_epi8(*sym, _mm256_shuffle_epi8(bcast16(k->sym3), n3), three);
-	const uint32_t m =
-	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(*len, _mm256_setzero_si256()));
-	if (m)
-		ent_dec_full(k, u0, u1, u2, u3, m, len, sym);
-}
-
-static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m256i buf[4],
-                                                __m256i len[4], __m256i *x)
-{
-	const __m256i ff = _mm256_set1_epi32(0xFF), m0f = _mm256_set1_epi8(0x0F);
-	const __m256i b = bytes_of(_mm256_and_si256(buf[0], ff), _mm256_and_si256(buf[1], ff),
-	                           _mm256_and_si256(buf[2], ff), _mm256_and_si256(buf[3], ff));
-	const __m256i n1 = _mm256_and_si256(b, m0f);
-	const __m256i n2 = _mm256_and_si256(_mm256_srli_epi16(b, 4), m0f);
-	const __m256i two = _mm256_cmpeq_epi8(n1, k->pre);
-	__m256i l = _mm256_blendv_epi8(_mm256_shuffle_epi8(k->len1, n1),
-	                               _mm256_shuffle_epi8(k->len2, n2), two);
-	__m256i s = _mm256_blendv_epi8(_mm256_shuffle_epi8(k->sym1, n1),
-	                               _mm256_shuffle_epi8(k->sym2, n2), two);
-	const uint32_t lng =
-	    (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(l, _mm256_setzero_si256()));
-	if (SZ_UNLIKELY(lng))
-		ent_dec_long(k, buf[0], buf[1], buf[2], buf[3], n1, n2, &l, &s);
-	*x = s;
-	const uint32_t esc = (uint32_t)_mm256_movemask_epi8(l); /* bit 7: the escape symbol */
-	const __m256i l4 = _mm256_and_si256(l, m0f);
-	const __m128i lo = _mm256_castsi256_si128(l4), hi = _mm256_extracti128_si256(l4, 1);
-	len[0] = _mm256_cvtepu8_epi32(lo);
-	len[1] = _mm256_cvtepu8_epi32(_mm_srli_si128(lo, 8));
-	len[2] = _mm256_cvtepu8_epi32(hi);
-	len[3] = _mm256_cvtepu8_epi32(_mm_srli_si128(hi, 8));
-	return esc;
-}
-
-static SZ_ALWAYS_INLINE void ent_sym_merge(__m256i *x, const uint32_t v[32], uint32_t m)
-{
-	uint8_t s8[32];
-	_mm256_storeu_si256((__m256i *)s8, *x);
-	for (; m; m &= m - 1)
-		s8[__builtin_ctz(m)] = (uint8_t)v[__builtin_ctz(m)];
-	*x = _mm256_loadu_si256((const __m256i *)s8);
-}
-
-/* 32 elements from their exponent bytes x and sign/mantissa bytes: low byte (sm & 0x7F) |
- * (x & 1) << 7, high byte (sm & 0x80) | x >> 1, interleaved. */
-static SZ_ALWAYS_INLINE void ent_join(const __m256i *x, const uint8_t *sm, uint16_t *dst)
-{
-	const __m256i s = _mm256_loadu_si256((const __m256i *)sm);
-	const __m256i m80 = _mm256_set1_epi8((char)0x80), m7f = _mm256_set1_epi8(0x7F);
-	const __m256i lo = _mm256_or_si256(_mm256_and_si256(s, m7f),
-	                                   _mm256_and_si256(_mm256_slli_epi16(*x, 7), m80));
-	const __m256i hi = _mm256_or_si256(_mm256_and_si256(s, m80),
-	                                   _mm256_and_si256(_mm256_srli_epi16(*x, 1), m7f));
-	const __m256i u0 = _mm256_unpacklo_epi8(lo, hi), u1 = _mm256_unpackhi_epi8(lo, hi);
-	_mm256_storeu_si256((__m256i *)dst, _mm256_permute2x128_si256(u0, u1, 0x20));
-	_mm256_storeu_si256((__m256i *)(dst + 16), _mm256_permute2x128_si256(u0, u1, 0x31));
 }
 
 /* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
@@ -575,17 +413,17 @@ static void avx2_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, co
 		}
 }
 
-/* The decoder from the template; the encoder is AVX2's own, in 16-bit lanes
- * (sz_avx2_entropy_enc.h). */
+/* The encoder and the decoder are AVX2's own, in 16-bit lanes (sz_avx2_entropy_enc.h,
+ * sz_avx2_entropy_dec.h). */
 #define SZ_ENT_PREFIX avx2
 #define SZ_ENT_W 8
 #define SZ_EV __m256i
 #define SZ_EM __m256i
-#define SZ_ES __m256i
-#define SZ_ENT_DK ent_dk
 #define SZ_ENT_OWN_ENCODER
+#define SZ_ENT_OWN_DECODER
 #include "../sz_entropy_template.h"
 #include "sz_avx2_entropy_enc.h"
+#include "sz_avx2_entropy_dec.h"
 
 /* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
  * -------------------------------------------------------- */

@@ -414,137 +414,6 @@ static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16
 #define SZ_CNT_BLOCK_ADDS 1
 #include "../sz_chunk_template.h"
 
-/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
-
-/* The 32 lanes of a chunk as two vectors of 16 u32; masks are k-masks. */
-#define ev_set1(x) _mm512_set1_epi32((int)(x))
-#define ev_add _mm512_add_epi32
-#define ev_sub _mm512_sub_epi32
-#define ev_and _mm512_and_si512
-#define ev_or _mm512_or_si512
-#define ev_sllv _mm512_sllv_epi32
-#define ev_srlv _mm512_srlv_epi32
-#define ev_srli(a, n) _mm512_srli_epi32(a, n)
-#define ev_slli(a, n) _mm512_slli_epi32(a, n)
-#define ev_lt(a, b) _mm512_cmplt_epu32_mask(a, b)
-#define ev_eq(a, b) _mm512_cmpeq_epi32_mask(a, b)
-#define em_and(a, b) ((__mmask16)((a) & (b)))
-#define ev_maskz(m, a) _mm512_maskz_mov_epi32(m, a)
-#define ev_sel(m, a, b) _mm512_mask_blend_epi32(m, b, a)
-#define em_bits(m) ((unsigned)(m))
-#define em_bits32(m) ((uint32_t)(m)[0] | (uint32_t)(m)[1] << 16)
-#define ev_storeu(p, a) _mm512_storeu_si512((void *)(p), a)
-#define ev_loadu(p) _mm512_loadu_si512((const void *)(p))
-
-static const uint16_t ent_iota[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
-                                      11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                      22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
-
-static SZ_ALWAYS_INLINE __m512i ev_iota(unsigned v)
-{
-	return _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(ent_iota + 16 * v)));
-}
-
-/*
- * The words of the lanes of m, in lane order: vpexpandd of the next 16 words into each half
- * (register forms: the memory forms are microcoded on Zen 4; vpexpandw of 32 words, then two
- * widenings, measured slower there).
- */
-static SZ_ALWAYS_INLINE void ent_words(__m512i w[2], uint32_t m, const uint8_t *p)
-{
-	const unsigned k0 = (unsigned)__builtin_popcount(m & 0xFFFF);
-	w[0] = _mm512_maskz_expand_epi32(
-	    (__mmask16)m, _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)p)));
-	w[1] = _mm512_maskz_expand_epi32(
-	    (__mmask16)(m >> 16),
-	    _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p + 2 * k0))));
-}
-
-/* The decoder: the 256-entry table of the next 8 bits (sz_ent_dec_peek8) in eight registers,
- * four vpermi2w of 64 entries; a longer code is looked up in the full table. */
-typedef struct ent_dk {
-	__m512i p[8];
-	__m512i sel; /* word j: 2 j (the low u16 of u32 lane j of two vectors) */
-	const splitzip_entropy_dec_tables *t;
-} ent_dk;
-
-static SZ_ALWAYS_INLINE void ent_dec_init(ent_dk *k, const splitzip_entropy_dec_tables *t)
-{
-	uint16_t tab[256];
-	sz_ent_dec_peek8(t, tab);
-	for (unsigned q = 0; q < 8; q++)
-		k->p[q] = _mm512_loadu_si512((const void *)(tab + 32 * q));
-	k->sel = _mm512_slli_epi16(_mm512_loadu_si512((const void *)ent_iota), 1);
-	k->t = t;
-}
-
-/* Codes of more than 8 bits (lanes m of vector buf): their entries from the full table, one
- * vpgatherdd (the table is 8 KiB, in L1). */
-static SZ_ALWAYS_INLINE __m512i ent_dec_long(const ent_dk *k, __m512i buf, __m512i e, __mmask16 m)
-{
-	const __m512i idx = _mm512_and_si512(buf, _mm512_set1_epi32(SZ_ENTROPY_LUT_SIZE - 1));
-	const __m512i x =
-	    _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, (const void *)k->t->lut, 4);
-	const __m512i v =
-	    _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(SPLITZIP_ENTROPY_DEC_SYM_MASK)),
-	                    _mm512_slli_epi32(_mm512_srli_epi32(x, SPLITZIP_ENTROPY_DEC_LEN_SHIFT),
-	                                      SZ_ENT_D16_LEN_SHIFT));
-	return _mm512_mask_mov_epi32(e, m, v);
-}
-
-/*
- * The entries of the 16 lanes of buf: four vpermi2w on the u32 lanes themselves (the low u16
- * of each lane gets the entry of its low 8 bits, the high u16 something unused), which keeps
- * packing and widening off the chain from one step to the next.
- */
-static SZ_ALWAYS_INLINE __m512i ent_dec_peek(const ent_dk *k, __m512i buf)
-{
-	const __m512i a = _mm512_permutex2var_epi16(k->p[0], buf, k->p[1]);
-	const __m512i b = _mm512_permutex2var_epi16(k->p[2], buf, k->p[3]);
-	const __m512i c = _mm512_permutex2var_epi16(k->p[4], buf, k->p[5]);
-	const __m512i d = _mm512_permutex2var_epi16(k->p[6], buf, k->p[7]);
-	const __mmask16 b6 = _mm512_test_epi32_mask(buf, _mm512_set1_epi32(0x40));
-	const __mmask16 b7 = _mm512_test_epi32_mask(buf, _mm512_set1_epi32(0x80));
-	__m512i e = _mm512_mask_blend_epi32(b7, _mm512_mask_blend_epi32(b6, a, b),
-	                                    _mm512_mask_blend_epi32(b6, c, d));
-	const __mmask16 lng = _mm512_testn_epi32_mask(e, _mm512_set1_epi32(0xF000));
-	if (SZ_UNLIKELY(lng))
-		e = ent_dec_long(k, buf, e, lng);
-	return e;
-}
-
-static SZ_ALWAYS_INLINE uint32_t ent_dec_lookup(const ent_dk *k, const __m512i buf[2],
-                                                __m512i len[2], __m512i *x)
-{
-	const __m512i e0 = ent_dec_peek(k, buf[0]), e1 = ent_dec_peek(k, buf[1]);
-	len[0] =
-	    _mm512_and_si512(_mm512_srli_epi32(e0, SZ_ENT_D16_LEN_SHIFT), _mm512_set1_epi32(0xF));
-	len[1] =
-	    _mm512_and_si512(_mm512_srli_epi32(e1, SZ_ENT_D16_LEN_SHIFT), _mm512_set1_epi32(0xF));
-	*x = _mm512_permutex2var_epi16(e0, k->sel, e1);
-	return _mm512_test_epi16_mask(*x, _mm512_set1_epi16(SPLITZIP_ENTROPY_ESC));
-}
-
-static SZ_ALWAYS_INLINE void ent_sym_merge(__m512i *x, const uint32_t v[32], uint32_t m)
-{
-	const __m512i v16 = _mm512_inserti64x4(
-	    _mm512_castsi256_si512(_mm512_cvtepi32_epi16(_mm512_loadu_si512((const void *)v))),
-	    _mm512_cvtepi32_epi16(_mm512_loadu_si512((const void *)(v + 16))), 1);
-	*x = _mm512_mask_mov_epi16(*x, m, v16);
-}
-
-/* 32 elements from their exponents (the low 8 bits of x) and sign/mantissa bytes:
- * (sm | sm << 8) & 0x807F | (x << 7) & 0x7F80. */
-static SZ_ALWAYS_INLINE void ent_join(const __m512i *x, const uint8_t *sm, uint16_t *dst)
-{
-	const __m512i s = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)sm));
-	const __m512i ss = _mm512_or_si512(s, _mm512_slli_epi16(s, 8));
-	/* 0xE4: C ? A : B */
-	_mm512_storeu_si512((void *)dst,
-	                    _mm512_ternarylogic_epi32(ss, _mm512_slli_epi16(*x, 7),
-	                                              _mm512_set1_epi16((short)0x807F), 0xE4));
-}
-
 /* ---- Joins of the dtypes (splitzip_pl3_join_fn, splitzip_nib_join_fn) ---------------------- */
 
 /* The exponents hi[i] >> 7 of 64 elements as bytes. */
@@ -605,15 +474,16 @@ static void avx512_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, 
 	}
 }
 
-#define SZ_ENT_PREFIX avx512
-#define SZ_ENT_W 16
-#define SZ_EV __m512i
-#define SZ_EM __mmask16
-#define SZ_ES __m512i
-#define SZ_ENT_DK ent_dk
-#define SZ_ENT_OWN_ENCODER
-#include "../sz_entropy_template.h"
+/* ---- Mode 2 ----------------------------------------------------------------------------- */
+
+/*
+ * AVX-512's own mode-2 kernels, the 32 lanes of a chunk in the 16-bit lanes of one register
+ * (doc/CPU_BACKENDS.md): the encoder (sz_avx512_entropy_enc.h) and the decoder
+ * (sz_avx512_entropy_dec.h). The u32-lane kernels of sz_entropy_template.h, which NEON uses,
+ * are not built here.
+ */
 #include "sz_avx512_entropy_enc.h"
+#include "sz_avx512_entropy_dec.h"
 
 /* ---- Code counter and histogram (sz_count_template.h, sz_hist_template.h)
  * -------------------------------------------------------- */

@@ -416,6 +416,75 @@ START_TEST(entropy_decode_kernel_coded_escape)
 }
 END_TEST
 
+/*
+ * The same for every exponent: under a table that codes all 256, each one in turn written as an
+ * escape (the escape symbol's code and the exponent's 8 bits) into a chunk long enough that the
+ * escape comes in the middle of the decoders' main loops (the SIMD decoders check the raw
+ * exponents against a bitmap of coded[] there), alone and in a pair with an intact chunk.
+ */
+START_TEST(entropy_decode_kernel_coded_escape_any_exponent)
+{
+	const splitzip_backend *b = usable(_i);
+	if (!b)
+		return;
+	const size_t n = 4096, p = 2000;
+	uint16_t *src = xmalloc(2 * n), *d = xmalloc(2 * n), *d2 = xmalloc(2 * n);
+	splitzip_entropy_table t;
+	kernel_table(2, src, 0, &t); /* every exponent coded, lengths up to 11 */
+	uint8_t len[SPLITZIP_ENTROPY_SYMBOLS];
+	uint16_t code[SPLITZIP_ENTROPY_SYMBOLS];
+	splitzip_entropy_lengths_of(&t, len);
+	splitzip_entropy_codes(len, code);
+	const unsigned le = len[SPLITZIP_ENTROPY_ESC];
+	const uint32_t esc_entry = splitzip_entropy_reverse(code[SPLITZIP_ENTROPY_ESC], le) |
+	                           (uint32_t)le << SPLITZIP_ENTROPY_ENC_LEN_SHIFT |
+	                           SPLITZIP_ENTROPY_ENC_ESCAPE;
+	splitzip_entropy_enc_tables enc0, enc;
+	splitzip_entropy_dec_tables dec;
+	splitzip_entropy_enc_init(&enc0, &t);
+	splitzip_entropy_dec_init(&dec, &t);
+	const size_t wmax = (size_t)splitzip_entropy_chunk_words_max(n);
+	uint8_t *sm = xmalloc(n), *w = xmalloc(2 * wmax), *w2 = xmalloc(2 * wmax);
+	uint64_t s = 17;
+	for (size_t i = 0; i < n; i++) /* the exponents of the best codes, mostly */
+		src[i] = (uint16_t)((sz_test_rand(&s) % 4 ? 128 + sz_test_rand(&s) % 4
+		                                          : sz_test_rand(&s) % 256)
+		                        << 7 |
+		                    (i & 0x807F));
+	size_t nw2 = 0;
+	splitzip_ref_entropy_encode_chunk(&enc0, src, n, sm, w2, &nw2); /* an intact chunk */
+	for (unsigned x = 0; x < 256; x++) {
+		enc = enc0;
+		enc.sym[x] = esc_entry; /* x written as an escape */
+		const uint16_t keep = src[p];
+		src[p] = (uint16_t)(x << 7 | (keep & 0x807F));
+		for (size_t i = 0; i < n; i++)
+			if (i != p && splitzip_bf16_exponent(src[i]) == x)
+				src[i] ^= 1u << 7; /* x only at p */
+		size_t nw = 0, esc = 0;
+		uint8_t *sm1 = xmalloc(n);
+		splitzip_ref_entropy_encode_chunk(&enc, src, n, sm1, w, &nw);
+		ck_assert_int_eq(splitzip_ref_entropy_decode_chunk(&dec, w, nw, sm1, n, d, &esc),
+		                 SPLITZIP_ERROR_CORRUPT_STREAM);
+		ck_assert_msg(b->host->entropy_decode_chunk(&dec, w, nw, sm1, n, d, &esc) ==
+		                  SPLITZIP_ERROR_CORRUPT_STREAM,
+		              "%s: escape of coded exponent %u accepted", b->name, x);
+		for (int order = 0; order < 2; order++) {
+			splitzip_entropy_chunk c[2];
+			c[order] = (splitzip_entropy_chunk){w, nw, sm1, n, d, 0};
+			c[1 - order] = (splitzip_entropy_chunk){w2, nw2, sm, n, d2, 0};
+			ck_assert_msg(
+			    b->host->entropy_decode_pair(&dec, c) == SPLITZIP_ERROR_CORRUPT_STREAM,
+			    "%s: escape of coded exponent %u accepted in a pair (order %d)",
+			    b->name, x, order);
+		}
+		free(sm1);
+		src[p] = keep;
+	}
+	free(src), free(d), free(d2), free(sm), free(w), free(w2);
+}
+END_TEST
+
 /* Damaged words: the backend's decode kernel gives the reference kernel's status (and, on OK,
  * its elements) for flipped bits, missing and extra words; it never reads past n_words (the
  * words are copied flush against a guard page). */
@@ -693,6 +762,7 @@ int main(void)
 	tcase_add_loop_test(tc, entropy_kernels_slow_lane, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_kernel_on_damage, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_kernel_coded_escape, 0, nb);
+	tcase_add_loop_test(tc, entropy_decode_kernel_coded_escape_any_exponent, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_generated_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_frames_real_kv_match_scalar, 0, nb);
 	tcase_add_loop_test(tc, entropy_decode_matrix, 0, nb);
