@@ -71,9 +71,13 @@ void splitzip_entropy_dec_init(splitzip_entropy_dec_tables *dec, const splitzip_
 	uint16_t code[SPLITZIP_ENTROPY_SYMBOLS];
 	splitzip_entropy_lengths_of(t, len);
 	splitzip_entropy_codes(len, code);
+	dec->long_space = 0;
 	for (unsigned s = 0; s < SPLITZIP_ENTROPY_SYMBOLS; s++) {
 		if (!len[s])
 			continue;
+		if (len[s] > 7)
+			dec->long_space +=
+			    (uint16_t)(1u << (SPLITZIP_ENTROPY_MAX_CODE_LENGTH - len[s]));
 		const uint32_t entry = s | (uint32_t)len[s] << SPLITZIP_ENTROPY_DEC_LEN_SHIFT;
 		for (uint32_t x = splitzip_entropy_reverse(code[s], len[s]);
 		     x < SZ_ENTROPY_LUT_SIZE; x += 1u << len[s])

@@ -170,6 +170,10 @@ typedef struct splitzip_entropy_enc_tables {
  * refill threshold before those bits. esc_code and esc_len: the escape symbol's code, first bit
  * in bit 0 (as lut indexes it), and its length: a lane decodes the escape symbol exactly when
  * its next esc_len bits are esc_code, which a SIMD decoder tests without the table.
+ * long_space: how many of the 2048 values of lut start with a code of more than 7 bits; a
+ * canonical code puts those codes last in the code space, so when long_space <= 64 they all
+ * begin with the bits 11111 (a SIMD decoder with a 7-bit table and a table of the 6 bits after
+ * 11111 holds every code), and the share of lanes that need more is long_space / 2048.
  */
 typedef struct splitzip_entropy_dec_tables {
 	uint32_t lut[SZ_ENTROPY_LUT_SIZE];
@@ -177,6 +181,7 @@ typedef struct splitzip_entropy_dec_tables {
 	uint8_t raw_bits;
 	uint8_t esc_len;
 	uint16_t esc_code;
+	uint16_t long_space;
 } splitzip_entropy_dec_tables;
 
 /* The 257 lengths of a public table (exponents, then the escape symbol). */

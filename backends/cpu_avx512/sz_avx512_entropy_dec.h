@@ -59,6 +59,9 @@ typedef struct e16_dk {
 
 #define E16_L2_BITS 5 /* the second table's prefix: 11111 */
 #define E16_L2_PREFIX ((1u << E16_L2_BITS) - 1)
+/* The lut values the second table covers: every code longer than 7 bits lies there when they
+ * take at most this many (splitzip_entropy_dec_tables.long_space). */
+#define E16_L2_SPACE (SZ_ENTROPY_LUT_SIZE >> E16_L2_BITS)
 #define E16_SYM_SHIFT 7 /* an entry's symbol: where the join wants the exponent */
 
 #if SZ_AVX512_VBMI
@@ -188,11 +191,13 @@ static SZ_ALWAYS_INLINE __m512i e16_lookup(const e16_dk *k, __m512i lo)
 
 /*
  * The lanes m whose entry is 0 and whose next bits are not the escape code: their entries from
- * the full table, a lane at a time. No lane of real KV comes here; a table with a wide spread of
- * exponents (more than 1/32 of the code space in codes of 8 bits or more) sends lanes in most
- * steps, and decodes slower than the template's decoder did (two fifths slower with half of the
- * elements spread over all 256 exponents). Gathers here (or the steps' loop left for them) cost
- * the common steps a tenth of their speed.
+ * the full table, a lane at a time. No lane of real KV comes here. A table with a wide spread of
+ * exponents (more than 1/32 of the code space in codes of 8 bits or more: long_space > 64)
+ * sends lanes in most steps; its frames take a copy of the steps that gathers them instead
+ * (e16_full_gather, 'wide'): gathers in the common steps cost them a tenth of their speed, while
+ * this loop made wide frames a third slower than the template's decoder was. On frames with
+ * half of the elements spread over all 256 exponents (16 MiB, one thread): the template's
+ * decoder 2.8 GB/s; this loop 1.85 (VBMI) and 1.6; the gathers 2.6 and 2.3.
  */
 static SZ_ALWAYS_INLINE __m512i e16_full(const splitzip_entropy_dec_tables *t, __m512i lo,
                                          __m512i e, __mmask32 m)
@@ -207,6 +212,24 @@ static SZ_ALWAYS_INLINE __m512i e16_full(const splitzip_entropy_dec_tables *t, _
 		                  f >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT);
 	}
 	return _mm512_loadu_si512((const void *)v);
+}
+
+/* The same by two vpgatherdd of 16 lanes each, for wide tables. */
+static SZ_ALWAYS_INLINE __m512i e16_full_gather(const splitzip_entropy_dec_tables *t, __m512i lo,
+                                                __m512i e, __mmask32 m)
+{
+	const __m512i idx = _mm512_set1_epi32(SZ_ENTROPY_LUT_SIZE - 1), z = _mm512_setzero_si512();
+	const __m512i i0 = _mm512_and_si512(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(lo)), idx);
+	const __m512i i1 =
+	    _mm512_and_si512(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(lo, 1)), idx);
+	const __m512i f0 =
+	    _mm512_mask_i32gather_epi32(z, (__mmask16)m, i0, (const void *)t->lut, 4);
+	const __m512i f1 =
+	    _mm512_mask_i32gather_epi32(z, (__mmask16)(m >> 16), i1, (const void *)t->lut, 4);
+	/* the lanes of m have no escape symbol: entries with up to 11 bits */
+	return _mm512_mask_mov_epi16(e, m,
+	                             e16_join2(e16_entries(f0, SPLITZIP_ENTROPY_MAX_CODE_LENGTH),
+	                                       e16_entries(f1, SPLITZIP_ENTROPY_MAX_CODE_LENGTH)));
 }
 
 /*
@@ -274,7 +297,8 @@ static SZ_ALWAYS_INLINE void e16_join(const e16_dk *k, __m512i e, const uint8_t 
  */
 static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_t *w, size_t nw,
                                      size_t *next, const uint8_t *sm, uint16_t *dst,
-                                     const int checked, const int partial, unsigned m)
+                                     const int checked, const int partial, unsigned m,
+                                     const int wide)
 {
 	const __mmask32 act = partial ? (__mmask32)_bzhi_u32(~0u, m) : ~(__mmask32)0;
 	const __mmask32 ma = _mm512_mask_cmplt_epu16_mask(
@@ -284,7 +308,13 @@ static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_
 		return -1; /* §4.3.6 rule 4: a lane needs a word and none is left */
 	e16_add(s, ma, e16_words(ma, w + 2 * *next)); /* phase A */
 	*next += ka;
-	__m512i e = e16_lookup(k, s->lo); /* phase D */
+	/* phase D. A wide table's lanes need the full table in most steps: the build without VBMI
+	 * gathers them all (2.3 GB/s on the wide frames of the comment of e16_full, against 1.85
+	 * GB/s for the two tables and a gather of the lanes they lack; the VBMI build measured the
+	 * other way round, 2.35 against 2.6) */
+	__m512i e = wide && !SZ_AVX512_VBMI
+	                ? e16_full_gather(k->t, s->lo, _mm512_setzero_si512(), ~(__mmask32)0)
+	                : e16_lookup(k, s->lo);
 	const __mmask32 full = _mm512_mask_testn_epi16_mask(act, e, e);
 	__mmask32 esc = 0;
 	if (SZ_UNLIKELY(full)) {
@@ -294,7 +324,8 @@ static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_
 		    _mm512_mask_cmpeq_epi16_mask(full, _mm512_and_si512(s->lo, k->emask), k->epat);
 		e = _mm512_mask_mov_epi16(e, esc, k->elen);
 		if (full & ~esc)
-			e = e16_full(k->t, s->lo, e, full & ~esc);
+			e = wide ? e16_full_gather(k->t, s->lo, e, full & ~esc)
+			         : e16_full(k->t, s->lo, e, full & ~esc);
 	}
 	__m512i len = _mm512_and_si512(e, _mm512_set1_epi16(0xF));
 	if (partial)
@@ -320,9 +351,11 @@ static SZ_ALWAYS_INLINE int e16_step(const e16_dk *k, e16_lanes *s, const uint8_
  * The steps of a chunk from element i on (n_esc escapes so far, the lanes s, next the first
  * unread of its nw words at w), its last partial step and the checks at its end (§4.3.6).
  */
-static splitzip_status e16_finish(const e16_dk *k, const e16_lanes *s0, const uint8_t *w, size_t nw,
-                                  size_t next, const uint8_t *sm, size_t n, uint16_t *dst, size_t i,
-                                  size_t n_esc, size_t *n_escapes)
+static SZ_ALWAYS_INLINE splitzip_status e16_finish_impl(const e16_dk *k, const e16_lanes *s0,
+                                                        const uint8_t *w, size_t nw, size_t next,
+                                                        const uint8_t *sm, size_t n, uint16_t *dst,
+                                                        size_t i, size_t n_esc, size_t *n_escapes,
+                                                        const int wide)
 {
 	uint8_t tail[2 * E16_TAIL_WORDS];
 	e16_lanes s = *s0;
@@ -338,8 +371,8 @@ static splitzip_status e16_finish(const e16_dk *k, const e16_lanes *s0, const ui
 			checked = 1;
 		}
 		const int e = SZ_LIKELY(!checked)
-		                  ? e16_step(k, &s, w, nw, &next, sm + i, dst + i, 0, 0, 0)
-		                  : e16_step(k, &s, w, nw, &next, sm + i, dst + i, 1, 0, 0);
+		                  ? e16_step(k, &s, w, nw, &next, sm + i, dst + i, 0, 0, 0, wide)
+		                  : e16_step(k, &s, w, nw, &next, sm + i, dst + i, 1, 0, 0, wide);
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
@@ -353,7 +386,7 @@ static splitzip_status e16_finish(const e16_dk *k, const e16_lanes *s0, const ui
 			next = 0;
 		}
 		const int e =
-		    e16_step(k, &s, w, nw, &next, sm + i, dst + i, 1, 1, (unsigned)(n - i));
+		    e16_step(k, &s, w, nw, &next, sm + i, dst + i, 1, 1, (unsigned)(n - i), wide);
 		if (e < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		n_esc += (size_t)e;
@@ -363,6 +396,16 @@ static splitzip_status e16_finish(const e16_dk *k, const e16_lanes *s0, const ui
 		return SPLITZIP_ERROR_CORRUPT_STREAM;
 	*n_escapes = n_esc;
 	return SPLITZIP_OK;
+}
+
+/* e16_finish_impl for tables that fit the two tables in registers and for wide ones. */
+static splitzip_status e16_finish(const e16_dk *k, const e16_lanes *s0, const uint8_t *w, size_t nw,
+                                  size_t next, const uint8_t *sm, size_t n, uint16_t *dst, size_t i,
+                                  size_t n_esc, size_t *n_escapes)
+{
+	return k->t->long_space > E16_L2_SPACE
+	           ? e16_finish_impl(k, s0, w, nw, next, sm, n, dst, i, n_esc, n_escapes, 1)
+	           : e16_finish_impl(k, s0, w, nw, next, sm, n, dst, i, n_esc, n_escapes, 0);
 }
 
 static splitzip_status avx512_entropy_decode_chunk(const splitzip_entropy_dec_tables *t,
@@ -378,11 +421,10 @@ static splitzip_status avx512_entropy_decode_chunk(const splitzip_entropy_dec_ta
 }
 
 /* Two chunks, step by step while both have at least 64 words left; then each alone. */
-static splitzip_status avx512_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
-                                                  splitzip_entropy_chunk c[2])
+static SZ_ALWAYS_INLINE splitzip_status e16_pair(const e16_dk *kp, splitzip_entropy_chunk c[2],
+                                                 const int wide)
 {
-	e16_dk k;
-	e16_init(&k, t);
+	const e16_dk k = *kp;
 	const __m512i z = _mm512_setzero_si512();
 	e16_lanes s0 = {z, z, z}, s1 = {z, z, z};
 	size_t next0 = 0, next1 = 0, x0 = 0, x1 = 0;
@@ -394,9 +436,9 @@ static splitzip_status avx512_entropy_decode_pair(const splitzip_entropy_dec_tab
 		    c[1].n_words - next1 < SPLITZIP_ENTROPY_STEP_WORDS_MAX)
 			break; /* one of them is near its end: each goes on alone */
 		const int e0 = e16_step(&k, &s0, c[0].words, c[0].n_words, &next0, c[0].sm + i,
-		                        c[0].dst + i, 0, 0, 0);
+		                        c[0].dst + i, 0, 0, 0, wide);
 		const int e1 = e16_step(&k, &s1, c[1].words, c[1].n_words, &next1, c[1].sm + i,
-		                        c[1].dst + i, 0, 0, 0);
+		                        c[1].dst + i, 0, 0, 0, wide);
 		if ((e0 | e1) < 0)
 			return SPLITZIP_ERROR_CORRUPT_STREAM;
 		x0 += (size_t)e0;
@@ -408,6 +450,14 @@ static splitzip_status avx512_entropy_decode_pair(const splitzip_entropy_dec_tab
 		return st;
 	return e16_finish(&k, &s1, c[1].words, c[1].n_words, next1, c[1].sm, c[1].n, c[1].dst, i,
 	                  x1, &c[1].n_escapes);
+}
+
+static splitzip_status avx512_entropy_decode_pair(const splitzip_entropy_dec_tables *t,
+                                                  splitzip_entropy_chunk c[2])
+{
+	e16_dk k;
+	e16_init(&k, t);
+	return t->long_space > E16_L2_SPACE ? e16_pair(&k, c, 1) : e16_pair(&k, c, 0);
 }
 
 #undef E16_TAIL_WORDS
