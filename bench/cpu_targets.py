@@ -6,7 +6,7 @@ in bold). Standard library only; any python3.
 
     python3 bench/cpu_targets.py build/tools/splitzip [--runs 3] [--sizes 256M]
         [--threads 1] [--backends avx512vbmi,avx2] [--modes split4,entropy] [--repeats 5]
-        [--baseline OTHER_SPLITZIP]
+        [--baseline OTHER_SPLITZIP] [--data PATH]
 
 With --baseline, each run measures the other build right after this one (alternating, so that
 both see the same machine), and the table has a row per build. Reads nothing but what the
@@ -24,6 +24,8 @@ def run(cli, a):
            "--repeats", str(a.repeats), "--modes", a.modes]
     if a.backends:
         cmd += ["--backends", a.backends]
+    if a.data:
+        cmd += ["--data", a.data]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["results"]
 
@@ -46,6 +48,7 @@ def main():
     ap.add_argument("--modes", default="split4,entropy")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--baseline")
+    ap.add_argument("--data", help="passed to the bench (default: its own, ../shared/data/kv)")
     a = ap.parse_args()
     builds = [("new", a.cli)] + ([("baseline", a.baseline)] if a.baseline else [])
     rows = {}
