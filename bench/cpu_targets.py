@@ -6,10 +6,12 @@ in bold). Standard library only; any python3.
 
     python3 bench/cpu_targets.py build/tools/splitzip [--runs 3] [--sizes 256M]
         [--threads 1] [--backends avx512vbmi,avx2] [--modes split4,entropy] [--repeats 5]
-        [--baseline OTHER_SPLITZIP] [--data PATH]
+        [--baseline OTHER_SPLITZIP] [--data PATH] [--scaling]
 
 With --baseline, each run measures the other build right after this one (alternating, so that
-both see the same machine), and the table has a row per build. Reads nothing but what the
+both see the same machine), and the table has a row per build. With --scaling, each run measures
+one thread and two in the same bench call, and the table gives the two-thread rate over the
+one-thread rate of the same run (memcpy's too). Reads nothing but what the
 bench prints; the data is the bench's own default (the real KV of ../shared/data/kv, tiled).
 """
 import argparse
@@ -38,6 +40,28 @@ def fmt(values, mc):
             if len(r) > 1 else f"{g:.2f} = **{r[0]:.2f}x**")
 
 
+def scaling(a):
+    acc = {}
+    a.threads = "1,2"
+    for i in range(a.runs):
+        rs = run(a.cli, a)
+        by = {(r["size"], r["backend"], r["mode"], r["threads"]): r for r in rs}
+        for (size, b, m, t), r in by.items():
+            if t != 2:
+                continue
+            r1 = by[(size, b, m, 1)]
+            for f in ("encode_gbps", "encode_fixed_gbps", "decode_gbps", "memcpy_gbps"):
+                acc.setdefault((size, b, m), {}).setdefault(f, []).append(r[f] / r1[f])
+        print(f"run {i + 1}/{a.runs} done", file=sys.stderr)
+    print("| size | backend | mode | encode from input | encode, fixed | decode | memcpy |")
+    print("|---:|---|---|---:|---:|---:|---:|")
+    for key in sorted(acc):
+        cells = [f"**{statistics.median(v):.2f}x** ({min(v):.2f}-{max(v):.2f})"
+                 for v in (acc[key][f] for f in ("encode_gbps", "encode_fixed_gbps",
+                                                 "decode_gbps", "memcpy_gbps"))]
+        print(f"| {key[0] >> 20} MiB | {key[1]} | {key[2]} | " + " | ".join(cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("cli")
@@ -49,7 +73,12 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--baseline")
     ap.add_argument("--data", help="passed to the bench (default: its own, ../shared/data/kv)")
+    ap.add_argument("--scaling", action="store_true",
+                    help="two threads over one, per run (ignores --threads and --baseline)")
     a = ap.parse_args()
+    if a.scaling:
+        scaling(a)
+        return
     builds = [("new", a.cli)] + ([("baseline", a.baseline)] if a.baseline else [])
     rows = {}
     for i in range(a.runs):
