@@ -73,7 +73,7 @@ SZ_STATIC_ASSERT(SZ_PREDICT_MIN_ELEMS >= (uint64_t)SZ_SAMPLE_PIECES * SZ_SAMPLE_
 
 /*
  * What a pass counts: nothing (a given codebook or histogram); the watched codes and the sparse
- * chunks (SZ_COUNT_WATCH); every code (SZ_COUNT_FULL).
+ * batches (SZ_COUNT_WATCH); every code (SZ_COUNT_FULL).
  */
 enum { SZ_COUNT_NONE = 0, SZ_COUNT_WATCH = 1, SZ_COUNT_FULL = 2 };
 
