@@ -60,11 +60,13 @@
  * specialised copy per (path, stream, np).
  *
  * The counter. encode_count_chunk (the frame driver's one-pass encode with a predicted codebook)
- * counts up to 8 watched codes as it encodes: each pair table maps a code to 1 or 16 (the first
- * or the second code of the pair) or 0, so a block costs one table lookup and one byte add per
- * code vector and pair table, with no branch; every 15 / SZ_CNT_BLOCK_ADDS blocks the nibbles
- * are added up into wider totals. In a streaming pass the lookups run in the shadow of the
- * memory traffic (doc/BENCHMARKS.md, "One-pass encode from the input").
+ * counts up to 8 watched codes as it encodes, with the byte counters of sz_watch_template.h
+ * (whose cnt_state, cnt_acc, cnt_init, cnt_flush and cnt_finish a backend passes as the SZ_CNT
+ * parameters, and whose cnt_add its block kernel calls): a block costs one table lookup and one
+ * byte add per code vector and pair of watched codes, with no branch; every
+ * 15 / SZ_CNT_BLOCK_ADDS blocks this template has the counters flushed into wider totals. In a
+ * streaming pass the lookups run in the shadow of the memory traffic (doc/BENCHMARKS.md, "One-pass
+ * encode from the input: what it costs").
  */
 #if !defined(SZ_CHUNK_PREFIX) || !defined(SZ_CHUNK_VL) || !defined(SZ_CHUNK_STREAM) ||             \
     !defined(SZ_CHUNK_WINDOW32) || !defined(SZ_CHUNK_MASKED) || !defined(SZ_ENC_CONSTS) ||         \

@@ -95,43 +95,8 @@ static SZ_ALWAYS_INLINE void enc_consts_init(enc_consts *k, const splitzip_enc_t
 	k->cb8 = _mm256_set1_epi8((char)t->codebook[8]);
 }
 
-/*
- * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
- * table in both 128-bit lanes, u64 totals (the first code's in the low 32 bits, the second's
- * in the high 32 bits: a chunk has at most 2^16 elements, so the low half never carries into
- * the high one) and byte counters (the first code in the low nibble, the second in the high).
- */
-typedef struct cnt_state {
-	__m256i tab[SPLITZIP_WATCH_MAX / 2], tot[SPLITZIP_WATCH_MAX / 2];
-} cnt_state;
-typedef struct cnt_acc {
-	__m256i a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
-} cnt_acc;
-
-static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
-                                      const int np)
-{
-	for (int j = 0; j < np; j++) {
-		cs->tab[j] =
-		    _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)w->pair[j]));
-		cs->tot[j] = _mm256_setzero_si256();
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm256_setzero_si256();
-}
-
-/* 32 codes (bytes below 16): one vpshufb and one byte add per pair table. */
-static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, __m256i c, const int np)
-{
-	acc->a0 = _mm256_add_epi8(acc->a0, _mm256_shuffle_epi8(cs->tab[0], c));
-	acc->a1 = _mm256_add_epi8(acc->a1, _mm256_shuffle_epi8(cs->tab[1], c));
-	if (np > 2) {
-		acc->a2 = _mm256_add_epi8(acc->a2, _mm256_shuffle_epi8(cs->tab[2], c));
-		acc->a3 = _mm256_add_epi8(acc->a3, _mm256_shuffle_epi8(cs->tab[3], c));
-	}
-}
-
-/* The totals of one pair from its byte counters. */
-static SZ_ALWAYS_INLINE __m256i cnt_sum(__m256i tot, __m256i a)
+/* The code counter of the counting encoder (sz_watch_template.h). */
+static SZ_ALWAYS_INLINE __m256i cnt_sum32(__m256i tot, __m256i a)
 {
 	const __m256i m0f = _mm256_set1_epi8(0x0F), z = _mm256_setzero_si256();
 	const __m256i lo = _mm256_sad_epu8(_mm256_and_si256(a, m0f), z);
@@ -139,27 +104,23 @@ static SZ_ALWAYS_INLINE __m256i cnt_sum(__m256i tot, __m256i a)
 	return _mm256_add_epi64(tot, _mm256_or_si256(lo, _mm256_slli_epi64(hi, 32)));
 }
 
-static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
+static SZ_ALWAYS_INLINE uint64_t cnt_total32(__m256i tot)
 {
-	cs->tot[0] = cnt_sum(cs->tot[0], acc->a0);
-	cs->tot[1] = cnt_sum(cs->tot[1], acc->a1);
-	if (np > 2) {
-		cs->tot[2] = cnt_sum(cs->tot[2], acc->a2);
-		cs->tot[3] = cnt_sum(cs->tot[3], acc->a3);
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm256_setzero_si256();
+	const __m128i q =
+	    _mm_add_epi64(_mm256_castsi256_si128(tot), _mm256_extracti128_si256(tot, 1));
+	return (uint64_t)_mm_cvtsi128_si64(q) + (uint64_t)_mm_extract_epi64(q, 1);
 }
 
-static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
-{
-	for (int j = 0; j < np; j++) {
-		uint64_t q[4];
-		_mm256_storeu_si256((__m256i *)q, cs->tot[j]);
-		const uint64_t sum = q[0] + q[1] + q[2] + q[3];
-		cnt[2 * j] += sum & 0xFFFFFFFFu;
-		cnt[2 * j + 1] += sum >> 32;
-	}
-}
+#define SZ_WT_V __m256i
+#define SZ_WT_ZERO() _mm256_setzero_si256()
+#define SZ_WT_BCAST16(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
+#define SZ_WT_SHUF16(t, c) _mm256_shuffle_epi8(t, c)
+#define SZ_WT_ADD8(a, b) _mm256_add_epi8(a, b)
+#define SZ_WT_T __m256i
+#define SZ_WT_T_ZERO() _mm256_setzero_si256()
+#define SZ_WT_SUM cnt_sum32
+#define SZ_WT_TOTAL cnt_total32
+#include "../sz_watch_template.h"
 
 /*
  * Encode 64 elements: 32 code bytes and 64 sign/mantissa bytes; with np > 0, add their codes to

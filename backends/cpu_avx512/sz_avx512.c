@@ -142,43 +142,8 @@ static SZ_ALWAYS_INLINE __m512i codes64(const enc_consts *k, __m512i e, __mmask6
 #endif
 }
 
-/*
- * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
- * table in every 128-bit lane, u64 totals (the first code's in the low 32 bits, the second's
- * in the high 32 bits: a chunk has at most 2^16 elements, so the low half never carries) and
- * byte counters (the first code in the low nibble, the second in the high nibble).
- */
-typedef struct cnt_state {
-	__m512i tab[SPLITZIP_WATCH_MAX / 2], tot[SPLITZIP_WATCH_MAX / 2];
-} cnt_state;
-typedef struct cnt_acc {
-	__m512i a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
-} cnt_acc;
-
-static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
-                                      const int np)
-{
-	for (int j = 0; j < np; j++) {
-		cs->tab[j] = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)w->pair[j]));
-		cs->tot[j] = _mm512_setzero_si512();
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm512_setzero_si512();
-}
-
-/* 64 codes (bytes below 16; the lanes of m only): one vpshufb and one byte add per pair table. */
-static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, __m512i c, __mmask64 m,
-                                     const int np)
-{
-	acc->a0 = _mm512_add_epi8(acc->a0, _mm512_maskz_shuffle_epi8(m, cs->tab[0], c));
-	acc->a1 = _mm512_add_epi8(acc->a1, _mm512_maskz_shuffle_epi8(m, cs->tab[1], c));
-	if (np > 2) {
-		acc->a2 = _mm512_add_epi8(acc->a2, _mm512_maskz_shuffle_epi8(m, cs->tab[2], c));
-		acc->a3 = _mm512_add_epi8(acc->a3, _mm512_maskz_shuffle_epi8(m, cs->tab[3], c));
-	}
-}
-
-/* The totals of one pair from its byte counters. */
-static SZ_ALWAYS_INLINE __m512i cnt_sum(__m512i tot, __m512i a)
+/* The code counter of the counting encoder (sz_watch_template.h). */
+static SZ_ALWAYS_INLINE __m512i cnt_sum64(__m512i tot, __m512i a)
 {
 	const __m512i m0f = _mm512_set1_epi8(0x0F), z = _mm512_setzero_si512();
 	const __m512i lo = _mm512_sad_epu8(_mm512_and_si512(a, m0f), z);
@@ -186,25 +151,16 @@ static SZ_ALWAYS_INLINE __m512i cnt_sum(__m512i tot, __m512i a)
 	return _mm512_add_epi64(tot, _mm512_or_si512(lo, _mm512_slli_epi64(hi, 32)));
 }
 
-static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
-{
-	cs->tot[0] = cnt_sum(cs->tot[0], acc->a0);
-	cs->tot[1] = cnt_sum(cs->tot[1], acc->a1);
-	if (np > 2) {
-		cs->tot[2] = cnt_sum(cs->tot[2], acc->a2);
-		cs->tot[3] = cnt_sum(cs->tot[3], acc->a3);
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = _mm512_setzero_si512();
-}
-
-static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
-{
-	for (int j = 0; j < np; j++) {
-		const uint64_t sum = (uint64_t)_mm512_reduce_add_epi64(cs->tot[j]);
-		cnt[2 * j] += sum & 0xFFFFFFFFu;
-		cnt[2 * j + 1] += sum >> 32;
-	}
-}
+#define SZ_WT_V __m512i
+#define SZ_WT_ZERO() _mm512_setzero_si512()
+#define SZ_WT_BCAST16(p) _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(p)))
+#define SZ_WT_SHUF16(t, c) _mm512_shuffle_epi8(t, c)
+#define SZ_WT_ADD8(a, b) _mm512_add_epi8(a, b)
+#define SZ_WT_T __m512i
+#define SZ_WT_T_ZERO() _mm512_setzero_si512()
+#define SZ_WT_SUM cnt_sum64
+#define SZ_WT_TOTAL(t) ((uint64_t)_mm512_reduce_add_epi64(t))
+#include "../sz_watch_template.h"
 
 /*
  * Encode 64 elements (the first 'valid' of them; the rest of the block is zero padding that is
@@ -233,8 +189,12 @@ static SZ_ALWAYS_INLINE size_t enc64(const enc_consts *k, const uint16_t *s, siz
 		esc &= first64(valid);
 		c = _mm512_maskz_mov_epi8(first64(valid), c); /* zero nibble after an odd end */
 	}
-	if (np)
-		cnt_add(cs, acc, c, partial ? first64(valid) : ~(__mmask64)0, np);
+	if (np) /* lanes past 'valid' get 0x80, which every table maps to 0 */
+		cnt_add(cs, acc,
+		        partial
+		            ? _mm512_mask_mov_epi8(_mm512_set1_epi8((char)0x80), first64(valid), c)
+		            : c,
+		        np);
 	/* Pairs of codes -> one byte each: even element * 1 + odd element * 16 (<= 255). */
 	__m256i packed = _mm512_cvtepi16_epi8(_mm512_maddubs_epi16(c, _mm512_set1_epi16(0x1001)));
 	if (partial) {

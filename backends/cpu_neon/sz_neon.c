@@ -66,63 +66,24 @@ static SZ_ALWAYS_INLINE uint8x16_t codes16(const enc_consts *k, uint8x16_t e, ui
 	return vandq_u8(v, vdupq_n_u8(0x0F));
 }
 
-/*
- * The code counter of the chunk template (SZ_CNT, SZ_CNT_ACC): per pair table of the watch, the
- * table, u32 totals of each code, and byte counters (the pair's first code in the low nibble,
- * its second in the high nibble).
- */
-typedef struct cnt_state {
-	uint8x16_t tab[SPLITZIP_WATCH_MAX / 2];
-	uint32x4_t tot[SPLITZIP_WATCH_MAX];
-} cnt_state;
-typedef struct cnt_acc {
-	uint8x16_t a0, a1, a2, a3; /* named, not an array: so that they stay in registers */
-} cnt_acc;
-
-static SZ_ALWAYS_INLINE void cnt_init(cnt_state *cs, cnt_acc *acc, const splitzip_watch *w,
-                                      const int np)
+/* The code counter of the counting encoder (sz_watch_template.h). */
+static SZ_ALWAYS_INLINE uint64x2_t cnt_sum16(uint64x2_t tot, uint8x16_t a)
 {
-	for (int j = 0; j < np; j++) {
-		cs->tab[j] = vld1q_u8(w->pair[j]);
-		cs->tot[2 * j] = cs->tot[2 * j + 1] = vdupq_n_u32(0);
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = vdupq_n_u8(0);
+	const uint64x2_t lo = vpaddlq_u32(vpaddlq_u16(vpaddlq_u8(vandq_u8(a, vdupq_n_u8(0x0F)))));
+	const uint64x2_t hi = vpaddlq_u32(vpaddlq_u16(vpaddlq_u8(vshrq_n_u8(a, 4))));
+	return vaddq_u64(tot, vorrq_u64(lo, vshlq_n_u64(hi, 32)));
 }
 
-/* 16 codes (bytes below 16): one tbl and one byte add per pair table. */
-static SZ_ALWAYS_INLINE void cnt_add(const cnt_state *cs, cnt_acc *acc, uint8x16_t c, const int np)
-{
-	acc->a0 = vaddq_u8(acc->a0, vqtbl1q_u8(cs->tab[0], c));
-	acc->a1 = vaddq_u8(acc->a1, vqtbl1q_u8(cs->tab[1], c));
-	if (np > 2) {
-		acc->a2 = vaddq_u8(acc->a2, vqtbl1q_u8(cs->tab[2], c));
-		acc->a3 = vaddq_u8(acc->a3, vqtbl1q_u8(cs->tab[3], c));
-	}
-}
-
-/* The totals of one pair (two codes) from its byte counters. */
-static SZ_ALWAYS_INLINE void cnt_sum(uint32x4_t *tot, uint8x16_t a)
-{
-	tot[0] = vpadalq_u16(tot[0], vpaddlq_u8(vandq_u8(a, vdupq_n_u8(0x0F))));
-	tot[1] = vpadalq_u16(tot[1], vpaddlq_u8(vshrq_n_u8(a, 4)));
-}
-
-static SZ_ALWAYS_INLINE void cnt_flush(cnt_state *cs, cnt_acc *acc, const int np)
-{
-	cnt_sum(cs->tot, acc->a0);
-	cnt_sum(cs->tot + 2, acc->a1);
-	if (np > 2) {
-		cnt_sum(cs->tot + 4, acc->a2);
-		cnt_sum(cs->tot + 6, acc->a3);
-	}
-	acc->a0 = acc->a1 = acc->a2 = acc->a3 = vdupq_n_u8(0);
-}
-
-static SZ_ALWAYS_INLINE void cnt_finish(const cnt_state *cs, const int np, uint64_t *cnt)
-{
-	for (int j = 0; j < 2 * np; j++)
-		cnt[j] += vaddvq_u32(cs->tot[j]);
-}
+#define SZ_WT_V uint8x16_t
+#define SZ_WT_ZERO() vdupq_n_u8(0)
+#define SZ_WT_BCAST16(p) vld1q_u8(p)
+#define SZ_WT_SHUF16(t, c) vqtbl1q_u8(t, c)
+#define SZ_WT_ADD8(a, b) vaddq_u8(a, b)
+#define SZ_WT_T uint64x2_t
+#define SZ_WT_T_ZERO() vdupq_n_u64(0)
+#define SZ_WT_SUM cnt_sum16
+#define SZ_WT_TOTAL(t) vaddvq_u64(t)
+#include "../sz_watch_template.h"
 
 /*
  * Encode 32 elements: 16 code bytes, 32 sign/mantissa bytes; with np > 0, add their codes to
