@@ -30,7 +30,7 @@
  *                      a's bytes in that lane and, shifted up by 32, of the high nibbles
  *   SZ_WT_TOTAL(t)     the sum of t's 64-bit lanes (uint64_t)
  */
-#if !defined(SZ_WT_V) || !defined(SZ_WT_ZERO) || !defined(SZ_WT_BCAST16) ||                         \
+#if !defined(SZ_WT_V) || !defined(SZ_WT_ZERO) || !defined(SZ_WT_BCAST16) ||                        \
     !defined(SZ_WT_SHUF16) || !defined(SZ_WT_ADD8) || !defined(SZ_WT_T) ||                         \
     !defined(SZ_WT_T_ZERO) || !defined(SZ_WT_SUM) || !defined(SZ_WT_TOTAL)
 #error "sz_watch_template.h: a parameter is missing (see the list at the top)"

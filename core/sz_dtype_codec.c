@@ -771,7 +771,8 @@ static void join_chunk(const splitzip_host_kernels *k, const splitzip_dtype_desc
  * BF16 frame's, with escapes of d->ebits raw bits (dec->raw_bits), so the BF16 kernels (which
  * validate what decode_chunk() validates, with the same outcome) decode two chunks at a time
  * (entropy_decode_pair). FP32: its Rest_SM is a BF16 frame's too, so they decode the elements'
- * high halves, and join_fp32() adds Rest_LO16 as the low halves. The others: they decode with
+ * high halves, and the backend's fp32_join (or the portable join_fp32()) adds Rest_LO16 as
+ * the low halves. The others: they decode with
  * zero sign/mantissa bytes, and join_chunk() adds each chunk's rest fields to the exponents
  * they wrote. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
  */
@@ -812,9 +813,10 @@ static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype
 		                                    q[0].dst, &q[0].n_escapes)) == SPLITZIP_OK;
 		for (unsigned j = 0; j < m && ok > 0; j++, c++) {
 			n_esc += q[j].n_escapes;
-			if (fp32)
-				join_fp32(q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
-				          dst + 4 * (c << log2));
+			if (fp32) /* while the chunk's high halves are in the cache */
+				(k->fp32_join ? k->fp32_join : join_fp32)(
+				    q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
+				    dst + 4 * (c << log2));
 			else /* while the chunk is in the cache */
 				join_chunk(k, d, q[j].dst, c << log2, q[j].n, xs, f, L, dst);
 		}

@@ -142,6 +142,15 @@ typedef void (*splitzip_pl3_join_fn)(const uint16_t *hi, uint64_t G, const uint8
 typedef void (*splitzip_nib_join_fn)(const uint16_t *hi, uint64_t B, const uint8_t *nib,
                                      uint8_t *dst);
 
+/*
+ * fp32_join: the FP32 elements [0, n) whose high halves the entropy kernels decoded (hi[i], an
+ * element's sign, exponent and top 7 mantissa bits) and whose low halves are the little-endian
+ * u16 at lo + 2 i (Rest_LO16, FORMAT.md §2.3): the little-endian u32 hi[i] << 16 | lo16[i] at
+ * dst + 4 i. Any n, any alignment; must write what the portable join writes.
+ */
+typedef void (*splitzip_fp32_join_fn)(const uint16_t *hi, const uint8_t *lo, size_t n,
+                                      uint8_t *dst);
+
 /* One chunk of an entropy frame to decode (the arguments of splitzip_entropy_decode_chunk_fn). */
 typedef struct splitzip_entropy_chunk {
 	const uint8_t *words;
@@ -194,6 +203,7 @@ typedef struct splitzip_host_kernels {
 	/* Optional (NULL: the portable joins of core/sz_dtype_codec.c). */
 	splitzip_pl3_join_fn pl3_join;
 	splitzip_nib_join_fn nib_join;
+	splitzip_fp32_join_fn fp32_join;
 } splitzip_host_kernels;
 
 /* The two mode-2 slots of a kernel table, pointing to the scalar reference kernels. */

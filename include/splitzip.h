@@ -284,7 +284,10 @@ typedef enum splitzip_backend_id {
 
 /* Where the codebook used by splitzip_compress() comes from. */
 typedef enum splitzip_codebook_mode {
-	/* Computed from each input (one extra read of the input): best ratio, no setup. */
+	/* Computed from each input: best ratio, no setup. On the CPU a split4 frame of 2^21
+	 * elements or more reads its input once (the codebook is predicted from a sample and
+	 * checked against what the pass counts; a wrong prediction recodes what was written);
+	 * smaller split4 frames and the entropy table take one extra read of the input. */
 	SPLITZIP_CODEBOOK_FROM_INPUT = 0,
 	/* splitzip_params.codebook, e.g. calibrated offline: single pass over the input. */
 	SPLITZIP_CODEBOOK_FIXED = 1
