@@ -34,46 +34,48 @@
  *   SZ_DEC_CONSTS      the type of the decoder's constants
  *   SZ_DEC_INIT(k, thi, tlo)    sets *k up from the 16-entry tables thi[c] = codebook[c] >> 1
  *                               and tlo[c] = (codebook[c] & 1) << 7 (uint8_t[16] each)
- *   SZ_CNT             the code counter of encode_count_chunk (below): per pair table of the
- *                      watch (splitzip_watch), the table and the totals of its two codes
- *   SZ_CNT_ACC         its byte counters: per pair table a vector, two codes per byte (one per
- *                      nibble); a separate small object, so that it stays in registers
- *   SZ_CNT_INIT(cs, acc, w, np) sets *cs and *acc up for the first np (2 or 4) pair tables of
- *                      the watch w
- *   SZ_CNT_FLUSH(cs, acc, np)   adds the byte counters to the totals and clears them
- *   SZ_CNT_FINISH(cs, np, cnt)  after a flush: cnt[j] += the total of watched code j, j < 2 np
  *   SZ_CNT_BLOCK_ADDS  the most a block kernel adds to one nibble counter (1 or 2): the
  *                      template flushes before a nibble could pass 15
- *   SZ_ENC_BLOCK, SZ_DEC_BLOCK  the block kernels, k a const pointer to the constants:
- *     SZ_CHUNK_MASKED 1:
- *       size_t SZ_ENC_BLOCK(k, s, i0, codes, sm, esc_pos, esc_exp, n_esc, path, partial, valid,
- *                           stream, cs, acc, np): encode the first 'valid' elements of the block at
- * s (all SZ_CHUNK_VL of them unless 'partial'), chunk position i0: (valid + 1) / 2 code bytes (a
- * zero nibble after an odd end) and 'valid' sign/mantissa bytes; append its escapes at
- * esc_pos/esc_exp + n_esc; with np > 0, add the codes of its 'valid' elements to the byte counters
- * *acc (tables in *cs); return the new escape count void SZ_DEC_BLOCK(k, codes, sm, dst, partial,
- * valid, stream): decode the first 'valid' elements of the block SZ_CHUNK_MASKED 0: uint64_t
- * SZ_ENC_BLOCK(k, s, codes, sm, path, stream, cs, acc, np): encode SZ_CHUNK_VL elements (with np >
- * 0, add their codes to *acc); return the escapes as SZ_CHUNK_ESC_BITS says void SZ_DEC_BLOCK(k,
- * codes, sm, dst, stream): decode SZ_CHUNK_VL elements 'path', 'stream' and 'np' (0: no counting,
- * cs and acc unused) are compile-time constants in every call, so each kernel compiles to one
- * specialised copy per (path, stream, np).
+ *   SZ_ENC_BLOCK, SZ_DEC_BLOCK  the block kernels, k a const pointer to the constants.
+ *     With SZ_CHUNK_MASKED 1:
+ *       size_t SZ_ENC_BLOCK(k, s, i0, codes, sm, esc_pos, esc_exp, n_esc, path, partial,
+ *                           valid, stream, cs, acc, np)
+ *         encodes the first 'valid' elements of the block at s (all SZ_CHUNK_VL of them
+ *         unless 'partial'), chunk position i0: (valid + 1) / 2 code bytes (a zero nibble
+ *         after an odd end) and 'valid' sign/mantissa bytes; appends its escapes at
+ *         esc_pos/esc_exp + n_esc; with np > 0, adds the codes of its 'valid' elements to the
+ *         byte counters *acc (cnt_add, tables in *cs); returns the new escape count.
+ *       void SZ_DEC_BLOCK(k, codes, sm, dst, partial, valid, stream)
+ *         decodes the first 'valid' elements of the block.
+ *     With SZ_CHUNK_MASKED 0:
+ *       uint64_t SZ_ENC_BLOCK(k, s, codes, sm, path, stream, cs, acc, np)
+ *         encodes SZ_CHUNK_VL elements (with np > 0, adds their codes to *acc); returns the
+ *         escapes as SZ_CHUNK_ESC_BITS says.
+ *       void SZ_DEC_BLOCK(k, codes, sm, dst, stream)
+ *         decodes SZ_CHUNK_VL elements.
+ *     'path', 'stream' and 'np' (0: no counting, cs and acc unused) are compile-time
+ *     constants in every call, so each kernel compiles to one specialised copy per (path,
+ *     stream, np).
  *
- * The counter. encode_count_chunk (the frame driver's one-pass encode with a predicted codebook)
- * counts up to 8 watched codes as it encodes, with the byte counters of sz_watch_template.h
- * (whose cnt_state, cnt_acc, cnt_init, cnt_flush and cnt_finish a backend passes as the SZ_CNT
- * parameters, and whose cnt_add its block kernel calls): a block costs one table lookup and one
- * byte add per code vector and pair of watched codes, with no branch; every
- * 15 / SZ_CNT_BLOCK_ADDS blocks this template has the counters flushed into wider totals. In a
- * streaming pass the lookups run in the shadow of the memory traffic (doc/BENCHMARKS.md, "One-pass
+ * The counter. encode_count_chunk (the frame driver's one-pass encode with a predicted
+ * codebook) counts up to 8 watched codes as it encodes, with the code counter of
+ * sz_watch_template.h, which the backend includes before this file: its cnt_state (the pair
+ * tables and totals) and cnt_acc (the byte counters), set up by cnt_init, flushed by
+ * cnt_flush and read by cnt_finish here, and added to by cnt_add in the block kernel. A block
+ * costs one table lookup and one byte add per code vector and pair of watched codes, with no
+ * branch; every 15 / SZ_CNT_BLOCK_ADDS blocks this template has the counters flushed into the
+ * totals. Out of the cache the lookups mostly run in the shadow of the memory traffic: the
+ * encode from the input takes 1.05-1.09x the fixed-codebook encode's time with AVX-512, but
+ * 1.3x with AVX2, whose fixed encode is faster than memcpy (doc/BENCHMARKS.md, "One-pass
  * encode from the input: what it costs").
  */
+#ifndef SZ_WATCH_TEMPLATE
+#error "sz_chunk_template.h: include sz_watch_template.h first (the code counter)"
+#endif
 #if !defined(SZ_CHUNK_PREFIX) || !defined(SZ_CHUNK_VL) || !defined(SZ_CHUNK_STREAM) ||             \
     !defined(SZ_CHUNK_WINDOW32) || !defined(SZ_CHUNK_MASKED) || !defined(SZ_ENC_CONSTS) ||         \
     !defined(SZ_ENC_INIT) || !defined(SZ_DEC_CONSTS) || !defined(SZ_DEC_INIT) ||                   \
-    !defined(SZ_ENC_BLOCK) || !defined(SZ_DEC_BLOCK) || !defined(SZ_CNT) ||                        \
-    !defined(SZ_CNT_INIT) || !defined(SZ_CNT_FLUSH) || !defined(SZ_CNT_FINISH) ||                  \
-    !defined(SZ_CNT_BLOCK_ADDS) || !defined(SZ_CNT_ACC)
+    !defined(SZ_ENC_BLOCK) || !defined(SZ_DEC_BLOCK) || !defined(SZ_CNT_BLOCK_ADDS)
 #error "sz_chunk_template.h: a parameter is missing (see the list at the top)"
 #endif
 #if SZ_CHUNK_STREAM && (SZ_CHUNK_VL != 64 || !defined(SZ_CHUNK_SFENCE))
@@ -130,16 +132,16 @@ static size_t SZ_CN(emit_escapes)(const splitzip_enc_tables *t, uint64_t m, cons
 
 /* The counter of a chunk: the tables and totals, and the blocks added since the last flush. */
 typedef struct SZ_CN(cnt_run) {
-	SZ_CNT cs;
+	cnt_state cs;
 	unsigned pend;
 } SZ_CN(cnt_run);
 
 /* Before a block adds to the counter: flush it if the block could overflow a nibble. */
-static SZ_ALWAYS_INLINE void SZ_CN(cnt_step)(SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np)
+static SZ_ALWAYS_INLINE void SZ_CN(cnt_step)(SZ_CN(cnt_run) * r, cnt_acc *acc, const int np)
 {
 	if (np) {
 		if (r->pend + SZ_CNT_BLOCK_ADDS > 15) {
-			SZ_CNT_FLUSH(&r->cs, acc, np);
+			cnt_flush(&r->cs, acc, np);
 			r->pend = 0;
 		}
 		r->pend += SZ_CNT_BLOCK_ADDS;
@@ -152,7 +154,7 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(enc_block)(const SZ_ENC_CONSTS *k,
                                                 size_t i, uint8_t *codes, uint8_t *sm,
                                                 uint16_t *esc_pos, uint8_t *esc_exp, size_t n_esc,
                                                 const int path, const int stream,
-                                                SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np)
+                                                SZ_CN(cnt_run) * r, cnt_acc *acc, const int np)
 {
 	SZ_CN(cnt_step)(r, acc, np);
 #if SZ_CHUNK_MASKED
@@ -179,7 +181,7 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(enc_tail)(const SZ_ENC_CONSTS *k, const spl
                                                const uint16_t *src, size_t i, size_t rem,
                                                uint8_t *codes, uint8_t *sm, uint16_t *esc_pos,
                                                uint8_t *esc_exp, size_t n_esc, const int path,
-                                               SZ_CN(cnt_run) * r, SZ_CNT_ACC *acc, const int np,
+                                               SZ_CN(cnt_run) * r, cnt_acc *acc, const int np,
                                                size_t *pad)
 {
 	SZ_CN(cnt_step)(r, acc, np);
@@ -248,11 +250,11 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(encode_impl)(const splitzip_enc_tables *t, 
 	SZ_ENC_CONSTS k;
 	SZ_ENC_INIT(&k, t, path);
 	SZ_CN(cnt_run) r;
-	SZ_CNT_ACC acc;
+	cnt_acc acc;
 	size_t pad = 0; /* elements of zero padding counted (unmasked kernels) */
 	r.pend = 0;
 	if (np)
-		SZ_CNT_INIT(&r.cs, &acc, w, np);
+		cnt_init(&r.cs, &acc, w, np);
 	size_t n_esc = 0, i = 0;
 #if SZ_CHUNK_STREAM
 	if (stream) {
@@ -290,8 +292,8 @@ static SZ_ALWAYS_INLINE size_t SZ_CN(encode_impl)(const splitzip_enc_tables *t, 
 		                        path, &r, &acc, np, &pad);
 	if (np) {
 		uint64_t loc[SPLITZIP_WATCH_MAX] = {0};
-		SZ_CNT_FLUSH(&r.cs, &acc, np);
-		SZ_CNT_FINISH(&r.cs, np, loc);
+		cnt_flush(&r.cs, &acc, np);
+		cnt_finish(&r.cs, np, loc);
 		const unsigned pad_slot = w->slot[t->code_of[0]];
 		if (pad_slot)
 			loc[pad_slot - 1] -= pad;
@@ -455,9 +457,4 @@ static void SZ_CN(decode_chunk_stream)(const uint8_t codebook[16], const uint8_t
 #undef SZ_DEC_INIT
 #undef SZ_ENC_BLOCK
 #undef SZ_DEC_BLOCK
-#undef SZ_CNT
-#undef SZ_CNT_INIT
-#undef SZ_CNT_FLUSH
-#undef SZ_CNT_FINISH
 #undef SZ_CNT_BLOCK_ADDS
-#undef SZ_CNT_ACC

@@ -1,13 +1,13 @@
 /*
  * sz_watch_template.h -- the code counter of the counting encoder (encode_count_chunk), written
  * once for every ISA: the byte counters of the watched code pairs (splitzip_watch), their
- * flush into wider totals and the final counts. sz_chunk_template.h drives it through its SZ_CNT
- * parameters; a backend's encode block kernel calls cnt_add on its code vectors.
+ * flush into wider totals and the final counts. sz_chunk_template.h drives it (cnt_init,
+ * cnt_flush, cnt_finish); a backend's encode block kernel calls cnt_add on its code vectors.
  *
  * A template in the manner of sz_count_template.h, but included once per translation unit,
- * before the backend's block kernels (which call cnt_add), so its names have no prefix:
- * cnt_state (the pair tables and the totals), cnt_acc (the byte counters), cnt_init, cnt_add,
- * cnt_flush and cnt_finish, the SZ_CNT_* operations of sz_chunk_template.h.
+ * before the backend's block kernels (which call cnt_add) and sz_chunk_template.h (which uses
+ * the rest), so its names have no prefix: cnt_state (the pair tables and the totals), cnt_acc
+ * (the byte counters), cnt_init, cnt_add, cnt_flush and cnt_finish.
  *
  * The method. Each pair table maps a code to 1 (the pair's first watched code), 16 (its second)
  * or 0, so one table lookup and one byte add per code vector and pair count two codes, in the
@@ -37,6 +37,9 @@
 #endif
 
 #include "sz_simd_common.h"
+
+/* What sz_chunk_template.h checks for: the cnt_* names below are its code counter. */
+#define SZ_WATCH_TEMPLATE 1
 
 /* The pair tables of the watch and the totals of each pair. */
 typedef struct cnt_state {

@@ -366,11 +366,6 @@ static SZ_ALWAYS_INLINE void dec_consts_init(dec_consts *k, const uint8_t thi[16
 #define SZ_DEC_CONSTS dec_consts
 #define SZ_DEC_INIT dec_consts_init
 #define SZ_DEC_BLOCK dec64
-#define SZ_CNT cnt_state
-#define SZ_CNT_ACC cnt_acc
-#define SZ_CNT_INIT cnt_init
-#define SZ_CNT_FLUSH cnt_flush
-#define SZ_CNT_FINISH cnt_finish
 #define SZ_CNT_BLOCK_ADDS 1
 #include "../sz_chunk_template.h"
 

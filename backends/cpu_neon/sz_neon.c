@@ -171,11 +171,6 @@ static SZ_ALWAYS_INLINE void dec32(const dec_consts *k, const uint8_t *codes, co
 #define SZ_ENC_INIT enc_consts_init
 #define SZ_ENC_BLOCK(k, s, codes, sm, path, stream, cs, acc, np)                                   \
 	enc32(k, s, codes, sm, path, cs, acc, np)
-#define SZ_CNT cnt_state
-#define SZ_CNT_ACC cnt_acc
-#define SZ_CNT_INIT cnt_init
-#define SZ_CNT_FLUSH cnt_flush
-#define SZ_CNT_FINISH cnt_finish
 #define SZ_CNT_BLOCK_ADDS 2
 #define SZ_DEC_CONSTS dec_consts
 #define SZ_DEC_INIT dec_consts_init
