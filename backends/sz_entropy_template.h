@@ -1,16 +1,16 @@
 /*
  * sz_entropy_template.h -- the mode-2 chunk kernels (doc/FORMAT.md §4.3.5) of the SIMD backends,
- * written once for every ISA: the 32 lanes of a chunk as SZ_ENT_NV vectors of SZ_ENT_W u32
- * lanes (2 x 16 on AVX-512, 4 x 8 on AVX2, 8 x 4 on NEON), the phases of a step, escapes, the
- * last (partial) step, the words at the end of a chunk and the checks of §4.3.6.
+ * written once for any ISA: the 32 lanes of a chunk as SZ_ENT_NV vectors of SZ_ENT_W u32
+ * lanes (8 x 4 on NEON), the phases of a step, escapes, the last (partial) step, the words at
+ * the end of a chunk and the checks of §4.3.6.
  *
  * A template in the manner of sz_chunk_template.h: a backend defines the vector type, the
  * per-lane operations and four ISA kernels (below), then includes this file, which defines the
  * static kernel table entries SZ_ENT_PREFIX##_entropy_encode_chunk, ##_entropy_decode_chunk and
- * ##_entropy_decode_pair (two chunks whose steps are interleaved). A backend may bring its own
- * encoder or decoder instead (SZ_ENT_OWN_ENCODER, SZ_ENT_OWN_DECODER), in 16-bit lanes: AVX2
- * both (backends/cpu_avx2/sz_avx2_entropy_enc.h, sz_avx2_entropy_dec.h), AVX-512 its decoder
- * (backends/cpu_avx512/sz_avx512_entropy_dec.h).
+ * ##_entropy_decode_pair (two chunks whose steps are interleaved). NEON includes it. AVX2 and
+ * AVX-512 have their own encoders and decoders of the same design in 16-bit lanes
+ * (backends/cpu_avx2/sz_avx2_entropy_enc.h, sz_avx2_entropy_dec.h, and the same under
+ * cpu_avx512/) and do not include it; this file's comments explain the design for all.
  *
  * Parameters:
  *   SZ_ENT_PREFIX      name prefix
@@ -19,13 +19,6 @@
  *   SZ_EM              a mask of SZ_ENT_W lanes (a k-mask, or a vector of all-ones lanes)
  *   SZ_ES              the decoded exponents of a step, in the ISA's own form
  *   SZ_ENT_DK, SZ_ENT_EK   the decoder's and the encoder's constants (tables in registers)
- *   SZ_ENT_OWN_ENCODER     optional: the backend defines ##_entropy_encode_chunk itself, and
- *                          SZ_ENT_EK, ent_ranks, ent_compact, ent_enc_init and ent_enc_in are
- *                          not needed
- *   SZ_ENT_OWN_DECODER     optional: the backend defines ##_entropy_decode_chunk and
- *                          ##_entropy_decode_pair itself, and SZ_ES, SZ_ENT_DK, ent_words,
- *                          ent_dec_init, ent_dec_lookup, ent_sym_merge and ent_join are not
- *                          needed
  * Operations (static inline functions or macros; every value compared is below 2^31):
  *   ev_set1(x), ev_add(a, b), ev_sub(a, b), ev_and(a, b), ev_or(a, b), ev_sllv(a, n),
  *   ev_srlv(a, n), ev_srli(a, imm), ev_slli(a, imm); ev_lt(a, b), ev_eq(a, b) -> SZ_EM;
@@ -56,8 +49,7 @@
  *       t->sym[e]): code | length << 11 | escape << 15) to its lane.
  */
 #if !defined(SZ_ENT_PREFIX) || !defined(SZ_ENT_W) || !defined(SZ_EV) || !defined(SZ_EM) ||         \
-    ((!defined(SZ_ES) || !defined(SZ_ENT_DK)) && !defined(SZ_ENT_OWN_DECODER)) ||                  \
-    (!defined(SZ_ENT_EK) && !defined(SZ_ENT_OWN_ENCODER))
+    !defined(SZ_ES) || !defined(SZ_ENT_DK) || !defined(SZ_ENT_EK)
 #error "sz_entropy_template.h: a parameter is missing (see the list at the top)"
 #endif
 
@@ -73,7 +65,6 @@ static SZ_ALWAYS_INLINE void SZ_EN(ent_active)(SZ_EM act[SZ_ENT_NV], unsigned m)
 		act[v] = ev_lt(ev_iota(v), ev_set1(m));
 }
 
-#ifndef SZ_ENT_OWN_DECODER
 /* ---- Decode -------------------------------------------------------------------------------- */
 
 /* The lanes of a chunk's decoder (FORMAT.md §4.3.5) and its words. */
@@ -342,9 +333,6 @@ static splitzip_status SZ_EN(entropy_decode_pair)(const splitzip_entropy_dec_tab
 	return SPLITZIP_OK;
 }
 
-#endif /* SZ_ENT_OWN_DECODER */
-
-#ifndef SZ_ENT_OWN_ENCODER
 /* Completed words stored per step without a loop, and the bias of a slot in an entry. */
 #define SZ_ENT_STORES 8u
 #define SZ_ENT_SLOT_BIAS 32768u
@@ -556,10 +544,7 @@ static size_t SZ_EN(entropy_encode_chunk)(const splitzip_entropy_enc_tables *t, 
 	*n_words = s.next;
 	return n_esc;
 }
-#endif /* SZ_ENT_OWN_ENCODER */
 
-#undef SZ_ENT_OWN_ENCODER
-#undef SZ_ENT_OWN_DECODER
 #undef SZ_ENT_TAIL_WORDS
 #undef SZ_ENT_STORES
 #undef SZ_ENT_SLOT_BIAS

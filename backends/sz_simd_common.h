@@ -103,7 +103,7 @@ static inline unsigned sz_hist_window(const uint16_t *src, size_t n)
 #define SZ_HIST_BLOCK 16384u
 #define SZ_HIST_MOVED 64u
 
-/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+/* ---- Mode 2 (the entropy kernels of every SIMD backend) --------------------------------- */
 
 /*
  * The encoder entries of the SIMD kernels, 16 bits: the code (first bit in bit 0, at most 11

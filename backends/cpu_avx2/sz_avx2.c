@@ -248,44 +248,16 @@ static SZ_ALWAYS_INLINE void dec64(const dec_consts *k, const uint8_t *codes, co
 #define SZ_CNT_BLOCK_ADDS 2
 #include "../sz_chunk_template.h"
 
-/* ---- Mode 2 (sz_entropy_template.h) ------------------------------------------------------- */
+/* ---- Mode 2 ------------------------------------------------------------------------------ */
 
-/* The 32 lanes of a chunk as four vectors of 8 u32; a mask is a vector of all-ones lanes. */
-#define ev_set1(x) _mm256_set1_epi32((int)(x))
-#define ev_add _mm256_add_epi32
-#define ev_sub _mm256_sub_epi32
-#define ev_and _mm256_and_si256
-#define ev_or _mm256_or_si256
-#define ev_sllv _mm256_sllv_epi32
-#define ev_srlv _mm256_srlv_epi32
-#define ev_srli(a, n) _mm256_srli_epi32(a, n)
-#define ev_slli(a, n) _mm256_slli_epi32(a, n)
-/* signed: every value compared is below 2^31. The empty asm hides a constant b from GCC, which
- * otherwise turns c > a into the two instructions of a <= c - 1 (vpminsd, vpcmpeqd). */
-static SZ_ALWAYS_INLINE __m256i ev_lt(__m256i a, __m256i b)
-{
-	__asm__("" : "+x"(b));
-	return _mm256_cmpgt_epi32(b, a);
-}
-#define ev_eq(a, b) _mm256_cmpeq_epi32(a, b)
-#define em_and(a, b) _mm256_and_si256(a, b)
-#define ev_maskz(m, a) _mm256_and_si256(m, a)
-#define ev_sel(m, a, b) _mm256_blendv_epi8(b, a, m)
+/*
+ * AVX2's own mode-2 kernels, the 32 lanes of a chunk in 16-bit lanes (doc/CPU_BACKENDS.md): the
+ * encoder (sz_avx2_entropy_enc.h) and the decoder (sz_avx2_entropy_dec.h), included below. The
+ * u32-lane kernels of sz_entropy_template.h, which NEON uses, are not built here.
+ */
+
+/* The sign bits of the eight 32-bit lanes of m. */
 #define em_bits(m) ((unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(m)))
-#define ev_storeu(p, a) _mm256_storeu_si256((__m256i *)(p), a)
-#define ev_loadu(p) _mm256_loadu_si256((const __m256i *)(p))
-
-/* The 32 lane masks as bits (four vmovmskps: a pack first adds latency to phase A). */
-static SZ_ALWAYS_INLINE uint32_t em_bits32(const __m256i m[4])
-{
-	return em_bits(m[0]) | em_bits(m[1]) << 8 | em_bits(m[2]) << 16 | em_bits(m[3]) << 24;
-}
-
-static SZ_ALWAYS_INLINE __m256i ev_iota(unsigned v)
-{
-	return _mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-	                        _mm256_set1_epi32((int)(8 * v)));
-}
 
 /* Lane tables over a mask of 8 lanes (the encoder's): ent_nth[m][j] = SZ_NTH(m, j). */
 #define SZ_NTHS(m)                                                                                 \
@@ -391,15 +363,7 @@ static void avx2_fp32_join(const uint16_t *hi, const uint8_t *lo, size_t n, uint
 	}
 }
 
-/* The encoder and the decoder are AVX2's own, in 16-bit lanes (sz_avx2_entropy_enc.h,
- * sz_avx2_entropy_dec.h). */
-#define SZ_ENT_PREFIX avx2
-#define SZ_ENT_W 8
-#define SZ_EV __m256i
-#define SZ_EM __m256i
-#define SZ_ENT_OWN_ENCODER
-#define SZ_ENT_OWN_DECODER
-#include "../sz_entropy_template.h"
+/* The mode-2 encoder and decoder (see "Mode 2" above). */
 #include "sz_avx2_entropy_enc.h"
 #include "sz_avx2_entropy_dec.h"
 

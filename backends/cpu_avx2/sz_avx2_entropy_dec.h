@@ -1,7 +1,7 @@
 /*
  * sz_avx2_entropy_dec.h -- the mode-2 chunk decoder of the AVX2 backend (doc/FORMAT.md §4.3.5,
- * the checks of §4.3.6), included by sz_avx2.c after sz_entropy_template.h, whose decoder it
- * replaces (SZ_ENT_OWN_DECODER). The steps, their phases and the checked tail are the
+ * the checks of §4.3.6), included by sz_avx2.c in place of sz_entropy_template.h's decoder.
+ * The steps, their phases and the checked tail are the
  * template's (read its comments first), the lanes those of the AVX-512 decoder
  * (backends/cpu_avx512/sz_avx512_entropy_dec.h): 16 bits wide, a lane's bits lo | hi << 16.
  *

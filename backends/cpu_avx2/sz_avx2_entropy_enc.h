@@ -1,7 +1,7 @@
 /*
  * sz_avx2_entropy_enc.h -- the mode-2 chunk encoder of the AVX2 backend (doc/FORMAT.md §4.3.5),
- * included by sz_avx2.c after sz_entropy_template.h, which it replaces for the encoder
- * (SZ_ENT_OWN_ENCODER). The design is the template's (read its comments first): the encoder
+ * included by sz_avx2.c in place of sz_entropy_template.h's encoder. The design is the
+ * template's (read its comments first): the encoder
  * runs the decoder's lane counts alongside itself, reserves a slot (the chunk's next word)
  * wherever the decoder reads a word, keeps at most two open slots per lane (sa the oldest, sb
  * the other) and stores each completed word to its lane's oldest slot.
@@ -47,7 +47,7 @@ static SZ_ALWAYS_INLINE __m256i blend8(__m256i a, __m256i b, __m256i m)
 }
 
 /* a < b (bytes, signed), with b hidden from GCC, which otherwise turns a compare with a
- * constant into vpminsb and vpcmpeqb (as ev_lt in sz_avx2.c). */
+ * constant into vpminsb and vpcmpeqb. */
 static SZ_ALWAYS_INLINE __m256i lt8(__m256i a, __m256i b)
 {
 	__asm__("" : "+x"(b));

@@ -1,7 +1,7 @@
 /*
  * sz_avx512_entropy_dec.h -- the mode-2 chunk decoder of the AVX-512 backends (doc/FORMAT.md
- * §4.3.5, the checks of §4.3.6), included by sz_avx512.c after sz_entropy_template.h, whose
- * decoder it replaces (SZ_ENT_OWN_DECODER). The steps, their phases and the checked tail are the
+ * §4.3.5, the checks of §4.3.6), included by sz_avx512.c in place of sz_entropy_template.h's
+ * decoder. The steps, their phases and the checked tail are the
  * template's (read its comments first); what differs is the width of a lane.
  *
  * The 32 lanes of a chunk are the 32 u16 lanes of one register: a lane's bits, at most 26, are

@@ -1,10 +1,10 @@
 /*
  * sz_avx512_entropy_enc.h -- the mode-2 chunk encoder of the AVX-512 backends (doc/FORMAT.md
- * §4.3.5), included by sz_avx512.c after sz_entropy_template.h, which it replaces for the
- * encoder (SZ_ENT_OWN_ENCODER). The design is the template's (read its comments first): the
- * encoder runs the decoder's lane counts alongside itself, reserves a slot (the chunk's next
- * word) wherever the decoder reads a word, keeps at most two open slots per lane (sa the oldest,
- * sb the other) and stores each completed word to its lane's oldest slot.
+ * §4.3.5), included by sz_avx512.c in place of sz_entropy_template.h's encoder. The design is the
+ * template's (read its comments first): the encoder runs the decoder's lane counts alongside
+ * itself, reserves a slot (the chunk's next word) wherever the decoder reads a word, keeps at most
+ * two open slots per lane (sa the oldest, sb the other) and stores each completed word to its
+ * lane's oldest slot.
  *
  * What differs is the width of a lane's state: 16 bits, so that each value of the 32 lanes
  * (held, the accumulator, accb, sa, sb) is one register, where the template needs two of u32
