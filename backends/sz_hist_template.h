@@ -114,9 +114,10 @@ static SZ_ALWAYS_INLINE size_t SZ_HN(hist_block)(const SZ_HN(hist_window) * k, u
 /*
  * The histogram of the whole blocks of SZ_HIST_BLOCK elements from src[*i] on (and whole groups
  * of the last partial block), by the window that holds most of their first SZ_HIST_SAMPLE
- * elements, until a block has more than 1/8 of its elements outside the window (the data has
- * moved: a tensor of another layer or model). Advances *i; returns 1 if it stopped at such a
- * block (that block is counted), 0 at the end of the groups.
+ * elements, until a block has more than 1/SZ_HIST_MOVED of its elements outside the window
+ * (the data has moved: a tensor of another layer or model). Advances *i; returns 0 at the end
+ * of the groups, else 1 if it stopped at such a block, 2 if more than 1/8 of that block was
+ * outside (the block is counted either way).
  */
 static int SZ_HN(hist_run)(const uint16_t *src, size_t n, size_t *i, uint64_t hist[256])
 {

@@ -178,22 +178,6 @@ static inline int sz_ent_enc_window_bytes(const splitzip_entropy_enc_tables *t, 
 }
 
 /*
- * The decoder's first-level table of the next 8 bits of a lane: tab[x] = symbol | len << 12 if
- * the code that x starts with has at most 8 bits, else 0 (a longer code: look it up in the
- * 2048-entry table).
- */
-#define SZ_ENT_D16_LEN_SHIFT 12
-static inline void sz_ent_dec_peek8(const splitzip_entropy_dec_tables *t, uint16_t tab[256])
-{
-	for (unsigned x = 0; x < 256; x++) {
-		const uint32_t e = t->lut[x], len = e >> SPLITZIP_ENTROPY_DEC_LEN_SHIFT;
-		tab[x] = len <= 8 ? (uint16_t)((e & SPLITZIP_ENTROPY_DEC_SYM_MASK) |
-		                               len << SZ_ENT_D16_LEN_SHIFT)
-		                  : 0;
-	}
-}
-
-/*
  * The decoder's tables in nibbles, for byte shuffles of 16 entries: the first 4 bits of a lane
  * give len1[x] (the code length if at most 4, else 0) and sym1[x]; the next 4 bits, when the
  * first 4 are 'pre', give len2/sym2 for the codes of 5 to 8 bits that start with pre (0: a

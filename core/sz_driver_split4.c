@@ -21,8 +21,9 @@
  *     cache), and a member whose count there exceeds M is proved in.
  *   - The rare members, those the sample puts near M (at most SPLITZIP_WATCH_MAX), are
  *     watched: the encode kernel counts their codes exactly in the same pass
- *     (encode_count_chunk: a table lookup and a byte add per code vector and pair of codes,
- *     which in a streaming pass hides behind the memory traffic).
+ *     (encode_count_chunk: a table lookup and a byte add per code vector and pair of codes;
+ *     out of the cache the pass then takes 1.05-1.09x the fixed-codebook pass's time with
+ *     AVX-512 and 1.3x with AVX2, doc/BENCHMARKS.md).
  *
  * The watched members and the non-members then have exact counts, the others are proved in, so
  * the canonical codebook is known exactly (watch_decide). If the sample puts more than

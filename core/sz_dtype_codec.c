@@ -733,6 +733,16 @@ static void join_fp32(const uint16_t *hi, const uint8_t *lo, size_t n, uint8_t *
 #endif
 }
 
+/* The same with the backend's fp32_join for the whole blocks of 32, if it has one. */
+static void join_fp32_k(const splitzip_host_kernels *k, const uint16_t *hi, const uint8_t *lo,
+                        size_t n, uint8_t *dst)
+{
+	const size_t done = k->fp32_join ? n / 32 * 32 : 0;
+	if (done)
+		k->fp32_join(hi, lo, done / 32, dst);
+	join_fp32(hi + done, lo + 2 * done, n - done, dst + 4 * done);
+}
+
 /* The exponents xs[0, n) of BF16 elements decoded with zero sign/mantissa bytes (x << 7). */
 static void exps_of(const uint16_t *hi, size_t n, uint8_t *xs)
 {
@@ -771,10 +781,9 @@ static void join_chunk(const splitzip_host_kernels *k, const splitzip_dtype_desc
  * BF16 frame's, with escapes of d->ebits raw bits (dec->raw_bits), so the BF16 kernels (which
  * validate what decode_chunk() validates, with the same outcome) decode two chunks at a time
  * (entropy_decode_pair). FP32: its Rest_SM is a BF16 frame's too, so they decode the elements'
- * high halves, and the backend's fp32_join (or the portable join_fp32()) adds Rest_LO16 as
- * the low halves. The others: they decode with
- * zero sign/mantissa bytes, and join_chunk() adds each chunk's rest fields to the exponents
- * they wrote. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
+ * high halves, and join_fp32_k() adds Rest_LO16 as the low halves. The others: they decode
+ * with zero sign/mantissa bytes, and join_chunk() adds each chunk's rest fields to the
+ * exponents they wrote. 1, 0 (corrupt) or -1 (out of memory), as decode_entropy().
  */
 static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype_desc *d,
                             const splitzip_header *h, const uint8_t *f, const sz_dt_layout *L,
@@ -814,9 +823,8 @@ static int decode_entropy_k(const splitzip_host_kernels *k, const splitzip_dtype
 		for (unsigned j = 0; j < m && ok > 0; j++, c++) {
 			n_esc += q[j].n_escapes;
 			if (fp32) /* while the chunk's high halves are in the cache */
-				(k->fp32_join ? k->fp32_join : join_fp32)(
-				    q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
-				    dst + 4 * (c << log2));
+				join_fp32_k(k, q[j].dst, f + L->rest[1] + 2 * (c << log2), q[j].n,
+				            dst + 4 * (c << log2));
 			else /* while the chunk is in the cache */
 				join_chunk(k, d, q[j].dst, c << log2, q[j].n, xs, f, L, dst);
 		}

@@ -143,12 +143,12 @@ typedef void (*splitzip_nib_join_fn)(const uint16_t *hi, uint64_t B, const uint8
                                      uint8_t *dst);
 
 /*
- * fp32_join: the FP32 elements [0, n) whose high halves the entropy kernels decoded (hi[i], an
- * element's sign, exponent and top 7 mantissa bits) and whose low halves are the little-endian
- * u16 at lo + 2 i (Rest_LO16, FORMAT.md §2.3): the little-endian u32 hi[i] << 16 | lo16[i] at
- * dst + 4 i. Any n, any alignment; must write what the portable join writes.
+ * fp32_join: the FP32 elements of B blocks of 32 whose high halves the entropy kernels decoded
+ * (hi[i], an element's sign, exponent and top 7 mantissa bits) and whose low halves are the
+ * little-endian u16 at lo + 2 i (Rest_LO16, FORMAT.md §2.3): the little-endian u32
+ * hi[i] << 16 | lo16[i] at dst + 4 i. Any alignment; must write what the portable join writes.
  */
-typedef void (*splitzip_fp32_join_fn)(const uint16_t *hi, const uint8_t *lo, size_t n,
+typedef void (*splitzip_fp32_join_fn)(const uint16_t *hi, const uint8_t *lo, uint64_t B,
                                       uint8_t *dst);
 
 /* One chunk of an entropy frame to decode (the arguments of splitzip_entropy_decode_chunk_fn). */

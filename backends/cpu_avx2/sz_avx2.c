@@ -342,11 +342,10 @@ static void avx2_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, co
 }
 
 /* 16 elements at a time: the low and high halves interleaved (vpunpck*wd work within 128-bit
- * lanes, so the two results' lanes are put back in order); the tail as the portable join. */
-static void avx2_fp32_join(const uint16_t *hi, const uint8_t *lo, size_t n, uint8_t *dst)
+ * lanes, so the two results' lanes are put back in order). */
+static void avx2_fp32_join(const uint16_t *hi, const uint8_t *lo, uint64_t B, uint8_t *dst)
 {
-	size_t i = 0;
-	for (; i + 16 <= n; i += 16) {
+	for (uint64_t i = 0; i < 32 * B; i += 16) {
 		const __m256i h = _mm256_loadu_si256((const __m256i *)(hi + i));
 		const __m256i l = _mm256_loadu_si256((const __m256i *)(lo + 2 * i));
 		const __m256i a = _mm256_unpacklo_epi16(l, h), b = _mm256_unpackhi_epi16(l, h);
@@ -354,12 +353,6 @@ static void avx2_fp32_join(const uint16_t *hi, const uint8_t *lo, size_t n, uint
 		                    _mm256_permute2x128_si256(a, b, 0x20));
 		_mm256_storeu_si256((__m256i *)(dst + 4 * i + 32),
 		                    _mm256_permute2x128_si256(a, b, 0x31));
-	}
-	for (; i < n; i++) {
-		uint16_t l;
-		memcpy(&l, lo + 2 * i, 2);
-		const uint32_t v = (uint32_t)hi[i] << 16 | l;
-		memcpy(dst + 4 * i, &v, 4);
 	}
 }
 

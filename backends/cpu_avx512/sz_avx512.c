@@ -430,25 +430,18 @@ static void avx512_pl3_join(const uint16_t *hi, uint64_t G, const uint8_t *pl3, 
 }
 
 /* 32 elements at a time: the low and high halves interleaved within 128-bit lanes, the lanes
- * put back in order by two vpermt2q; the tail as the portable join. */
-static void avx512_fp32_join(const uint16_t *hi, const uint8_t *lo, size_t n, uint8_t *dst)
+ * put back in order by two vpermt2q. */
+static void avx512_fp32_join(const uint16_t *hi, const uint8_t *lo, uint64_t B, uint8_t *dst)
 {
 	const __m512i i0 = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
 	              i1 = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-	size_t i = 0;
-	for (; i + 32 <= n; i += 32) {
+	for (uint64_t i = 0; i < 32 * B; i += 32) {
 		const __m512i h = _mm512_loadu_si512((const void *)(hi + i));
 		const __m512i l = _mm512_loadu_si512((const void *)(lo + 2 * i));
 		const __m512i a = _mm512_unpacklo_epi16(l, h), b = _mm512_unpackhi_epi16(l, h);
 		_mm512_storeu_si512((void *)(dst + 4 * i), _mm512_permutex2var_epi64(a, i0, b));
 		_mm512_storeu_si512((void *)(dst + 4 * i + 64),
 		                    _mm512_permutex2var_epi64(a, i1, b));
-	}
-	for (; i < n; i++) {
-		uint16_t l;
-		memcpy(&l, lo + 2 * i, 2);
-		const uint32_t v = (uint32_t)hi[i] << 16 | l;
-		memcpy(dst + 4 * i, &v, 4);
 	}
 }
 
