@@ -4,7 +4,6 @@
  * of frames, and the from-input codebook speculation.
  */
 #include "sz_check.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -409,13 +408,6 @@ START_TEST(from_input_speculation_is_canonical)
 			p.flags = flags;
 			ck_assert_int_eq(splitzip_ctx_create(&p, &ctx), SPLITZIP_OK);
 			buf a = roundtrip(ctx, src, n);
-			if (getenv("SZ_TEST_PRINT_TRACE")) {
-				const splitzip_split4_trace t = splitzip_split4_last_trace();
-				printf(
-				    "input %d: count %d watched %u after %d recoded %d again %d\n",
-				    how, t.count, t.watched, t.counted_after, t.recoded,
-				    t.encoded_again);
-			}
 			check_speculation_trace(how);
 			splitzip_ctx_free(ctx);
 			p.codebook_mode = SPLITZIP_CODEBOOK_FIXED;
